@@ -1,0 +1,51 @@
+// The result of compiling a kernel: the loadable code object and what the compiler said about it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rocjit/compiler/target.hpp"
+
+namespace rocjit {
+
+// One kernel argument as the code object lays it out in the kernarg segment.
+struct KernelArgument {
+  std::string name;        // rocjit's name: "x", "x.shape0", "x.stride1", or the scalar's name
+  uint64_t offset = 0;     // bytes from the start of the kernarg segment
+  uint64_t size = 0;       // bytes
+  std::string value_kind;  // "global_buffer", "by_value", "hidden_..."
+};
+
+// Per-kernel facts from the code object's AMDGPU metadata note.
+struct KernelMetadata {
+  std::string name;    // the kernel's name
+  std::string symbol;  // "name.kd"
+  uint64_t kernarg_segment_size = 0;
+  uint64_t kernarg_segment_align = 0;
+  uint64_t group_segment_fixed_size = 0;    // LDS bytes
+  uint64_t private_segment_fixed_size = 0;  // scratch bytes per work-item
+  uint32_t vgpr_count = 0;
+  uint32_t sgpr_count = 0;
+  uint32_t agpr_count = 0;
+  uint32_t vgpr_spill_count = 0;
+  uint32_t sgpr_spill_count = 0;
+  uint32_t wavefront_size = 0;
+  uint32_t max_flat_workgroup_size = 0;
+  std::vector<KernelArgument> args;  // explicit arguments first, then hidden ones
+};
+
+struct CodeObject {
+  Target target;
+  int code_object_version = 5;
+  std::vector<uint8_t> elf;  // the linked shared object (an .hsaco)
+  std::vector<KernelMetadata> kernels;
+  // Filled when requested in CompileOptions.
+  std::string llvm_ir;            // as lowered, before optimisation
+  std::string llvm_ir_optimized;  // after the O-level pipeline
+  std::string assembly;           // AMDGPU assembly
+
+  const KernelMetadata& kernel(const std::string& name) const;
+};
+
+}  // namespace rocjit

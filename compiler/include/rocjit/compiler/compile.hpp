@@ -1,0 +1,25 @@
+// compile(): rocjit IR to a code object, entirely in-process. No LLVM types in this header.
+#pragma once
+
+#include "rocjit/compiler/code_object.hpp"
+#include "rocjit/compiler/ir.hpp"
+#include "rocjit/compiler/target.hpp"
+
+namespace rocjit {
+
+struct CompileOptions {
+  int opt_level = 3;                // 0..3
+  int code_object_version = 5;      // 4 for ROCm 5.x runtimes, 5 (default) for ROCm 6+
+  bool emit_llvm_ir = false;        // fill CodeObject::llvm_ir
+  bool emit_llvm_ir_optimized = false;
+  bool emit_assembly = false;       // fill CodeObject::assembly
+};
+
+// Verifies, lowers, optimises, generates code and links. Throws CompileError for bad kernels,
+// unknown processors or options, and never lets an LLVM fatal error reach the caller.
+CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options = {});
+
+// Bytes of LDS a work-group may allocate on `processor` (65536, or 163840 on gfx950).
+uint64_t amdgpu_lds_limit(const std::string& processor);
+
+}  // namespace rocjit

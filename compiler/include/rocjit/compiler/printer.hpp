@@ -1,0 +1,16 @@
+// Textual form of rocjit IR (.rjir): readable, stable, and designed to be parsed back.
+#pragma once
+
+#include <string>
+
+#include "rocjit/compiler/ir.hpp"
+
+namespace rocjit::ir {
+
+struct PrintOptions {
+  bool locations = true;  // append loc("file":line:col) to every op
+};
+
+std::string print(const Kernel& kernel, const PrintOptions& options = {});
+
+}  // namespace rocjit::ir

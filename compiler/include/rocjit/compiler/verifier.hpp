@@ -1,0 +1,12 @@
+// Structural and type checks on rocjit IR; the first problem found is thrown as a CompileError.
+#pragma once
+
+#include "rocjit/compiler/ir.hpp"
+
+namespace rocjit::ir {
+
+// Throws rocjit::CompileError naming the kernel, the op's file:line and what is allowed.
+// Includes the barrier-uniformity rule (passes/uniformity.h), which holds for every target.
+void verify(const Kernel& kernel);
+
+}  // namespace rocjit::ir

@@ -1,0 +1,208 @@
+// Prints rocjit IR as text. The grammar is line-oriented: one op per line, regions in braces.
+#include "rocjit/compiler/printer.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace rocjit::ir {
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string float_literal(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::string s = fmt::format("{}", v);
+  // Keep a float literal recognisable as one ("1" -> "1.0").
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
+}
+
+class Printer {
+ public:
+  Printer(const Kernel& k, const PrintOptions& o) : kernel_(k), options_(o) {}
+
+  std::string run() {
+    out_ += fmt::format("kernel @{}(", kernel_.name);
+    for (size_t i = 0; i < kernel_.params.size(); ++i) {
+      const Param& p = kernel_.params[i];
+      if (i) out_ += ", ";
+      if (p.kind == Param::Kind::scalar) {
+        out_ += fmt::format("%{} {}: {}", p.value, p.name, type_name(p.type));
+      } else {
+        const Memory& m = kernel_.memories.at(p.memory);
+        out_ += fmt::format("@{}: array<{}, {}, {}>", m.name, type_name(m.element), m.rank,
+                            layout_name(m.layout));
+      }
+    }
+    out_ += fmt::format(") max_block_size({})", kernel_.max_block_size);
+    location(kernel_.loc);
+    out_ += " {\n";
+    for (const Memory& m : kernel_.memories) {
+      if (m.space == MemorySpace::global) continue;
+      out_ += fmt::format("  {} @{}: {}[{}]", space_name(m.space), m.name, type_name(m.element),
+                          fmt::join(m.shape, ", "));
+      location(m.loc);
+      out_ += "\n";
+    }
+    for (const Slot& s : kernel_.slots) {
+      out_ += fmt::format("  var ${}: {}", s.name, type_name(s.type));
+      location(s.loc);
+      out_ += "\n";
+    }
+    region(kernel_.body, 1);
+    out_ += "}\n";
+    return std::move(out_);
+  }
+
+ private:
+  void location(const SourceLoc& loc) {
+    if (!options_.locations || loc.file.empty()) return;
+    out_ += fmt::format(" loc({}:{}:{})", quote(loc.file), loc.line, loc.column);
+  }
+
+  std::string v(ValueId id) const { return fmt::format("%{}", id); }
+  std::string mem(uint32_t id) const { return "@" + kernel_.memories.at(id).name; }
+  std::string slot(uint32_t id) const { return "$" + kernel_.slots.at(id).name; }
+
+  std::string indices(const Op& op, size_t count) const {
+    std::string s = "[";
+    for (size_t i = 0; i < count; ++i) s += (i ? ", " : "") + v(op.operands[i]);
+    return s + "]";
+  }
+
+  std::string operand_list(const Op& op) const {
+    std::string s;
+    for (size_t i = 0; i < op.operands.size(); ++i) s += (i ? ", " : "") + v(op.operands[i]);
+    return s;
+  }
+
+  void region(const Region& r, int depth) {
+    for (const auto& op : r.ops) operation(*op, depth);
+  }
+
+  void operation(const Op& op, int depth) {
+    std::string indent(2 * depth, ' ');
+    out_ += indent;
+    if (op.result != 0 && op.kind != OpKind::for_) out_ += v(op.result) + " = ";
+    std::string_view t = type_name(op.type);
+    const unsigned rank = (op.kind == OpKind::load || op.kind == OpKind::store || op.kind == OpKind::atomic)
+                              ? kernel_.memories.at(op.ref).rank
+                              : 0;
+    switch (op.kind) {
+      case OpKind::constant:
+        if (is_float(op.type))
+          out_ += fmt::format("const {} : {}", float_literal(op.float_value), t);
+        else
+          out_ += fmt::format("const {} : {}", op.int_value, t);
+        break;
+      case OpKind::binary:
+        out_ += fmt::format("{} {} : {}", binary_op_name(op.binary_op()), operand_list(op), t);
+        break;
+      case OpKind::unary:
+        out_ += fmt::format("{} {} : {}", unary_op_name(op.unary_op()), operand_list(op), t);
+        break;
+      case OpKind::compare:
+        out_ += fmt::format("cmp.{} {} : {}", compare_pred_name(op.pred()), operand_list(op),
+                            type_name(kernel_.value_type(op.operands[0])));
+        break;
+      case OpKind::select:
+        out_ += fmt::format("select {} : {}", operand_list(op), t);
+        break;
+      case OpKind::cast:
+        out_ += fmt::format("cast {} : {} to {}", v(op.operands[0]),
+                            type_name(kernel_.value_type(op.operands[0])), t);
+        break;
+      case OpKind::math:
+        out_ += fmt::format("math.{} {} : {}", math_fn_name(op.math_fn()), operand_list(op), t);
+        break;
+      case OpKind::workitem:
+        out_ += fmt::format("{} {} : {}", workitem_name(op.workitem()), op.dim, t);
+        break;
+      case OpKind::shape:
+        out_ += fmt::format("shape {}, {} : {}", mem(op.ref), op.dim, t);
+        break;
+      case OpKind::load:
+        out_ += fmt::format("load {}{} : {}", mem(op.ref), indices(op, rank), t);
+        break;
+      case OpKind::store:
+        out_ += fmt::format("store {}{}, {} : {}", mem(op.ref), indices(op, rank), v(op.operands[rank]),
+                            type_name(kernel_.memories.at(op.ref).element));
+        break;
+      case OpKind::atomic: {
+        std::string rest;
+        for (size_t i = rank; i < op.operands.size(); ++i) rest += ", " + v(op.operands[i]);
+        out_ += fmt::format("atomic.{} {}{}{} : {}", atomic_op_name(op.atomic_op()), mem(op.ref),
+                            indices(op, rank), rest, t);
+        break;
+      }
+      case OpKind::var_load:
+        out_ += fmt::format("var.load {} : {}", slot(op.ref), t);
+        break;
+      case OpKind::var_store:
+        out_ += fmt::format("var.store {}, {} : {}", slot(op.ref), v(op.operands[0]),
+                            type_name(kernel_.slots.at(op.ref).type));
+        break;
+      case OpKind::barrier: {
+        std::string flags;
+        if (op.sub & fence_local) flags = "local";
+        if (op.sub & fence_global) flags += flags.empty() ? "global" : "|global";
+        out_ += "barrier " + (flags.empty() ? std::string("none") : flags);
+        break;
+      }
+      case OpKind::wavebarrier: out_ += "wavebarrier"; break;
+      case OpKind::condition: out_ += "condition " + v(op.operands[0]); break;
+      case OpKind::break_: out_ += "break"; break;
+      case OpKind::if_:
+        out_ += "if " + v(op.operands[0]);
+        location(op.loc);
+        out_ += " {\n";
+        region(op.regions[0], depth + 1);
+        if (!op.regions[1].ops.empty()) {
+          out_ += indent + "} else {\n";
+          region(op.regions[1], depth + 1);
+        }
+        out_ += indent + "}\n";
+        return;
+      case OpKind::for_:
+        out_ += fmt::format("for {} = {} to {} step {} : {}", v(op.result), v(op.operands[0]),
+                            v(op.operands[1]), v(op.operands[2]), t);
+        location(op.loc);
+        out_ += " {\n";
+        region(op.regions[0], depth + 1);
+        out_ += indent + "}\n";
+        return;
+      case OpKind::while_:
+        out_ += "while";
+        location(op.loc);
+        out_ += " {\n";
+        region(op.regions[0], depth + 1);
+        out_ += indent + "} do {\n";
+        region(op.regions[1], depth + 1);
+        out_ += indent + "}\n";
+        return;
+    }
+    location(op.loc);
+    out_ += "\n";
+  }
+
+  const Kernel& kernel_;
+  const PrintOptions& options_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string print(const Kernel& kernel, const PrintOptions& options) {
+  return Printer(kernel, options).run();
+}
+
+}  // namespace rocjit::ir

@@ -1,0 +1,321 @@
+// Verifies that a kernel is well formed: values defined before use, types consistent,
+// regions shaped as their ops require, `break` only inside loops.
+#include "rocjit/compiler/verifier.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "passes/uniformity.h"
+#include "rocjit/compiler/error.hpp"
+
+namespace rocjit::ir {
+namespace {
+
+class Verifier {
+ public:
+  explicit Verifier(const Kernel& k)
+      : kernel_(k), defined_(k.values.size(), false), ended_(k.values.size(), false) {}
+
+  void run() {
+    if (kernel_.max_block_size < 1 || kernel_.max_block_size > 1024)
+      fail(kernel_.loc, fmt::format("max_block_size {} is outside 1..1024", kernel_.max_block_size));
+    for (const Param& p : kernel_.params) {
+      if (p.kind == Param::Kind::scalar) {
+        if (p.value == 0 || p.value >= kernel_.values.size())
+          fail(kernel_.loc, fmt::format("scalar parameter '{}' has no value", p.name));
+        defined_[p.value] = true;
+      } else if (p.memory >= kernel_.memories.size()) {
+        fail(kernel_.loc, fmt::format("array parameter '{}' has no memory object", p.name));
+      }
+    }
+    for (const Memory& m : kernel_.memories) {
+      if (m.rank < 1 || m.rank > 3)
+        fail(m.loc, fmt::format("array '{}' has rank {}; ranks 1 to 3 are supported", m.name, m.rank));
+      if (m.element == Type::none)
+        fail(m.loc, fmt::format("array '{}' has no element type", m.name));
+      if (m.space != MemorySpace::global) {
+        if (m.shape.size() != m.rank)
+          fail(m.loc, fmt::format("{} array '{}' has {} extents for rank {}", space_name(m.space), m.name,
+                                  m.shape.size(), m.rank));
+        for (int64_t e : m.shape)
+          if (e <= 0)
+            fail(m.loc, fmt::format("{} array '{}' has extent {}; extents must be positive constants",
+                                    space_name(m.space), m.name, e));
+      }
+    }
+    region(kernel_.body, 0);
+  }
+
+ private:
+  [[noreturn]] void fail(const SourceLoc& loc, const std::string& what) const {
+    throw CompileError(fmt::format("kernel '{}': {} (at {})", kernel_.name, what, loc.str()));
+  }
+
+  Type use(const Op& op, ValueId v) const {
+    if (v == 0 || v >= kernel_.values.size())
+      fail(op.loc, fmt::format("{} uses undefined value %{}", op_kind_name(op.kind), v));
+    if (!defined_[v]) {
+      const Op* def = kernel_.values[v].def;
+      if (ended_[v])
+        fail(op.loc, fmt::format("{} uses %{}, which was defined inside an If/For/While body{} that has "
+                                 "ended; carry values out of a body with a Var",
+                                 op_kind_name(op.kind), v, def ? " at " + def->loc.str() : std::string()));
+      fail(op.loc, fmt::format("{} uses %{} before it is defined", op_kind_name(op.kind), v));
+    }
+    return kernel_.values[v].type;
+  }
+
+  void define(const Op& op) {
+    if (op.result == 0) return;
+    if (op.result >= kernel_.values.size())
+      fail(op.loc, fmt::format("{} defines unknown value %{}", op_kind_name(op.kind), op.result));
+    if (defined_[op.result])
+      fail(op.loc, fmt::format("value %{} is defined twice", op.result));
+    if (kernel_.values[op.result].type != op.type)
+      fail(op.loc, fmt::format("value %{} is declared {} but defined as {}", op.result,
+                               type_name(kernel_.values[op.result].type), type_name(op.type)));
+    defined_[op.result] = true;
+    scope_.push_back(op.result);
+  }
+
+  void expect_operands(const Op& op, size_t n) const {
+    if (op.operands.size() != n)
+      fail(op.loc, fmt::format("{} takes {} operands, got {}", op_kind_name(op.kind), n, op.operands.size()));
+  }
+
+  void same_type(const Op& op, Type a, Type b, std::string_view what) const {
+    if (a != b)
+      fail(op.loc, fmt::format("{} needs operands of one type, got {} and {}{}", what, type_name(a),
+                               type_name(b), " (insert a cast)"));
+  }
+
+  const Memory& memory(const Op& op) const {
+    if (op.ref >= kernel_.memories.size())
+      fail(op.loc, fmt::format("{} refers to unknown memory object {}", op_kind_name(op.kind), op.ref));
+    return kernel_.memories[op.ref];
+  }
+
+  void check_indices(const Op& op, const Memory& m) const {
+    if (op.operands.size() < m.rank)
+      fail(op.loc, fmt::format("array '{}' has rank {} but is indexed with {} indices", m.name, m.rank,
+                               op.operands.size()));
+    for (unsigned i = 0; i < m.rank; ++i) {
+      Type t = use(op, op.operands[i]);
+      if (!is_integer(t))
+        fail(op.loc, fmt::format("index {} of array '{}' is {}; indices must be integers", i, m.name,
+                                 type_name(t)));
+    }
+  }
+
+  // Values defined in a region are visible only inside it (SSA dominance on structured regions).
+  void region(const Region& r, int loop_depth, ValueId scoped = 0) {
+    size_t mark = scope_.size();
+    for (const auto& p : r.ops) operation(*p, loop_depth);
+    for (size_t i = mark; i < scope_.size(); ++i) close(scope_[i]);
+    scope_.resize(mark);
+    if (scoped) close(scoped);
+  }
+
+  void close(ValueId v) {
+    defined_[v] = false;
+    ended_[v] = true;
+  }
+
+  void operation(const Op& op, int loop_depth) {
+    switch (op.kind) {
+      case OpKind::constant:
+        expect_operands(op, 0);
+        if (op.type == Type::none) fail(op.loc, "constant without a type");
+        break;
+      case OpKind::binary: {
+        expect_operands(op, 2);
+        Type a = use(op, op.operands[0]), b = use(op, op.operands[1]);
+        same_type(op, a, b, binary_op_name(op.binary_op()));
+        if (op.type != a) fail(op.loc, "binary result type differs from its operands");
+        BinaryOp bo = op.binary_op();
+        bool bitwise = bo == BinaryOp::and_ || bo == BinaryOp::or_ || bo == BinaryOp::xor_;
+        bool shift = bo == BinaryOp::shl || bo == BinaryOp::shr;
+        if ((bitwise && is_float(a)) || (shift && !is_integer(a)))
+          fail(op.loc, fmt::format("{} is not defined on {}", binary_op_name(bo), type_name(a)));
+        if (!bitwise && a == Type::i1)
+          fail(op.loc, fmt::format("{} is not defined on i1", binary_op_name(bo)));
+        break;
+      }
+      case OpKind::unary: {
+        expect_operands(op, 1);
+        Type a = use(op, op.operands[0]);
+        if (op.type != a) fail(op.loc, "unary result type differs from its operand");
+        if (op.unary_op() == UnaryOp::not_ ? is_float(a) : a == Type::i1)
+          fail(op.loc, fmt::format("{} is not defined on {}", unary_op_name(op.unary_op()), type_name(a)));
+        break;
+      }
+      case OpKind::compare: {
+        expect_operands(op, 2);
+        same_type(op, use(op, op.operands[0]), use(op, op.operands[1]), "comparison");
+        if (op.type != Type::i1) fail(op.loc, "comparison must produce i1");
+        break;
+      }
+      case OpKind::select: {
+        expect_operands(op, 3);
+        if (use(op, op.operands[0]) != Type::i1) fail(op.loc, "select condition must be i1");
+        Type a = use(op, op.operands[1]), b = use(op, op.operands[2]);
+        same_type(op, a, b, "select");
+        if (op.type != a) fail(op.loc, "select result type differs from its operands");
+        break;
+      }
+      case OpKind::cast:
+        expect_operands(op, 1);
+        use(op, op.operands[0]);
+        if (op.type == Type::none) fail(op.loc, "cast without a target type");
+        break;
+      case OpKind::math: {
+        expect_operands(op, math_fn_arity(op.math_fn()));
+        for (ValueId v : op.operands) {
+          Type t = use(op, v);
+          if (t != op.type)
+            fail(op.loc, fmt::format("{} takes {} operands here, got {}", math_fn_name(op.math_fn()),
+                                     type_name(op.type), type_name(t)));
+        }
+        if (!is_float(op.type))
+          fail(op.loc, fmt::format("{} is defined on f32 and f64, not {}", math_fn_name(op.math_fn()),
+                                   type_name(op.type)));
+        break;
+      }
+      case OpKind::workitem:
+        expect_operands(op, 0);
+        if (op.dim > 2) fail(op.loc, fmt::format("dimension {} is outside 0..2", op.dim));
+        if (op.type != Type::i32) fail(op.loc, "work-item queries produce i32");
+        break;
+      case OpKind::shape: {
+        const Memory& m = memory(op);
+        if (op.dim >= m.rank)
+          fail(op.loc, fmt::format("array '{}' has rank {}; shape({}) does not exist", m.name, m.rank, op.dim));
+        if (op.type != Type::i32) fail(op.loc, "shape produces i32");
+        break;
+      }
+      case OpKind::load: {
+        const Memory& m = memory(op);
+        expect_operands(op, m.rank);
+        check_indices(op, m);
+        if (op.type != m.element) fail(op.loc, fmt::format("load from '{}' must produce {}", m.name, type_name(m.element)));
+        break;
+      }
+      case OpKind::store: {
+        const Memory& m = memory(op);
+        expect_operands(op, m.rank + 1);
+        check_indices(op, m);
+        Type t = use(op, op.operands[m.rank]);
+        if (t != m.element)
+          fail(op.loc, fmt::format("storing {} into array '{}' of {} needs an explicit cast", type_name(t),
+                                   m.name, type_name(m.element)));
+        break;
+      }
+      case OpKind::atomic: {
+        const Memory& m = memory(op);
+        if (m.space == MemorySpace::local)
+          fail(op.loc, fmt::format("atomics work on global and shared arrays; '{}' is local", m.name));
+        size_t values = op.atomic_op() == AtomicOp::compare_exchange ? 2 : 1;
+        expect_operands(op, m.rank + values);
+        check_indices(op, m);
+        for (size_t i = m.rank; i < op.operands.size(); ++i) {
+          Type t = use(op, op.operands[i]);
+          if (t != m.element)
+            fail(op.loc, fmt::format("atomic {} on array '{}' of {} got a {} operand", atomic_op_name(op.atomic_op()),
+                                     m.name, type_name(m.element), type_name(t)));
+        }
+        AtomicOp ao = op.atomic_op();
+        bool bitwise = ao == AtomicOp::and_ || ao == AtomicOp::or_ || ao == AtomicOp::xor_;
+        if ((bitwise || ao == AtomicOp::compare_exchange) && is_float(m.element))
+          fail(op.loc, fmt::format("atomic {} needs an integer array; '{}' holds {}", atomic_op_name(ao), m.name,
+                                   type_name(m.element)));
+        if (ao == AtomicOp::sub && is_float(m.element))
+          fail(op.loc, fmt::format("atomic sub needs an integer array; '{}' holds {} (add a negated value)",
+                                   m.name, type_name(m.element)));
+        if (op.type != m.element) fail(op.loc, "atomic must produce the array's element type");
+        break;
+      }
+      case OpKind::var_load:
+        if (op.ref >= kernel_.slots.size()) fail(op.loc, "var.load of an unknown variable");
+        if (op.type != kernel_.slots[op.ref].type) fail(op.loc, "var.load type differs from the variable's");
+        break;
+      case OpKind::var_store: {
+        expect_operands(op, 1);
+        if (op.ref >= kernel_.slots.size()) fail(op.loc, "var.store to an unknown variable");
+        Type t = use(op, op.operands[0]);
+        if (t != kernel_.slots[op.ref].type)
+          fail(op.loc, fmt::format("storing {} into variable '{}' of {} needs an explicit cast", type_name(t),
+                                   kernel_.slots[op.ref].name, type_name(kernel_.slots[op.ref].type)));
+        break;
+      }
+      case OpKind::barrier:
+      case OpKind::wavebarrier:
+        expect_operands(op, 0);
+        break;
+      case OpKind::condition:
+        fail(op.loc, "condition may only end a while's condition region");
+      case OpKind::break_:
+        if (loop_depth == 0) fail(op.loc, "Break() outside a loop");
+        break;
+      case OpKind::if_: {
+        expect_operands(op, 1);
+        if (use(op, op.operands[0]) != Type::i1) fail(op.loc, "if condition must be i1 (a comparison)");
+        if (op.regions.size() != 2) fail(op.loc, "if needs a then and an else region");
+        region(op.regions[0], loop_depth);
+        region(op.regions[1], loop_depth);
+        break;
+      }
+      case OpKind::for_: {
+        expect_operands(op, 3);
+        Type a = use(op, op.operands[0]), b = use(op, op.operands[1]), s = use(op, op.operands[2]);
+        same_type(op, a, b, "for bounds");
+        same_type(op, a, s, "for step");
+        if (!is_integer(a)) fail(op.loc, fmt::format("for bounds must be integers, got {}", type_name(a)));
+        if (op.type != a || op.result == 0) fail(op.loc, "for induction variable must have the bounds' type");
+        if (op.regions.size() != 1) fail(op.loc, "for needs one body region");
+        if (op.result >= kernel_.values.size() || defined_[op.result])
+          fail(op.loc, fmt::format("for induction variable %{} is invalid or defined twice", op.result));
+        defined_[op.result] = true;
+        region(op.regions[0], loop_depth + 1, op.result);
+        return;
+      }
+      case OpKind::while_: {
+        if (op.regions.size() != 2) fail(op.loc, "while needs a condition and a body region");
+        const Region& cond = op.regions[0];
+        if (cond.ops.empty() || cond.ops.back()->kind != OpKind::condition)
+          fail(op.loc, "while condition region must end in a condition");
+        size_t mark = scope_.size();
+        for (size_t i = 0; i + 1 < cond.ops.size(); ++i) {
+          OpKind k = cond.ops[i]->kind;
+          if (k == OpKind::barrier || k == OpKind::wavebarrier || k == OpKind::if_ || k == OpKind::for_ ||
+              k == OpKind::while_ || k == OpKind::break_ || k == OpKind::store || k == OpKind::atomic ||
+              k == OpKind::var_store)
+            fail(cond.ops[i]->loc, "a while condition may only compute values, without side effects");
+          operation(*cond.ops[i], loop_depth);
+        }
+        const Op& c = *cond.ops.back();
+        expect_operands(c, 1);
+        if (use(c, c.operands[0]) != Type::i1) fail(c.loc, "while condition must be i1 (a comparison)");
+        for (size_t i = mark; i < scope_.size(); ++i) close(scope_[i]);
+        scope_.resize(mark);
+        region(op.regions[1], loop_depth + 1);
+        break;
+      }
+    }
+    define(op);
+  }
+
+  const Kernel& kernel_;
+  std::vector<bool> defined_;
+  std::vector<bool> ended_;
+  std::vector<ValueId> scope_;
+};
+
+}  // namespace
+
+void verify(const Kernel& kernel) {
+  Verifier(kernel).run();
+  passes::check_barrier_uniformity(kernel);
+}
+
+}  // namespace rocjit::ir

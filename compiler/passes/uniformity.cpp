@@ -1,0 +1,175 @@
+// Uniformity analysis: which values may differ between the work-items of one group.
+// Sources of divergence are local/global ids and loads from memory; divergence flows through
+// data (operands), through variables (stores under divergent control) and through loops that
+// exit divergently (a Break under a divergent If). Solved to a fixed point.
+#include "passes/uniformity.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+#include <vector>
+
+#include "rocjit/compiler/error.hpp"
+
+namespace rocjit::passes {
+namespace {
+
+using namespace ir;
+
+class Uniformity {
+ public:
+  explicit Uniformity(const Kernel& k)
+      : kernel_(k), value_origin_(k.values.size(), nullptr), slot_origin_(k.slots.size(), nullptr) {}
+
+  void run() {
+    do {
+      changed_ = false;
+      region(kernel_.body, nullptr, nullptr);
+    } while (changed_);
+    check(kernel_.body, nullptr);
+  }
+
+ private:
+  // Why control is divergent: the op whose condition diverges and the root cause.
+  struct Control {
+    const Op* condition_op;
+    const Op* origin;
+  };
+
+  void mark_value(ValueId v, const Op* origin) {
+    if (v && !value_origin_[v]) {
+      value_origin_[v] = origin;
+      changed_ = true;
+    }
+  }
+
+  void mark_slot(uint32_t s, const Op* origin) {
+    if (!slot_origin_[s]) {
+      slot_origin_[s] = origin;
+      changed_ = true;
+    }
+  }
+
+  const Op* operand_origin(const Op& op) const {
+    for (ValueId v : op.operands)
+      if (value_origin_[v]) return value_origin_[v];
+    return nullptr;
+  }
+
+  // `loop` is the innermost loop op, `control` the innermost divergent control op (or null).
+  void region(const Region& r, const Op* loop, const Control* control) {
+    for (const auto& p : r.ops) operation(*p, loop, control);
+  }
+
+  void operation(const Op& op, const Op* loop, const Control* control) {
+    switch (op.kind) {
+      case OpKind::workitem:
+        if (op.workitem() == WorkItem::local_id || op.workitem() == WorkItem::global_id)
+          mark_value(op.result, &op);
+        return;
+      case OpKind::load:
+      case OpKind::atomic:
+        mark_value(op.result, &op);
+        return;
+      case OpKind::var_load:
+        if (slot_origin_[op.ref]) mark_value(op.result, slot_origin_[op.ref]);
+        return;
+      case OpKind::var_store:
+        if (const Op* o = value_origin_[op.operands[0]]) mark_slot(op.ref, o);
+        else if (control) mark_slot(op.ref, control->origin);
+        return;
+      case OpKind::break_:
+        if (control && loop && !loop_origin_.count(loop)) {
+          loop_origin_[loop] = Control{control->condition_op, control->origin};
+          changed_ = true;
+        }
+        return;
+      case OpKind::if_: {
+        const Control* inner = control;
+        Control mine{&op, value_origin_[op.operands[0]]};
+        if (mine.origin) inner = &mine;
+        region(op.regions[0], loop, inner);
+        region(op.regions[1], loop, inner);
+        return;
+      }
+      case OpKind::for_:
+      case OpKind::while_: {
+        if (op.kind == OpKind::for_) {
+          if (const Op* o = operand_origin(op)) note_loop(&op, Control{&op, o});
+        } else {
+          region(op.regions[0], &op, control);
+          const Op& cond = *op.regions[0].ops.back();
+          if (const Op* o = value_origin_[cond.operands[0]]) note_loop(&op, Control{&cond, o});
+        }
+        const Control* inner = control;
+        auto it = loop_origin_.find(&op);
+        if (it != loop_origin_.end()) {
+          inner = &it->second;
+          if (op.kind == OpKind::for_) mark_value(op.result, it->second.origin);
+        }
+        region(op.regions.back(), &op, inner);
+        return;
+      }
+      default:
+        if (op.result)
+          if (const Op* o = operand_origin(op)) mark_value(op.result, o);
+        return;
+    }
+  }
+
+  void note_loop(const Op* loop, Control c) {
+    if (!loop_origin_.count(loop)) {
+      loop_origin_[loop] = c;
+      changed_ = true;
+    }
+  }
+
+  void check(const Region& r, const Control* control) const {
+    for (const auto& p : r.ops) {
+      const Op& op = *p;
+      if ((op.kind == OpKind::barrier || op.kind == OpKind::wavebarrier) && control) fail(op, *control);
+      const Control* inner = control;
+      Control mine{};
+      if (op.kind == OpKind::if_ && value_origin_[op.operands[0]]) {
+        mine = Control{&op, value_origin_[op.operands[0]]};
+        inner = &mine;
+      }
+      if (op.kind == OpKind::for_ || op.kind == OpKind::while_) {
+        auto it = loop_origin_.find(&op);
+        if (it != loop_origin_.end()) inner = &it->second;
+      }
+      for (const auto& sub : op.regions) check(sub, inner);
+    }
+  }
+
+  static std::string describe(const Op& origin) {
+    switch (origin.kind) {
+      case OpKind::workitem:
+        return fmt::format("{}() at {}", workitem_name(origin.workitem()), origin.loc.str());
+      case OpKind::atomic: return fmt::format("an atomic's result at {}", origin.loc.str());
+      default: return fmt::format("a value loaded from memory at {}", origin.loc.str());
+    }
+  }
+
+  [[noreturn]] void fail(const Op& barrier, const Control& c) const {
+    const char* what = barrier.kind == OpKind::barrier ? "barrier" : "wavebarrier";
+    const char* construct = c.condition_op->kind == OpKind::if_ ? "If" : "loop";
+    throw CompileError(fmt::format(
+        "kernel '{}': {} at {} is not reached by every work-item: the {} condition at {} depends on {}. "
+        "Barriers must be in work-group-uniform control flow: conditions built from scalar arguments, "
+        "array shapes, group ids, constants and uniform loop counters",
+        kernel_.name, what, barrier.loc.str(), construct, c.condition_op->loc.str(), describe(*c.origin)));
+  }
+
+  const Kernel& kernel_;
+  std::vector<const Op*> value_origin_;
+  std::vector<const Op*> slot_origin_;
+  std::unordered_map<const Op*, Control> loop_origin_;
+  bool changed_ = false;
+};
+
+}  // namespace
+
+void check_barrier_uniformity(const ir::Kernel& kernel) { Uniformity(kernel).run(); }
+
+}  // namespace rocjit::passes

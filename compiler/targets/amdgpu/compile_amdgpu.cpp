@@ -1,0 +1,109 @@
+// One straight sequence of steps from rocjit IR to a loadable AMDGPU code object.
+#include "targets/amdgpu/compile_amdgpu.h"
+
+#include <fmt/format.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include "rocjit/compiler/error.hpp"
+#include "targets/amdgpu/device_libs.h"
+#include "targets/amdgpu/link.h"
+#include "targets/amdgpu/lower.h"
+#include "targets/amdgpu/metadata.h"
+#include "targets/amdgpu/target_machine.h"
+#include "targets/codegen.h"
+
+namespace rocjit::targets::amdgpu {
+namespace {
+
+// Collects LLVM's error diagnostics instead of letting the default handler exit the process.
+struct CollectDiagnostics : llvm::DiagnosticHandler {
+  std::vector<std::string>* errors;
+  explicit CollectDiagnostics(std::vector<std::string>* e) : errors(e) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
+    if (info.getSeverity() == llvm::DS_Error) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      llvm::DiagnosticPrinterRawOStream printer(os);
+      info.print(printer);
+      errors->push_back(s);
+    }
+    return true;
+  }
+};
+
+void check_lds(const ir::Kernel& kernel, const std::string& processor) {
+  uint64_t limit = lds_limit(processor);
+  uint64_t total = static_cast<uint64_t>(kernel.shared_bytes());
+  if (total <= limit) return;
+  std::string arrays;
+  for (const ir::Memory& m : kernel.memories) {
+    if (m.space != ir::MemorySpace::shared) continue;
+    arrays += fmt::format("\n  '{}' {}[{}] = {} bytes (at {})", m.name, ir::type_name(m.element),
+                          fmt::join(m.shape, ", "), m.element_count() * ir::byte_size(m.element), m.loc.str());
+  }
+  throw CompileError(fmt::format("kernel '{}': shared arrays need {} bytes of LDS but {} allows {} bytes per "
+                                 "work-group:{}",
+                                 kernel.name, total, processor, limit, arrays));
+}
+
+}  // namespace
+
+CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
+  check_target(kernel.name, target.processor, target.features);
+  if (options.code_object_version != 4 && options.code_object_version != 5)
+    throw CompileError(fmt::format("kernel '{}': code object version {} is not supported; use 4 or 5", kernel.name,
+                                   options.code_object_version));
+  if (options.opt_level < 0 || options.opt_level > 3)
+    throw CompileError(fmt::format("kernel '{}': optimisation level {} is outside 0..3", kernel.name,
+                                   options.opt_level));
+  check_lds(kernel, target.processor);
+
+  Machine machine = target_machine(target.processor, target.features);
+  llvm::LLVMContext context;
+  std::vector<std::string> errors;
+  context.setDiagnosticHandler(std::make_unique<CollectDiagnostics>(&errors), true);
+
+  CodeObject out;
+  out.target = target;
+  out.code_object_version = options.code_object_version;
+  LoweredModule lowered = lower(kernel, context, *machine.tm, options.code_object_version);
+  llvm::Module& module = *lowered.module;
+  if (options.emit_llvm_ir) out.llvm_ir = to_string(module);
+  std::string broken;
+  llvm::raw_string_ostream broken_stream(broken);
+  if (llvm::verifyModule(module, &broken_stream))
+    throw CompileError(fmt::format("kernel '{}': internal error, rocjit produced invalid LLVM IR: {}", kernel.name,
+                                   broken));
+  if (lowered.needs_device_libs)
+    link_device_libs(module, kernel.name, target.processor, wavefront_size(target.processor, target.features),
+                     options.code_object_version, lowered.device_lib_users);
+
+  llvm::SmallVector<char, 0> object;
+  {
+    std::lock_guard<std::mutex> guard(*machine.lock);
+    machine.tm->setOptLevel(options.opt_level == 0 ? llvm::CodeGenOptLevel::None
+                            : options.opt_level == 1 ? llvm::CodeGenOptLevel::Less
+                            : options.opt_level == 2 ? llvm::CodeGenOptLevel::Default
+                                                     : llvm::CodeGenOptLevel::Aggressive);
+    optimize(module, *machine.tm, options.opt_level);
+    if (options.emit_llvm_ir_optimized) out.llvm_ir_optimized = to_string(module);
+    if (options.emit_assembly) {
+      auto clone = llvm::CloneModule(module);
+      auto text = emit(*clone, *machine.tm, true);
+      out.assembly.assign(text.begin(), text.end());
+    }
+    object = emit(module, *machine.tm, false);
+  }
+  if (!errors.empty())
+    throw CompileError(fmt::format("kernel '{}': code generation for {} failed: {}", kernel.name, target.str(),
+                                   fmt::join(errors, "; ")));
+  out.elf = link(object, kernel.name);
+  out.kernels = read_metadata(out.elf, lowered.argument_names);
+  return out;
+}
+
+}  // namespace rocjit::targets::amdgpu

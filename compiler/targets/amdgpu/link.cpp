@@ -1,0 +1,87 @@
+// In-process lld: the object goes in through a memfd (nothing on disk); lld writes its output
+// through a temporary file in a private directory, which is read back and removed.
+#include "targets/amdgpu/link.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <lld/Common/Driver.h>
+#include <llvm/Support/raw_ostream.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+
+#include "rocjit/compiler/error.hpp"
+
+LLD_HAS_DRIVER(elf)
+
+namespace rocjit::targets::amdgpu {
+namespace {
+
+std::mutex lld_mutex;
+
+struct FileDescriptor {
+  int fd = -1;
+  ~FileDescriptor() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+struct TemporaryDirectory {
+  std::string path;
+  std::string output;
+  ~TemporaryDirectory() {
+    if (!output.empty()) unlink(output.c_str());
+    if (!path.empty()) rmdir(path.c_str());
+  }
+};
+
+void write_all(int fd, const char* data, size_t size, const std::string& kernel) {
+  while (size > 0) {
+    ssize_t n = write(fd, data, size);
+    if (n < 0) throw CompileError(fmt::format("kernel '{}': could not hand the object to the linker", kernel));
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> link(const llvm::SmallVectorImpl<char>& object, const std::string& kernel) {
+  FileDescriptor input;
+  input.fd = memfd_create("rocjit-object", MFD_CLOEXEC);
+  if (input.fd < 0) throw CompileError(fmt::format("kernel '{}': memfd_create failed", kernel));
+  write_all(input.fd, object.data(), object.size(), kernel);
+  std::string input_path = fmt::format("/proc/self/fd/{}", input.fd);
+
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = fmt::format("{}/rocjit-link-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  TemporaryDirectory dir;
+  if (!mkdtemp(pattern.data()))
+    throw CompileError(fmt::format("kernel '{}': could not create a temporary directory for linking in {}",
+                                   kernel, tmp && *tmp ? tmp : "/tmp"));
+  dir.path = pattern;
+  dir.output = dir.path + "/code.hsaco";
+
+  std::vector<const char*> args = {"ld.lld", "-shared", "--no-undefined", input_path.c_str(), "-o",
+                                   dir.output.c_str()};
+  std::string out, err;
+  llvm::raw_string_ostream out_stream(out), err_stream(err);
+  lld::Result result;
+  {
+    std::lock_guard<std::mutex> guard(lld_mutex);
+    result = lld::lldMain(args, out_stream, err_stream, {{lld::Gnu, &lld::elf::link}});
+  }
+  if (result.retCode != 0)
+    throw CompileError(fmt::format("kernel '{}': lld failed to link the code object: {}", kernel, err));
+  std::ifstream in(dir.output, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.empty()) throw CompileError(fmt::format("kernel '{}': lld produced an empty code object", kernel));
+  return bytes;
+}
+
+}  // namespace rocjit::targets::amdgpu

@@ -1,0 +1,158 @@
+// AMDGPU lowering: kernel ABI and attributes, work-item queries, LDS globals, barriers with
+// workgroup fences, scoped atomics and math that the backend can expand.
+#include "targets/amdgpu/lower.h"
+
+#include <fmt/format.h>
+#include <llvm/IR/IntrinsicsAMDGPU.h>
+
+#include "targets/amdgpu/target_machine.h"
+#include "targets/lowering.h"
+
+namespace rocjit::targets::amdgpu {
+namespace {
+
+constexpr unsigned global_as = 1, local_as = 3, private_as = 5;
+
+class AmdgpuLowering : public KernelLowering {
+ public:
+  AmdgpuLowering(const ir::Kernel& k, llvm::Module& m) : KernelLowering(k, m) { private_address_space_ = private_as; }
+
+  LoweredModule run(llvm::Module* module, int code_object_version) {
+    LoweredModule out;
+    auto names = argument_names();
+    auto* fty = llvm::FunctionType::get(builder_.getVoidTy(), argument_types(global_as), false);
+    auto* f = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, kernel_.name, module);
+    f->setCallingConv(llvm::CallingConv::AMDGPU_KERNEL);
+    f->addFnAttr("amdgpu-flat-work-group-size", fmt::format("1,{}", kernel_.max_block_size));
+    f->addFnAttr("uniform-work-group-size", "true");
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    std::vector<llvm::Value*> args;
+    for (size_t i = 0; i < f->arg_size(); ++i) {
+      f->getArg(i)->setName(names[i]);
+      f->addParamAttr(i, llvm::Attribute::NoUndef);
+      args.push_back(f->getArg(i));
+    }
+    module->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version", code_object_version * 100);
+    auto* entry = llvm::BasicBlock::Create(context_, "entry", f);
+    builder_.SetInsertPoint(entry);
+    lower_body(args);
+    builder_.CreateRetVoid();
+    out.argument_names = std::move(names);
+    out.needs_device_libs = !device_lib_users_.empty();
+    out.device_lib_users = device_lib_users_;
+    return out;
+  }
+
+ protected:
+  llvm::Value* dispatch_ptr() {
+    if (!dispatch_ptr_) {
+      llvm::IRBuilder<> b(&function_->getEntryBlock(), function_->getEntryBlock().getFirstInsertionPt());
+      dispatch_ptr_ = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_dispatch_ptr, llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+    }
+    return dispatch_ptr_;
+  }
+
+  // Reads a field of the HSA kernel dispatch packet (constant for the whole dispatch).
+  llvm::Value* dispatch_field(llvm::Type* type, unsigned offset) {
+    llvm::Value* p = builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), dispatch_ptr(), offset);
+    auto* load = builder_.CreateAlignedLoad(type, p, llvm::Align(type->getPrimitiveSizeInBits() / 8));
+    load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(context_, {}));
+    return load;
+  }
+
+  llvm::Value* workitem(ir::WorkItem w, unsigned dim) override {
+    static constexpr llvm::Intrinsic::ID local_ids[] = {llvm::Intrinsic::amdgcn_workitem_id_x,
+                                                        llvm::Intrinsic::amdgcn_workitem_id_y,
+                                                        llvm::Intrinsic::amdgcn_workitem_id_z};
+    static constexpr llvm::Intrinsic::ID group_ids[] = {llvm::Intrinsic::amdgcn_workgroup_id_x,
+                                                        llvm::Intrinsic::amdgcn_workgroup_id_y,
+                                                        llvm::Intrinsic::amdgcn_workgroup_id_z};
+    auto local_size = [&] {
+      // hsa_kernel_dispatch_packet_t: workgroup_size_{x,y,z} are u16 at offsets 4, 6, 8.
+      return builder_.CreateZExt(dispatch_field(builder_.getInt16Ty(), 4 + 2 * dim), builder_.getInt32Ty());
+    };
+    // grid_size_{x,y,z}: u32 at offsets 12, 16, 20, in work-items.
+    auto grid_size = [&] { return dispatch_field(builder_.getInt32Ty(), 12 + 4 * dim); };
+    switch (w) {
+      case ir::WorkItem::local_id: return builder_.CreateIntrinsic(local_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+      case ir::WorkItem::group_id: return builder_.CreateIntrinsic(group_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+      case ir::WorkItem::local_size: return local_size();
+      case ir::WorkItem::global_size: return grid_size();
+      case ir::WorkItem::num_groups: return builder_.CreateUDiv(grid_size(), local_size());
+      case ir::WorkItem::global_id: {
+        llvm::Value* g = builder_.CreateIntrinsic(group_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+        llvm::Value* l = builder_.CreateIntrinsic(local_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+        return builder_.CreateAdd(builder_.CreateMul(g, local_size()), l);
+      }
+    }
+    return nullptr;
+  }
+
+  void barrier(const ir::Op&) override {
+    auto workgroup = context_.getOrInsertSyncScopeID("workgroup");
+    builder_.CreateFence(llvm::AtomicOrdering::Release, workgroup);
+    builder_.CreateIntrinsic(llvm::Intrinsic::amdgcn_s_barrier, llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+    builder_.CreateFence(llvm::AtomicOrdering::Acquire, workgroup);
+  }
+
+  void wavebarrier(const ir::Op&) override {
+    builder_.CreateIntrinsic(llvm::Intrinsic::amdgcn_wave_barrier, llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+  }
+
+  llvm::Value* memory_base(const ir::Memory& m) override {
+    auto* array_type = llvm::ArrayType::get(llvm_type(m.element), static_cast<uint64_t>(m.element_count()));
+    if (m.space == ir::MemorySpace::local)
+      return entry_alloca(array_type, nullptr, m.name, private_as);
+    auto* g = new llvm::GlobalVariable(module_, array_type, false, llvm::GlobalValue::InternalLinkage,
+                                       llvm::PoisonValue::get(array_type), m.name, nullptr,
+                                       llvm::GlobalValue::NotThreadLocal, local_as);
+    g->setAlignment(llvm::Align(16));
+    return g;
+  }
+
+  llvm::SyncScope::ID atomic_scope(ir::MemorySpace space) override {
+    return context_.getOrInsertSyncScopeID(space == ir::MemorySpace::global ? "agent" : "workgroup");
+  }
+
+  llvm::Value* math(const ir::Op& op, const std::vector<llvm::Value*>& args) override {
+    llvm::Type* t = llvm_type(op.type);
+    const ir::MathFn fn = op.math_fn();
+    if (op.type == ir::Type::f32 && fn == ir::MathFn::tan) {
+      // The backend has no f32 tan; sin/cos are expanded natively.
+      llvm::Value* s = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::sin, args[0]);
+      llvm::Value* c = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::cos, args[0]);
+      return builder_.CreateFDiv(s, c);
+    }
+    bool transcendental = fn == ir::MathFn::exp || fn == ir::MathFn::exp2 || fn == ir::MathFn::log ||
+                          fn == ir::MathFn::log2 || fn == ir::MathFn::sin || fn == ir::MathFn::cos ||
+                          fn == ir::MathFn::tan || fn == ir::MathFn::pow;
+    if (op.type == ir::Type::f64 && transcendental) {
+      // The AMDGPU backend cannot expand these for f64: call the device library (ocml).
+      std::vector<llvm::Type*> params(args.size(), t);
+      std::string name = fmt::format("__ocml_{}_f64", ir::math_fn_name(fn));
+      auto callee = module_.getOrInsertFunction(name, llvm::FunctionType::get(t, params, false));
+      device_lib_users_.push_back(fmt::format("f64 {} at {}", ir::math_fn_name(fn), op.loc.str()));
+      return builder_.CreateCall(callee, args);
+    }
+    return KernelLowering::math(op, args);
+  }
+
+ private:
+  llvm::Value* dispatch_ptr_ = nullptr;
+  std::vector<std::string> device_lib_users_;
+};
+
+}  // namespace
+
+LoweredModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, llvm::TargetMachine& tm,
+                    int code_object_version) {
+  auto module = std::make_unique<llvm::Module>(kernel.name, context);
+  module->setTargetTriple(llvm::Triple(triple));
+  module->setDataLayout(tm.createDataLayout());
+  AmdgpuLowering lowering(kernel, *module);
+  LoweredModule out = lowering.run(module.get(), code_object_version);
+  out.module = std::move(module);
+  return out;
+}
+
+}  // namespace rocjit::targets::amdgpu

@@ -1,0 +1,115 @@
+// AMDGPU TargetMachines, created once per processor+features and cached for the process.
+#include "targets/amdgpu/target_machine.h"
+
+#include <fmt/format.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/TargetParser/TargetParser.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "rocjit/compiler/error.hpp"
+
+extern "C" {
+void LLVMInitializeAMDGPUTargetInfo();
+void LLVMInitializeAMDGPUTarget();
+void LLVMInitializeAMDGPUTargetMC();
+void LLVMInitializeAMDGPUAsmPrinter();
+void LLVMInitializeAMDGPUAsmParser();
+}
+
+namespace rocjit::targets::amdgpu {
+
+void initialize() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser();
+  });
+}
+
+std::vector<std::string> processors() {
+  llvm::SmallVector<llvm::StringRef, 64> names;
+  llvm::AMDGPU::fillValidArchListAMDGCN(names);
+  std::vector<std::string> out;
+  for (auto n : names)
+    if (n.starts_with("gfx") && !n.contains("generic")) out.push_back(n.str());
+  return out;
+}
+
+bool wave32_by_default(const std::string& processor) {
+  auto kind = llvm::AMDGPU::parseArchAMDGCN(processor);
+  return llvm::AMDGPU::getArchAttrAMDGCN(kind) & llvm::AMDGPU::FEATURE_WAVE32;
+}
+
+unsigned wavefront_size(const std::string& processor, const std::string& features) {
+  if (!wave32_by_default(processor)) return 64;
+  return features.find("+wavefrontsize64") != std::string::npos ? 64 : 32;
+}
+
+uint64_t lds_limit(const std::string& processor) {
+  // gfx950 doubled (and then some) the LDS a work-group may address; every other
+  // processor rocjit supports addresses 64 KiB.
+  return processor == "gfx950" ? 163840 : 65536;
+}
+
+void check_target(const std::string& kernel, const std::string& processor, const std::string& features) {
+  auto kind = llvm::AMDGPU::parseArchAMDGCN(processor);
+  bool known = kind != llvm::AMDGPU::GK_NONE && processor.starts_with("gfx");
+  if (known) {
+    auto all = processors();
+    known = std::find(all.begin(), all.end(), processor) != all.end();
+  }
+  if (!known)
+    throw CompileError(fmt::format("kernel '{}': unknown AMDGPU processor '{}'; supported processors are: {}",
+                                   kernel, processor, fmt::join(processors(), ", ")));
+  std::stringstream ss(features);
+  std::string f;
+  while (std::getline(ss, f, ',')) {
+    if (f.empty()) continue;
+    static const char* allowed[] = {"wavefrontsize64", "wavefrontsize32", "xnack", "sramecc", "cumode"};
+    bool ok = (f[0] == '+' || f[0] == '-');
+    bool found = false;
+    for (const char* a : allowed) found |= ok && f.substr(1) == a;
+    if (!found)
+      throw CompileError(fmt::format("kernel '{}': target feature '{}' is not accepted; use +/- with one of "
+                                     "wavefrontsize64, wavefrontsize32, xnack, sramecc, cumode",
+                                     kernel, f));
+    if (f == "+wavefrontsize32" && !wave32_by_default(processor))
+      throw CompileError(fmt::format("kernel '{}': {} runs wave64 only; '+wavefrontsize32' needs gfx10 or later",
+                                     kernel, processor));
+  }
+}
+
+Machine target_machine(const std::string& processor, const std::string& features) {
+  initialize();
+  struct Entry {
+    std::unique_ptr<llvm::TargetMachine> tm;
+    std::mutex lock;
+  };
+  static std::mutex cache_lock;
+  static std::map<std::pair<std::string, std::string>, std::unique_ptr<Entry>> cache;
+  std::lock_guard<std::mutex> guard(cache_lock);
+  auto& slot = cache[{processor, features}];
+  if (!slot) {
+    std::string error;
+    llvm::Triple tt(triple);
+    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(tt, error);
+    if (!target) throw CompileError("AMDGPU target is not available in this LLVM: " + error);
+    llvm::TargetOptions options;
+    auto entry = std::make_unique<Entry>();
+    entry->tm.reset(target->createTargetMachine(tt, processor, features, options, llvm::Reloc::PIC_, std::nullopt,
+                                                llvm::CodeGenOptLevel::Aggressive));
+    if (!entry->tm) throw CompileError("could not create an AMDGPU target machine for " + processor);
+    slot = std::move(entry);
+  }
+  return Machine{slot->tm.get(), &slot->lock};
+}
+
+}  // namespace rocjit::targets::amdgpu

@@ -1,0 +1,21 @@
+// Optimisation and machine-code emission for an LLVM module with a given TargetMachine.
+#pragma once
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <string>
+
+namespace rocjit::targets {
+
+// Runs the new pass manager's default pipeline at `opt_level` (0..3).
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level);
+
+// Emits a relocatable object or assembly text. Codegen may change the module: emit assembly
+// from a clone when the object is still needed.
+llvm::SmallVector<char, 0> emit(llvm::Module& module, llvm::TargetMachine& tm, bool assembly);
+
+std::string to_string(const llvm::Module& module);
+
+}  // namespace rocjit::targets

@@ -1,0 +1,394 @@
+// IR -> LLVM IR for everything that does not depend on the target.
+#include "targets/lowering.h"
+
+#include <fmt/format.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include "rocjit/compiler/error.hpp"
+
+namespace rocjit::targets {
+
+using ir::OpKind;
+using ir::Type;
+
+KernelLowering::KernelLowering(const ir::Kernel& kernel, llvm::Module& module)
+    : kernel_(kernel), module_(module), context_(module.getContext()), builder_(module.getContext()) {}
+
+llvm::Type* KernelLowering::llvm_type(Type t) const {
+  switch (t) {
+    case Type::none: return llvm::Type::getVoidTy(context_);
+    case Type::i1: return llvm::Type::getInt1Ty(context_);
+    case Type::i32: case Type::u32: return llvm::Type::getInt32Ty(context_);
+    case Type::i64: case Type::u64: return llvm::Type::getInt64Ty(context_);
+    case Type::f32: return llvm::Type::getFloatTy(context_);
+    case Type::f64: return llvm::Type::getDoubleTy(context_);
+  }
+  return nullptr;
+}
+
+std::vector<std::string> KernelLowering::argument_names() const {
+  std::vector<std::string> names;
+  for (const ir::Param& p : kernel_.params) {
+    names.push_back(p.name);
+    if (p.kind != ir::Param::Kind::array) continue;
+    const ir::Memory& m = kernel_.memories[p.memory];
+    for (unsigned d = 0; d < m.rank; ++d) names.push_back(fmt::format("{}.shape{}", p.name, d));
+    if (m.layout == ir::Layout::strided)
+      for (unsigned d = 0; d < m.rank; ++d) names.push_back(fmt::format("{}.stride{}", p.name, d));
+  }
+  return names;
+}
+
+std::vector<llvm::Type*> KernelLowering::argument_types(unsigned global_address_space) const {
+  std::vector<llvm::Type*> types;
+  for (const ir::Param& p : kernel_.params) {
+    if (p.kind == ir::Param::Kind::scalar) {
+      types.push_back(llvm_type(p.type));
+      continue;
+    }
+    const ir::Memory& m = kernel_.memories[p.memory];
+    types.push_back(llvm::PointerType::get(context_, global_address_space));
+    for (unsigned d = 0; d < m.rank; ++d) types.push_back(llvm::Type::getInt32Ty(context_));
+    if (m.layout == ir::Layout::strided)
+      for (unsigned d = 0; d < m.rank; ++d) types.push_back(llvm::Type::getInt64Ty(context_));
+  }
+  return types;
+}
+
+llvm::AllocaInst* KernelLowering::entry_alloca(llvm::Type* type, llvm::Value* count, const llvm::Twine& name,
+                                               unsigned address_space) {
+  llvm::BasicBlock& entry = function_->getEntryBlock();
+  llvm::IRBuilder<> b(&entry, entry.getFirstInsertionPt());
+  return b.CreateAlloca(type, address_space, count, name);
+}
+
+void KernelLowering::lower_body(const std::vector<llvm::Value*>& args) {
+  function_ = builder_.GetInsertBlock()->getParent();
+  values_.assign(kernel_.values.size(), nullptr);
+  size_t a = 0;
+  for (const ir::Param& p : kernel_.params) {
+    if (p.kind == ir::Param::Kind::scalar) {
+      values_[p.value] = args[a++];
+      continue;
+    }
+    const ir::Memory& m = kernel_.memories[p.memory];
+    ArrayArgs& aa = arrays_[p.memory];
+    aa.base = args[a++];
+    for (unsigned d = 0; d < m.rank; ++d) aa.shape.push_back(args[a++]);
+    if (m.layout == ir::Layout::strided)
+      for (unsigned d = 0; d < m.rank; ++d) aa.strides.push_back(args[a++]);
+  }
+  for (const ir::Slot& s : kernel_.slots)
+    slots_.push_back(entry_alloca(llvm_type(s.type), nullptr, s.name, private_address_space_));
+  region(kernel_.body);
+}
+
+void KernelLowering::region(const ir::Region& r) {
+  for (const auto& op : r.ops) operation(*op);
+}
+
+void KernelLowering::continue_in_new_block() {
+  builder_.SetInsertPoint(llvm::BasicBlock::Create(context_, "after.break", function_));
+}
+
+llvm::Value* KernelLowering::shape_of(const ir::Memory& m, unsigned dim) {
+  if (m.space != ir::MemorySpace::global) return builder_.getInt32(static_cast<uint32_t>(m.shape[dim]));
+  auto id = static_cast<ir::MemoryId>(&m - kernel_.memories.data());
+  return arrays_.at(id).shape[dim];
+}
+
+llvm::Value* KernelLowering::linear_index(const ir::Op& op, const ir::Memory& m) {
+  auto index = [&](unsigned d) -> llvm::Value* {
+    llvm::Value* v = value(op.operands[d]);
+    Type t = kernel_.value_type(op.operands[d]);
+    return ir::is_signed(t) ? builder_.CreateSExtOrTrunc(v, builder_.getInt64Ty())
+                            : builder_.CreateZExtOrTrunc(v, builder_.getInt64Ty());
+  };
+  auto extent = [&](unsigned d) -> llvm::Value* {
+    return builder_.CreateZExt(shape_of(m, d), builder_.getInt64Ty());
+  };
+  if (m.rank == 1) return index(0);
+  if (m.layout == ir::Layout::strided) {
+    const ArrayArgs& aa = arrays_.at(op.ref);
+    llvm::Value* lin = builder_.CreateNSWMul(index(0), aa.strides[0]);
+    for (unsigned d = 1; d < m.rank; ++d) lin = builder_.CreateNSWAdd(lin, builder_.CreateNSWMul(index(d), aa.strides[d]));
+    return lin;
+  }
+  if (m.layout == ir::Layout::C) {
+    llvm::Value* lin = index(0);
+    for (unsigned d = 1; d < m.rank; ++d) lin = builder_.CreateNSWAdd(builder_.CreateNSWMul(lin, extent(d)), index(d));
+    return lin;
+  }
+  llvm::Value* lin = index(m.rank - 1);
+  for (int d = static_cast<int>(m.rank) - 2; d >= 0; --d)
+    lin = builder_.CreateNSWAdd(builder_.CreateNSWMul(lin, extent(d)), index(d));
+  return lin;
+}
+
+llvm::Value* KernelLowering::element_address(const ir::Op&, const ir::Memory& m, llvm::Value* base,
+                                             llvm::Value* linear) {
+  return builder_.CreateInBoundsGEP(llvm_type(m.element), base, linear);
+}
+
+llvm::Value* KernelLowering::math(const ir::Op& op, const std::vector<llvm::Value*>& args) {
+  llvm::Type* t = llvm_type(op.type);
+  auto intrinsic = [&](llvm::Intrinsic::ID id) { return builder_.CreateIntrinsic(id, {t}, args); };
+  switch (op.math_fn()) {
+    case ir::MathFn::sqrt: return intrinsic(llvm::Intrinsic::sqrt);
+    case ir::MathFn::rsqrt:
+      return builder_.CreateFDiv(llvm::ConstantFP::get(t, 1.0), builder_.CreateIntrinsic(llvm::Intrinsic::sqrt, {t}, args));
+    case ir::MathFn::exp: return intrinsic(llvm::Intrinsic::exp);
+    case ir::MathFn::exp2: return intrinsic(llvm::Intrinsic::exp2);
+    case ir::MathFn::log: return intrinsic(llvm::Intrinsic::log);
+    case ir::MathFn::log2: return intrinsic(llvm::Intrinsic::log2);
+    case ir::MathFn::sin: return intrinsic(llvm::Intrinsic::sin);
+    case ir::MathFn::cos: return intrinsic(llvm::Intrinsic::cos);
+    case ir::MathFn::tan: return intrinsic(llvm::Intrinsic::tan);
+    case ir::MathFn::pow: return intrinsic(llvm::Intrinsic::pow);
+    case ir::MathFn::fma: return intrinsic(llvm::Intrinsic::fma);
+    case ir::MathFn::fabs: return intrinsic(llvm::Intrinsic::fabs);
+    case ir::MathFn::floor: return intrinsic(llvm::Intrinsic::floor);
+    case ir::MathFn::ceil: return intrinsic(llvm::Intrinsic::ceil);
+    case ir::MathFn::fmin: return intrinsic(llvm::Intrinsic::minnum);
+    case ir::MathFn::fmax: return intrinsic(llvm::Intrinsic::maxnum);
+  }
+  return nullptr;
+}
+
+llvm::Value* KernelLowering::binary(const ir::Op& op) {
+  llvm::Value* a = value(op.operands[0]);
+  llvm::Value* b = value(op.operands[1]);
+  const bool f = ir::is_float(op.type);
+  const bool s = ir::is_signed(op.type);
+  switch (op.binary_op()) {
+    case ir::BinaryOp::add: return f ? builder_.CreateFAdd(a, b) : builder_.CreateAdd(a, b);
+    case ir::BinaryOp::sub: return f ? builder_.CreateFSub(a, b) : builder_.CreateSub(a, b);
+    case ir::BinaryOp::mul: return f ? builder_.CreateFMul(a, b) : builder_.CreateMul(a, b);
+    case ir::BinaryOp::div: return f ? builder_.CreateFDiv(a, b) : s ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
+    case ir::BinaryOp::rem: return f ? builder_.CreateFRem(a, b) : s ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
+    case ir::BinaryOp::min:
+      return builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::minnum : s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+    case ir::BinaryOp::max:
+      return builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::maxnum : s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+    case ir::BinaryOp::and_: return builder_.CreateAnd(a, b);
+    case ir::BinaryOp::or_: return builder_.CreateOr(a, b);
+    case ir::BinaryOp::xor_: return builder_.CreateXor(a, b);
+    case ir::BinaryOp::shl: return builder_.CreateShl(a, b);
+    case ir::BinaryOp::shr: return s ? builder_.CreateAShr(a, b) : builder_.CreateLShr(a, b);
+  }
+  return nullptr;
+}
+
+llvm::Value* KernelLowering::compare(const ir::Op& op) {
+  llvm::Value* a = value(op.operands[0]);
+  llvm::Value* b = value(op.operands[1]);
+  Type t = kernel_.value_type(op.operands[0]);
+  using P = llvm::CmpInst::Predicate;
+  if (ir::is_float(t)) {
+    static constexpr P preds[] = {P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OLT, P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE};
+    return builder_.CreateFCmp(preds[op.sub], a, b);
+  }
+  static constexpr P signed_preds[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_SLT, P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE};
+  static constexpr P unsigned_preds[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_ULT, P::ICMP_ULE, P::ICMP_UGT, P::ICMP_UGE};
+  return builder_.CreateICmp(ir::is_signed(t) ? signed_preds[op.sub] : unsigned_preds[op.sub], a, b);
+}
+
+llvm::Value* KernelLowering::cast(const ir::Op& op) {
+  llvm::Value* a = value(op.operands[0]);
+  Type from = kernel_.value_type(op.operands[0]);
+  Type to = op.type;
+  llvm::Type* lt = llvm_type(to);
+  if (from == to) return a;
+  if (to == Type::i1) {
+    return ir::is_float(from) ? builder_.CreateFCmpUNE(a, llvm::ConstantFP::get(a->getType(), 0.0))
+                              : builder_.CreateICmpNE(a, llvm::ConstantInt::get(a->getType(), 0));
+  }
+  if (ir::is_float(from) && ir::is_float(to)) return builder_.CreateFPCast(a, lt);
+  if (ir::is_float(from)) return ir::is_signed(to) ? builder_.CreateFPToSI(a, lt) : builder_.CreateFPToUI(a, lt);
+  if (ir::is_float(to)) return ir::is_signed(from) ? builder_.CreateSIToFP(a, lt) : builder_.CreateUIToFP(a, lt);
+  return ir::is_signed(from) ? builder_.CreateSExtOrTrunc(a, lt) : builder_.CreateZExtOrTrunc(a, lt);
+}
+
+llvm::Value* KernelLowering::atomic(const ir::Op& op) {
+  const ir::Memory& m = kernel_.memories[op.ref];
+  llvm::Value* base = m.space == ir::MemorySpace::global ? arrays_.at(op.ref).base : memory_bases_.at(op.ref);
+  llvm::Value* ptr = element_address(op, m, base, linear_index(op, m));
+  const bool f = ir::is_float(m.element);
+  const bool s = ir::is_signed(m.element);
+  llvm::Value* v = value(op.operands[m.rank]);
+  auto scope = atomic_scope(m.space);
+  const auto order = llvm::AtomicOrdering::Monotonic;
+  llvm::MaybeAlign align(ir::byte_size(m.element));
+  using B = llvm::AtomicRMWInst::BinOp;
+  B bop = B::Xchg;
+  switch (op.atomic_op()) {
+    case ir::AtomicOp::add: bop = f ? B::FAdd : B::Add; break;
+    case ir::AtomicOp::sub: bop = B::Sub; break;
+    case ir::AtomicOp::min: bop = f ? B::FMin : s ? B::Min : B::UMin; break;
+    case ir::AtomicOp::max: bop = f ? B::FMax : s ? B::Max : B::UMax; break;
+    case ir::AtomicOp::and_: bop = B::And; break;
+    case ir::AtomicOp::or_: bop = B::Or; break;
+    case ir::AtomicOp::xor_: bop = B::Xor; break;
+    case ir::AtomicOp::exchange: bop = B::Xchg; break;
+    case ir::AtomicOp::compare_exchange: {
+      llvm::Value* desired = value(op.operands[m.rank + 1]);
+      auto* cx = builder_.CreateAtomicCmpXchg(ptr, v, desired, align, order, order, scope);
+      return builder_.CreateExtractValue(cx, 0);
+    }
+  }
+  return builder_.CreateAtomicRMW(bop, ptr, v, align, order, scope);
+}
+
+void KernelLowering::operation(const ir::Op& op) {
+  llvm::Value* result = nullptr;
+  switch (op.kind) {
+    case OpKind::constant:
+      result = ir::is_float(op.type) ? static_cast<llvm::Value*>(llvm::ConstantFP::get(llvm_type(op.type), op.float_value))
+                                     : llvm::ConstantInt::get(llvm_type(op.type), static_cast<uint64_t>(op.int_value),
+                                                              ir::is_signed(op.type));
+      break;
+    case OpKind::binary: result = binary(op); break;
+    case OpKind::unary: {
+      llvm::Value* a = value(op.operands[0]);
+      switch (op.unary_op()) {
+        case ir::UnaryOp::neg: result = ir::is_float(op.type) ? builder_.CreateFNeg(a) : builder_.CreateNeg(a); break;
+        case ir::UnaryOp::not_: result = builder_.CreateNot(a); break;
+        case ir::UnaryOp::abs:
+          result = ir::is_float(op.type) ? builder_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a)
+                   : ir::is_signed(op.type) ? builder_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, a, builder_.getFalse())
+                                            : a;
+          break;
+      }
+      break;
+    }
+    case OpKind::compare: result = compare(op); break;
+    case OpKind::select:
+      result = builder_.CreateSelect(value(op.operands[0]), value(op.operands[1]), value(op.operands[2]));
+      break;
+    case OpKind::cast: result = cast(op); break;
+    case OpKind::math: {
+      std::vector<llvm::Value*> args;
+      for (ir::ValueId v : op.operands) args.push_back(value(v));
+      result = math(op, args);
+      break;
+    }
+    case OpKind::workitem: result = workitem(op.workitem(), op.dim); break;
+    case OpKind::shape: result = shape_of(kernel_.memories[op.ref], op.dim); break;
+    case OpKind::load:
+    case OpKind::store: {
+      const ir::Memory& m = kernel_.memories[op.ref];
+      llvm::Value* base;
+      if (m.space == ir::MemorySpace::global) {
+        base = arrays_.at(op.ref).base;
+      } else {
+        auto it = memory_bases_.find(op.ref);
+        base = it != memory_bases_.end() ? it->second : (memory_bases_[op.ref] = memory_base(m));
+      }
+      llvm::Value* ptr = element_address(op, m, base, linear_index(op, m));
+      llvm::Align align(ir::byte_size(m.element));
+      if (op.kind == OpKind::load)
+        result = builder_.CreateAlignedLoad(llvm_type(m.element), ptr, align);
+      else
+        builder_.CreateAlignedStore(value(op.operands[m.rank]), ptr, align);
+      break;
+    }
+    case OpKind::atomic: {
+      const ir::Memory& m = kernel_.memories[op.ref];
+      if (m.space != ir::MemorySpace::global && !memory_bases_.count(op.ref)) memory_bases_[op.ref] = memory_base(m);
+      result = atomic(op);
+      break;
+    }
+    case OpKind::var_load:
+      result = builder_.CreateLoad(llvm_type(op.type), slots_[op.ref]);
+      break;
+    case OpKind::var_store: builder_.CreateStore(value(op.operands[0]), slots_[op.ref]); break;
+    case OpKind::barrier: barrier(op); break;
+    case OpKind::wavebarrier: wavebarrier(op); break;
+    case OpKind::if_: lower_if(op); break;
+    case OpKind::for_: lower_for(op); break;
+    case OpKind::while_: lower_while(op); break;
+    case OpKind::condition: break;  // handled by lower_while
+    case OpKind::break_:
+      builder_.CreateBr(loop_exits_.back());
+      continue_in_new_block();
+      break;
+  }
+  if (op.result && op.kind != OpKind::for_) values_[op.result] = result;
+}
+
+void KernelLowering::lower_if(const ir::Op& op) {
+  auto* then_bb = llvm::BasicBlock::Create(context_, "if.then", function_);
+  auto* else_bb = op.regions[1].ops.empty() ? nullptr : llvm::BasicBlock::Create(context_, "if.else", function_);
+  auto* end_bb = llvm::BasicBlock::Create(context_, "if.end", function_);
+  builder_.CreateCondBr(value(op.operands[0]), then_bb, else_bb ? else_bb : end_bb);
+  builder_.SetInsertPoint(then_bb);
+  region(op.regions[0]);
+  builder_.CreateBr(end_bb);
+  if (else_bb) {
+    builder_.SetInsertPoint(else_bb);
+    region(op.regions[1]);
+    builder_.CreateBr(end_bb);
+  }
+  builder_.SetInsertPoint(end_bb);
+}
+
+void KernelLowering::lower_for(const ir::Op& op) {
+  llvm::Value* begin = value(op.operands[0]);
+  llvm::Value* end = value(op.operands[1]);
+  llvm::Value* step = value(op.operands[2]);
+  const bool s = ir::is_signed(op.type);
+  llvm::BasicBlock* pre = builder_.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(context_, "for.header", function_);
+  auto* body = llvm::BasicBlock::Create(context_, "for.body", function_);
+  auto* latch = llvm::BasicBlock::Create(context_, "for.latch", function_);
+  auto* exit = llvm::BasicBlock::Create(context_, "for.exit", function_);
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* i = builder_.CreatePHI(llvm_type(op.type), 2, "i");
+  i->addIncoming(begin, pre);
+  llvm::Value* cond;
+  auto* constant_step = llvm::dyn_cast<llvm::ConstantInt>(step);
+  llvm::Value* up = s ? builder_.CreateICmpSLT(i, end) : builder_.CreateICmpULT(i, end);
+  if (constant_step && (!s || !constant_step->isNegative())) {
+    cond = up;
+  } else {
+    llvm::Value* down = s ? builder_.CreateICmpSGT(i, end) : builder_.CreateICmpUGT(i, end);
+    if (constant_step) {
+      cond = down;
+    } else {
+      llvm::Value* positive = builder_.CreateICmpSGT(step, llvm::ConstantInt::get(step->getType(), 0));
+      cond = builder_.CreateSelect(positive, up, down);
+    }
+  }
+  builder_.CreateCondBr(cond, body, exit);
+  builder_.SetInsertPoint(body);
+  values_[op.result] = i;
+  loop_exits_.push_back(exit);
+  region(op.regions[0]);
+  loop_exits_.pop_back();
+  builder_.CreateBr(latch);
+  builder_.SetInsertPoint(latch);
+  llvm::Value* next = s ? builder_.CreateNSWAdd(i, step) : builder_.CreateAdd(i, step);
+  builder_.CreateBr(header);
+  i->addIncoming(next, latch);
+  builder_.SetInsertPoint(exit);
+}
+
+void KernelLowering::lower_while(const ir::Op& op) {
+  auto* header = llvm::BasicBlock::Create(context_, "while.cond", function_);
+  auto* body = llvm::BasicBlock::Create(context_, "while.body", function_);
+  auto* exit = llvm::BasicBlock::Create(context_, "while.exit", function_);
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(header);
+  region(op.regions[0]);
+  const ir::Op& cond = *op.regions[0].ops.back();
+  builder_.CreateCondBr(value(cond.operands[0]), body, exit);
+  builder_.SetInsertPoint(body);
+  loop_exits_.push_back(exit);
+  region(op.regions[1]);
+  loop_exits_.pop_back();
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(exit);
+}
+
+}  // namespace rocjit::targets

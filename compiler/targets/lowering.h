@@ -1,0 +1,85 @@
+// Shared IR -> LLVM IR lowering of rocjit ops; targets supply work-item queries, barriers,
+// memory placement and math through the hooks below.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "rocjit/compiler/ir.hpp"
+
+namespace rocjit::targets {
+
+// How each array parameter appears among the LLVM function's arguments.
+struct ArrayArgs {
+  llvm::Value* base = nullptr;
+  std::vector<llvm::Value*> shape;    // i32 per dimension
+  std::vector<llvm::Value*> strides;  // i64 per dimension (strided layout only)
+};
+
+class KernelLowering {
+ public:
+  KernelLowering(const ir::Kernel& kernel, llvm::Module& module);
+  virtual ~KernelLowering() = default;
+
+  llvm::Type* llvm_type(ir::Type t) const;
+  // Names of the LLVM arguments in order, e.g. {"x", "x.shape0", "n"}: the kernarg layout.
+  std::vector<std::string> argument_names() const;
+  // The LLVM parameter types in order.
+  std::vector<llvm::Type*> argument_types(unsigned global_address_space) const;
+
+ protected:
+  // Emits the kernel body into the current insertion point; `args` are the LLVM arguments in
+  // the order argument_names() gives.
+  void lower_body(const std::vector<llvm::Value*>& args);
+
+  virtual llvm::Value* workitem(ir::WorkItem w, unsigned dim) = 0;
+  virtual void barrier(const ir::Op& op) = 0;
+  virtual void wavebarrier(const ir::Op& op) = 0;
+  // Base pointer of a shared or local array (element type = the array's element type).
+  virtual llvm::Value* memory_base(const ir::Memory& m) = 0;
+  virtual llvm::Value* math(const ir::Op& op, const std::vector<llvm::Value*>& args);
+  virtual llvm::SyncScope::ID atomic_scope(ir::MemorySpace space) = 0;
+  // Address of an element; targets may add checks (bounds checking).
+  virtual llvm::Value* element_address(const ir::Op& op, const ir::Memory& m, llvm::Value* base,
+                                       llvm::Value* linear_index);
+  // Hook for allocas: placed in the function's entry block.
+  llvm::AllocaInst* entry_alloca(llvm::Type* type, llvm::Value* count, const llvm::Twine& name,
+                                 unsigned address_space);
+
+  llvm::Value* value(ir::ValueId id) const { return values_.at(id); }
+  llvm::Value* linear_index(const ir::Op& op, const ir::Memory& m);
+  llvm::Value* shape_of(const ir::Memory& m, unsigned dim);
+
+  const ir::Kernel& kernel_;
+  llvm::Module& module_;
+  llvm::LLVMContext& context_;
+  llvm::IRBuilder<> builder_;
+  llvm::Function* function_ = nullptr;
+  unsigned private_address_space_ = 0;
+
+ private:
+  void region(const ir::Region& r);
+  void operation(const ir::Op& op);
+  llvm::Value* binary(const ir::Op& op);
+  llvm::Value* compare(const ir::Op& op);
+  llvm::Value* cast(const ir::Op& op);
+  llvm::Value* atomic(const ir::Op& op);
+  void lower_if(const ir::Op& op);
+  void lower_for(const ir::Op& op);
+  void lower_while(const ir::Op& op);
+  // Continues emission in a fresh block after a terminator (code after Break is unreachable).
+  void continue_in_new_block();
+
+  std::vector<llvm::Value*> values_;
+  std::vector<llvm::AllocaInst*> slots_;
+  std::unordered_map<ir::MemoryId, ArrayArgs> arrays_;
+  std::unordered_map<ir::MemoryId, llvm::Value*> memory_bases_;
+  std::vector<llvm::BasicBlock*> loop_exits_;
+};
+
+}  // namespace rocjit::targets

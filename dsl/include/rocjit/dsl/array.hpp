@@ -1,0 +1,191 @@
+// Kernel-side arrays: kernel parameters (Array<T, N>), shared::array and local::array, and the
+// element references that indexing returns.
+#pragma once
+
+#include <initializer_list>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "rocjit/dsl/value.hpp"
+
+namespace rocjit::dsl {
+
+// One element of an array: reading it records a load, assigning it records a store.
+class ElementRef {
+ public:
+  ElementRef(ir::MemoryId memory, ir::Type element, std::vector<ir::ValueId> indices, uint64_t trace)
+      : memory_(memory), element_(element), indices_(std::move(indices)), trace_(trace) {}
+
+  Value load(const std::source_location& loc) const;
+  void store(const Operand& v) const;
+
+  const ElementRef& operator=(const Operand& v) const {
+    store(v);
+    return *this;
+  }
+  const ElementRef& operator=(const ElementRef& other) const {
+    store(Operand(other.load(std::source_location::current()), std::source_location::current()));
+    return *this;
+  }
+  const ElementRef& operator+=(const Operand& v) const { return update(ir::BinaryOp::add, v); }
+  const ElementRef& operator-=(const Operand& v) const { return update(ir::BinaryOp::sub, v); }
+  const ElementRef& operator*=(const Operand& v) const { return update(ir::BinaryOp::mul, v); }
+  const ElementRef& operator/=(const Operand& v) const { return update(ir::BinaryOp::div, v); }
+
+  ir::MemoryId memory() const { return memory_; }
+  const std::vector<ir::ValueId>& indices() const { return indices_; }
+
+ private:
+  const ElementRef& update(ir::BinaryOp op, const Operand& v) const;
+  ir::MemoryId memory_;
+  ir::Type element_;
+  std::vector<ir::ValueId> indices_;
+  uint64_t trace_;
+};
+
+// A handle on a memory object of the trace: parameter, shared or local array.
+class ArrayRef {
+ public:
+  ArrayRef() = default;
+  ArrayRef(ir::MemoryId memory, ir::Type element, unsigned rank, uint64_t trace)
+      : memory_(memory), element_(element), rank_(rank), trace_(trace) {}
+
+  ElementRef operator()(const Operand& i) const { return element({&i}); }
+  ElementRef operator()(const Operand& i, const Operand& j) const { return element({&i, &j}); }
+  ElementRef operator()(const Operand& i, const Operand& j, const Operand& k) const {
+    return element({&i, &j, &k});
+  }
+  ElementRef operator[](const Operand& i) const { return element({&i}); }
+
+  // Extent of dimension d (i32), like Numba's arr.shape[d].
+  Int shape(int d, std::source_location loc = std::source_location::current()) const;
+
+  ir::MemoryId memory() const { return memory_; }
+  ir::Type element_type() const { return element_; }
+  unsigned rank() const { return rank_; }
+  uint64_t trace() const { return trace_; }
+  // Indexes with a list of operands (used by atomics and by operator()).
+  ElementRef element(std::initializer_list<const Operand*> indices) const;
+
+ private:
+  ir::MemoryId memory_ = 0;
+  ir::Type element_ = ir::Type::none;
+  unsigned rank_ = 0;
+  uint64_t trace_ = 0;
+};
+
+// A kernel parameter: an N-dimensional array of T in global memory, laid out as L.
+template <Scalar T, int N = 1, ir::Layout L = ir::Layout::C>
+class Array : public ArrayRef {
+  static_assert(N >= 1 && N <= 3, "rocjit arrays have rank 1 to 3");
+
+ public:
+  using element_type = T;
+  static constexpr int rank_v = N;
+  static constexpr ir::Layout layout = L;
+  using ArrayRef::ArrayRef;
+};
+
+namespace detail {
+ArrayRef make_array(ir::MemorySpace space, ir::Type element, std::initializer_list<Operand> shape,
+                    const std::string& name, const std::source_location& loc);
+}
+
+namespace shared {
+// A work-group shared (LDS) array with a constant shape, like Numba's cuda.shared.array.
+template <Scalar T>
+ArrayRef array(std::initializer_list<Operand> shape, const std::string& name = {},
+               std::source_location loc = std::source_location::current()) {
+  return detail::make_array(ir::MemorySpace::shared, ir_type_v<T>, shape, name, loc);
+}
+}  // namespace shared
+
+namespace local {
+// A per-work-item (private) array with a constant shape, like Numba's cuda.local.array.
+template <Scalar T>
+ArrayRef array(std::initializer_list<Operand> shape, const std::string& name = {},
+               std::source_location loc = std::source_location::current()) {
+  return detail::make_array(ir::MemorySpace::local, ir_type_v<T>, shape, name, loc);
+}
+}  // namespace local
+
+// A mutable kernel variable; promoted to a register by the compiler.
+template <Scalar T>
+class Var {
+ public:
+  explicit Var(std::source_location loc = std::source_location::current()) : slot_(declare(ir_type_v<T>, loc)) {
+    assign(Operand(T{}, loc));
+  }
+  // Copy-initialisation from literals, values and loads: Var<float> acc = 0.0f;
+  template <class L>
+    requires std::is_arithmetic_v<L>
+  Var(L literal, std::source_location loc = std::source_location::current()) : slot_(declare(ir_type_v<T>, loc)) {
+    assign(Operand(literal, loc));
+  }
+  Var(const Value& v, std::source_location loc = std::source_location::current()) : slot_(declare(ir_type_v<T>, loc)) {
+    assign(Operand(v, loc));
+  }
+  template <Loadable X>
+  Var(const X& x, std::source_location loc = std::source_location::current()) : slot_(declare(ir_type_v<T>, loc)) {
+    assign(Operand(x.load(loc), loc));
+  }
+  Var(const Var& other, std::source_location loc = std::source_location::current())
+      : slot_(declare(ir_type_v<T>, loc)) {
+    assign(Operand(other.load(loc), loc));
+  }
+  Var& operator=(const Var& other) {
+    assign(Operand(other.load(std::source_location::current()), std::source_location::current()));
+    return *this;
+  }
+  Var& operator=(const Operand& v) {
+    assign(v);
+    return *this;
+  }
+  Var& operator+=(const Operand& v) { return update(ir::BinaryOp::add, v); }
+  Var& operator-=(const Operand& v) { return update(ir::BinaryOp::sub, v); }
+  Var& operator*=(const Operand& v) { return update(ir::BinaryOp::mul, v); }
+  Var& operator/=(const Operand& v) { return update(ir::BinaryOp::div, v); }
+  Var& operator%=(const Operand& v) { return update(ir::BinaryOp::rem, v); }
+  Var& operator&=(const Operand& v) { return update(ir::BinaryOp::and_, v); }
+  Var& operator|=(const Operand& v) { return update(ir::BinaryOp::or_, v); }
+  Var& operator^=(const Operand& v) { return update(ir::BinaryOp::xor_, v); }
+
+  Value load(const std::source_location& loc) const { return load_slot(slot_, ir_type_v<T>, trace_, loc); }
+  // Reads the current value as a typed expression.
+  Expr<T> get(std::source_location loc = std::source_location::current()) const { return Expr<T>(load(loc), loc); }
+
+ private:
+  static uint32_t declare(ir::Type type, const std::source_location& loc);
+  static Value load_slot(uint32_t slot, ir::Type type, uint64_t trace, const std::source_location& loc);
+  static void store_slot(uint32_t slot, ir::Type type, uint64_t trace, const Operand& v);
+  void assign(const Operand& v) { store_slot(slot_, ir_type_v<T>, trace_, v); }
+  Var& update(ir::BinaryOp op, const Operand& v) {
+    assign(detail::binary(op, Operand(load(v.loc()), v.loc()), v));
+    return *this;
+  }
+
+  uint32_t slot_;
+  uint64_t trace_ = detail::current_or_null() ? detail::current_or_null()->serial : 0;
+};
+
+namespace detail {
+uint32_t declare_slot(ir::Type type, const std::source_location& loc);
+Value load_slot(uint32_t slot, ir::Type type, uint64_t trace, const std::source_location& loc);
+void store_slot(uint32_t slot, ir::Type type, uint64_t trace, const Operand& v);
+}  // namespace detail
+
+template <Scalar T>
+uint32_t Var<T>::declare(ir::Type type, const std::source_location& loc) {
+  return detail::declare_slot(type, loc);
+}
+template <Scalar T>
+Value Var<T>::load_slot(uint32_t slot, ir::Type type, uint64_t trace, const std::source_location& loc) {
+  return detail::load_slot(slot, type, trace, loc);
+}
+template <Scalar T>
+void Var<T>::store_slot(uint32_t slot, ir::Type type, uint64_t trace, const Operand& v) {
+  detail::store_slot(slot, type, trace, v);
+}
+
+}  // namespace rocjit::dsl

@@ -1,0 +1,107 @@
+// rocjit::kernel(): traces a C++ lambda once and keeps the resulting IR.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "rocjit/compiler/ir.hpp"
+#include "rocjit/dsl/array.hpp"
+#include "rocjit/dsl/value.hpp"
+
+namespace rocjit {
+
+struct KernelOptions {
+  // Largest work-group the kernel will be launched with (1..1024); becomes the AMDGPU
+  // "amdgpu-flat-work-group-size" upper bound and is checked at launch.
+  uint32_t max_block_size = 1024;
+  // Parameter names for messages and printed IR; defaults are arg0, arg1, ...
+  std::vector<std::string> param_names;
+};
+
+// A traced kernel: its name and IR. Cheap to copy (the IR is shared and immutable).
+class Kernel {
+ public:
+  Kernel() = default;
+  explicit Kernel(std::shared_ptr<const ir::Kernel> ir) : ir_(std::move(ir)) {}
+  const std::string& name() const { return ir_->name; }
+  const ir::Kernel& ir() const { return *ir_; }
+  const std::shared_ptr<const ir::Kernel>& ir_ptr() const { return ir_; }
+  // The kernel's IR as .rjir text.
+  std::string print(bool locations = true) const;
+  // The signature as users write it, e.g. "saxpy(f32 a, array<f32, 1> x, array<f32, 1> y)".
+  std::string signature() const;
+
+ private:
+  std::shared_ptr<const ir::Kernel> ir_;
+};
+
+namespace dsl::detail {
+
+template <class T>
+struct lambda_traits : lambda_traits<decltype(&T::operator())> {};
+template <class C, class R, class... A>
+struct lambda_traits<R (C::*)(A...) const> {
+  using args = std::tuple<std::decay_t<A>...>;
+};
+template <class C, class R, class... A>
+struct lambda_traits<R (C::*)(A...)> {
+  using args = std::tuple<std::decay_t<A>...>;
+};
+
+template <class P>
+struct param_maker;  // specialised for Array<T, N, L> and Expr<T>
+
+ArrayRef add_array_param(Trace& t, const std::string& name, ir::Type element, unsigned rank, ir::Layout layout);
+Value add_scalar_param(Trace& t, const std::string& name, ir::Type type);
+
+template <Scalar T, int N, ir::Layout L>
+struct param_maker<Array<T, N, L>> {
+  static Array<T, N, L> make(Trace& t, const std::string& name) {
+    ArrayRef r = add_array_param(t, name, ir_type_v<T>, N, L);
+    return Array<T, N, L>(r.memory(), r.element_type(), r.rank(), r.trace());
+  }
+};
+template <Scalar T>
+struct param_maker<Expr<T>> {
+  static Expr<T> make(Trace& t, const std::string& name) { return Expr<T>(add_scalar_param(t, name, ir_type_v<T>)); }
+};
+
+std::string param_name(const KernelOptions& options, size_t index);
+// Verifies the finished trace and wraps it; errors name the kernel.
+Kernel finish(Trace& t, const KernelOptions& options);
+[[noreturn]] void rethrow_tracing_error(const std::string& name, const std::source_location& loc);
+
+template <class F, size_t... I>
+void invoke_traced(Trace& t, F& body, const KernelOptions& options, std::index_sequence<I...>) {
+  using Args = typename lambda_traits<std::decay_t<F>>::args;
+  // Parameters are created left to right so their order in the IR matches the lambda's.
+  std::tuple<std::tuple_element_t<I, Args>...> params{
+      param_maker<std::tuple_element_t<I, Args>>::make(t, param_name(options, I))...};
+  std::apply(body, params);
+}
+
+}  // namespace dsl::detail
+
+// Traces `body` once and returns the kernel. Lambda parameters must be rocjit::dsl::Array<T, N>
+// (global arrays) or scalar expressions (Float, Int, ...). Errors while tracing are rethrown as
+// rocjit::CompileError naming the kernel.
+template <class F>
+Kernel kernel(std::string name, F&& body, KernelOptions options = {},
+              std::source_location loc = std::source_location::current()) {
+  using Args = typename dsl::detail::lambda_traits<std::decay_t<F>>::args;
+  dsl::detail::TraceScope scope(name, loc);
+  try {
+    dsl::detail::invoke_traced(scope.trace(), body, options, std::make_index_sequence<std::tuple_size_v<Args>>{});
+  } catch (...) {
+    dsl::detail::rethrow_tracing_error(name, loc);
+  }
+  return dsl::detail::finish(scope.trace(), options);
+}
+
+}  // namespace rocjit

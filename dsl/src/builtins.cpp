@@ -1,0 +1,138 @@
+// Work-item queries, math functions and atomics.
+#include "rocjit/dsl/builtins.hpp"
+
+#include <fmt/format.h>
+
+namespace rocjit::dsl {
+namespace {
+
+Int workitem(ir::WorkItem w, int dim, const std::source_location& loc) {
+  detail::current(loc);
+  if (dim < 0 || dim > 2)
+    detail::fail(loc, fmt::format("{}({}): the dimension must be 0, 1 or 2", ir::workitem_name(w), dim));
+  return Int(detail::emit(ir::OpKind::workitem, ir::Type::i32, {}, loc, static_cast<uint8_t>(w), 0,
+                          static_cast<uint8_t>(dim)),
+             loc);
+}
+
+// Math on floats: integer values are an error (write cast<float>), literals adapt.
+Value math(ir::MathFn fn, std::initializer_list<const Operand*> args) {
+  const Operand& first = **args.begin();
+  ir::Type t = ir::Type::none;
+  for (const Operand* a : args) {
+    if (a->is_literal()) continue;
+    t = t == ir::Type::none ? a->type() : detail::common_type(Operand(detail::constant(t, 0, 0, a->loc()), a->loc()), *a);
+  }
+  if (t == ir::Type::none) {  // all literals: use the widest literal type
+    t = ir::Type::f32;
+    for (const Operand* a : args)
+      if (a->type() == ir::Type::f64) t = ir::Type::f64;
+  }
+  if (!ir::is_float(t))
+    detail::fail(first.loc(), fmt::format("{}() takes f32 or f64, got {}; write cast<float>(...) or "
+                                          "cast<double>(...) first",
+                                          ir::math_fn_name(fn), ir::type_name(t)));
+  std::vector<ir::ValueId> ids;
+  for (const Operand* a : args) ids.push_back(detail::coerce(*a, t, false, "a math argument").id());
+  return detail::emit(ir::OpKind::math, t, std::move(ids), first.loc(), static_cast<uint8_t>(fn));
+}
+
+Value atomic_rmw(ir::AtomicOp op, const ArrayRef& a, std::initializer_list<const Operand*> index,
+                 std::initializer_list<const Operand*> values) {
+  const Operand& v0 = **values.begin();
+  detail::Trace& t = detail::current(v0.loc());
+  ElementRef e = a.element(index);
+  const ir::Memory& m = t.kernel.memories.at(a.memory());
+  if (m.space == ir::MemorySpace::local)
+    detail::fail(v0.loc(), fmt::format("atomic {} on local array '{}': atomics work on global and shared arrays",
+                                       ir::atomic_op_name(op), m.name));
+  bool bitwise = op == ir::AtomicOp::and_ || op == ir::AtomicOp::or_ || op == ir::AtomicOp::xor_;
+  if ((bitwise || op == ir::AtomicOp::compare_exchange || op == ir::AtomicOp::sub) && ir::is_float(m.element))
+    detail::fail(v0.loc(), fmt::format("atomic {} needs an integer array; '{}' holds {}", ir::atomic_op_name(op),
+                                       m.name, ir::type_name(m.element)));
+  std::vector<ir::ValueId> ids = e.indices();
+  std::string context = fmt::format("array '{}'", m.name);
+  for (const Operand* v : values) ids.push_back(detail::coerce(*v, m.element, false, context.c_str()).id());
+  return detail::emit(ir::OpKind::atomic, m.element, std::move(ids), v0.loc(), static_cast<uint8_t>(op), a.memory());
+}
+
+std::vector<const Operand*> pointers(atomic::Index i) {
+  std::vector<const Operand*> out;
+  for (const Operand& o : i) out.push_back(&o);
+  return out;
+}
+
+}  // namespace
+
+Int local_id(int dim, std::source_location loc) { return workitem(ir::WorkItem::local_id, dim, loc); }
+Int group_id(int dim, std::source_location loc) { return workitem(ir::WorkItem::group_id, dim, loc); }
+Int local_size(int dim, std::source_location loc) { return workitem(ir::WorkItem::local_size, dim, loc); }
+Int num_groups(int dim, std::source_location loc) { return workitem(ir::WorkItem::num_groups, dim, loc); }
+Int global_id(int dim, std::source_location loc) { return workitem(ir::WorkItem::global_id, dim, loc); }
+Int global_size(int dim, std::source_location loc) { return workitem(ir::WorkItem::global_size, dim, loc); }
+
+Value ceil_div(const Operand& a, const Operand& b) {
+  ir::Type t = detail::common_type(a, b);
+  if (!ir::is_integer(t)) detail::fail(a.loc(), fmt::format("ceil_div needs integers, got {}", ir::type_name(t)));
+  Value x = detail::coerce(a, t, true, "ceil_div's dividend");
+  Value y = detail::coerce(b, t, true, "ceil_div's divisor");
+  Operand yo(y, a.loc());
+  return (Operand(x, a.loc()) + Operand(yo - Operand(1, a.loc()), a.loc())) / yo;
+}
+
+Value sqrt(const Operand& x) { return math(ir::MathFn::sqrt, {&x}); }
+Value rsqrt(const Operand& x) { return math(ir::MathFn::rsqrt, {&x}); }
+Value exp(const Operand& x) { return math(ir::MathFn::exp, {&x}); }
+Value exp2(const Operand& x) { return math(ir::MathFn::exp2, {&x}); }
+Value log(const Operand& x) { return math(ir::MathFn::log, {&x}); }
+Value log2(const Operand& x) { return math(ir::MathFn::log2, {&x}); }
+Value sin(const Operand& x) { return math(ir::MathFn::sin, {&x}); }
+Value cos(const Operand& x) { return math(ir::MathFn::cos, {&x}); }
+Value tan(const Operand& x) { return math(ir::MathFn::tan, {&x}); }
+Value pow(const Operand& x, const Operand& y) { return math(ir::MathFn::pow, {&x, &y}); }
+Value fma(const Operand& a, const Operand& b, const Operand& c) { return math(ir::MathFn::fma, {&a, &b, &c}); }
+Value fabs(const Operand& x) { return math(ir::MathFn::fabs, {&x}); }
+Value floor(const Operand& x) { return math(ir::MathFn::floor, {&x}); }
+Value ceil(const Operand& x) { return math(ir::MathFn::ceil, {&x}); }
+Value fmin(const Operand& a, const Operand& b) { return math(ir::MathFn::fmin, {&a, &b}); }
+Value fmax(const Operand& a, const Operand& b) { return math(ir::MathFn::fmax, {&a, &b}); }
+
+Value min(const Operand& a, const Operand& b) { return detail::binary(ir::BinaryOp::min, a, b); }
+Value max(const Operand& a, const Operand& b) { return detail::binary(ir::BinaryOp::max, a, b); }
+Value abs(const Operand& x) { return detail::unary(ir::UnaryOp::abs, x); }
+
+namespace atomic {
+#define ROCJIT_ATOMIC(NAME, OP)                                                              \
+  Value NAME(const ArrayRef& a, const Operand& i, const Operand& v) {                        \
+    return atomic_rmw(ir::AtomicOp::OP, a, {&i}, {&v});                                      \
+  }                                                                                          \
+  Value NAME(const ArrayRef& a, Index i, const Operand& v) {                                 \
+    auto p = pointers(i);                                                                    \
+    if (p.empty()) detail::fail(v.loc(), "atomic " #NAME ": the index list is empty");       \
+    if (p.size() == 1) return atomic_rmw(ir::AtomicOp::OP, a, {p[0]}, {&v});                 \
+    if (p.size() == 2) return atomic_rmw(ir::AtomicOp::OP, a, {p[0], p[1]}, {&v});           \
+    return atomic_rmw(ir::AtomicOp::OP, a, {p[0], p[1], p[2]}, {&v});                        \
+  }
+ROCJIT_ATOMIC(add, add)
+ROCJIT_ATOMIC(sub, sub)
+ROCJIT_ATOMIC(min, min)
+ROCJIT_ATOMIC(max, max)
+ROCJIT_ATOMIC(and_, and_)
+ROCJIT_ATOMIC(or_, or_)
+ROCJIT_ATOMIC(xor_, xor_)
+ROCJIT_ATOMIC(exchange, exchange)
+#undef ROCJIT_ATOMIC
+
+Value compare_exchange(const ArrayRef& a, const Operand& i, const Operand& expected, const Operand& desired) {
+  return atomic_rmw(ir::AtomicOp::compare_exchange, a, {&i}, {&expected, &desired});
+}
+Value compare_exchange(const ArrayRef& a, Index i, const Operand& expected, const Operand& desired) {
+  auto p = pointers(i);
+  if (p.empty()) detail::fail(expected.loc(), "atomic compare_exchange: the index list is empty");
+  if (p.size() == 1) return atomic_rmw(ir::AtomicOp::compare_exchange, a, {p[0]}, {&expected, &desired});
+  if (p.size() == 2) return atomic_rmw(ir::AtomicOp::compare_exchange, a, {p[0], p[1]}, {&expected, &desired});
+  return atomic_rmw(ir::AtomicOp::compare_exchange, a, {p[0], p[1], p[2]}, {&expected, &desired});
+}
+}  // namespace atomic
+
+}  // namespace rocjit::dsl

@@ -1,0 +1,97 @@
+// Recording of structured control flow and barriers.
+#include "rocjit/dsl/control.hpp"
+
+#include <fmt/format.h>
+
+namespace rocjit::dsl {
+namespace detail {
+
+ir::Op& open_if(const Operand& cond, const std::source_location& loc) {
+  Trace& t = current(loc);
+  Value c = to_bool(cond);
+  ir::Op op;
+  op.kind = ir::OpKind::if_;
+  op.operands = {c.id()};
+  op.regions.resize(2);
+  op.loc = to_loc(loc);
+  (void)t;
+  return append(std::move(op));
+}
+
+ir::Op& open_for(const Operand& begin, const Operand& end, const Operand& step, const std::source_location& loc,
+                 Value& induction) {
+  Trace& t = current(loc);
+  ir::Type ty = common_type(begin, end);
+  if (ty == ir::Type::i1) ty = ir::Type::i32;
+  if (!ir::is_integer(ty))
+    fail(loc, fmt::format("For bounds must be integers, got {}", ir::type_name(ty)));
+  Value b = coerce(begin, ty, true, "the For start");
+  Value e = coerce(end, ty, true, "the For end");
+  Value s = coerce(step, ty, true, "the For step");
+  if (step.is_literal() && step.int_literal() == 0 && step.uint_literal() == 0)
+    fail(loc, "For step is 0; the loop would never end");
+  ir::Op op;
+  op.kind = ir::OpKind::for_;
+  op.type = ty;
+  op.operands = {b.id(), e.id(), s.id()};
+  op.regions.resize(1);
+  op.loc = to_loc(loc);
+  op.result = t.kernel.new_value(ty);
+  ir::Op& placed = append(std::move(op));
+  t.kernel.values[placed.result].def = &placed;
+  induction = Value(placed.result, ty, t.serial);
+  return placed;
+}
+
+ir::Op& open_while(const std::source_location& loc) {
+  current(loc);
+  ir::Op op;
+  op.kind = ir::OpKind::while_;
+  op.regions.resize(2);
+  op.loc = to_loc(loc);
+  return append(std::move(op));
+}
+
+void close_while_condition(ir::Op& loop, const Operand& cond) {
+  Value c = to_bool(cond);
+  ir::Op op;
+  op.kind = ir::OpKind::condition;
+  op.operands = {c.id()};
+  op.loc = loop.loc;
+  append(std::move(op));
+}
+
+LoopDepth::LoopDepth() { ++current_or_null()->loop_depth; }
+LoopDepth::~LoopDepth() { --current_or_null()->loop_depth; }
+
+namespace {
+void emit_plain(ir::OpKind kind, uint8_t sub, const std::source_location& loc) {
+  current(loc);
+  ir::Op op;
+  op.kind = kind;
+  op.sub = sub;
+  op.loc = to_loc(loc);
+  append(std::move(op));
+}
+}  // namespace
+
+}  // namespace detail
+
+void Break(std::source_location loc) {
+  detail::Trace& t = detail::current(loc);
+  if (t.loop_depth == 0) detail::fail(loc, "Break() outside a loop; it must be inside a For or While body");
+  detail::emit_plain(ir::OpKind::break_, 0, loc);
+}
+
+void barrier(unsigned flags, std::source_location loc) {
+  detail::current(loc);
+  if (flags & ~(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE))
+    detail::fail(loc, fmt::format("barrier flags {:#x} are not CLK_LOCAL_MEM_FENCE and/or CLK_GLOBAL_MEM_FENCE", flags));
+  detail::emit_plain(ir::OpKind::barrier, static_cast<uint8_t>(flags), loc);
+}
+
+void syncthreads(std::source_location loc) { barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE, loc); }
+
+void wavebarrier(std::source_location loc) { detail::emit_plain(ir::OpKind::wavebarrier, 0, loc); }
+
+}  // namespace rocjit::dsl

@@ -1,0 +1,92 @@
+// The per-thread kernel trace and the primitive that appends ops to it.
+#include "rocjit/dsl/trace.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+
+#include "rocjit/compiler/error.hpp"
+#include "rocjit/dsl/value.hpp"
+
+namespace rocjit::dsl::detail {
+namespace {
+thread_local Trace* current_trace = nullptr;
+std::atomic<uint64_t> next_serial{1};
+
+std::string short_file(const char* path) {
+  // Keep the path as the compiler gave it; it is what the user's editor understands.
+  return path ? std::string(path) : std::string();
+}
+}  // namespace
+
+ir::SourceLoc to_loc(const std::source_location& loc) {
+  return ir::SourceLoc{short_file(loc.file_name()), loc.line(), loc.column()};
+}
+
+Trace* current_or_null() { return current_trace; }
+
+Trace& current(const std::source_location& loc) {
+  if (!current_trace)
+    throw CompileError(fmt::format(
+        "a kernel-side DSL operation was used outside of kernel tracing (at {}:{}); DSL values and "
+        "operations exist only inside the lambda passed to rocjit::kernel()",
+        loc.file_name(), loc.line()));
+  return *current_trace;
+}
+
+TraceScope::TraceScope(std::string name, const std::source_location& loc)
+    : trace_(new Trace), previous_(current_trace) {
+  trace_->kernel.name = std::move(name);
+  trace_->kernel.loc = to_loc(loc);
+  trace_->serial = next_serial.fetch_add(1);
+  trace_->insert_stack.push_back(&trace_->kernel.body);
+  current_trace = trace_;
+}
+
+TraceScope::~TraceScope() {
+  current_trace = previous_;
+  delete trace_;
+}
+
+void fail(const std::source_location& loc, const std::string& what) {
+  Trace* t = current_trace;
+  throw CompileError(fmt::format("kernel '{}': {} (at {}:{})", t ? t->kernel.name : std::string("?"), what,
+                                 loc.file_name(), loc.line()));
+}
+
+ir::ValueId use(const Value& v, const std::source_location& loc) {
+  Trace& t = current(loc);
+  if (!v.valid())
+    fail(loc, "an uninitialised DSL value was used; initialise it from an expression, or use Var<T>");
+  if (v.trace() != t.serial)
+    fail(loc, "a DSL value recorded while tracing another kernel (or a trace that has ended) was used "
+              "here; values belong to the kernel that created them");
+  return v.id();
+}
+
+ir::Op& append(ir::Op op) {
+  Trace* t = current_trace;
+  auto owned = std::make_unique<ir::Op>(std::move(op));
+  ir::Op& ref = *owned;
+  t->insert_stack.back()->ops.push_back(std::move(owned));
+  return ref;
+}
+
+Value emit(ir::OpKind kind, ir::Type type, std::vector<ir::ValueId> operands, const std::source_location& loc,
+           uint8_t sub, uint32_t ref, uint8_t dim) {
+  Trace& t = current(loc);
+  ir::Op op;
+  op.kind = kind;
+  op.type = type;
+  op.operands = std::move(operands);
+  op.sub = sub;
+  op.ref = ref;
+  op.dim = dim;
+  op.loc = to_loc(loc);
+  if (type != ir::Type::none) op.result = t.kernel.new_value(type);
+  ir::Op& placed = append(std::move(op));
+  if (placed.result) t.kernel.values[placed.result].def = &placed;
+  return Value(placed.result, type, t.serial);
+}
+
+}  // namespace rocjit::dsl::detail

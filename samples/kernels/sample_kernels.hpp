@@ -1,0 +1,123 @@
+// The seven sample kernels, shared by the samples, the tests and the benchmarks. Each function
+// traces its kernel when called.
+#pragma once
+
+#include <rocjit/rocjit.hpp>
+
+namespace rocjit::samples {
+
+using namespace rocjit::dsl;
+
+inline constexpr int TPB = 16;            // matmul and transpose tile edge
+inline constexpr int BLOCK = 256;         // 1-D block size of reverse, reduce, histogram
+inline constexpr int HISTOGRAM_BINS = 256;
+
+// y = a * x + y
+inline Kernel saxpy() {
+  return kernel("saxpy", [](Float a, Array<float> x, Array<float> y) {
+    Int i = global_id(0);
+    If(i < x.shape(0), [&] { y(i) = a * x(i) + y(i); });
+  }, {.param_names = {"a", "x", "y"}});
+}
+
+// Reverses each block-sized chunk of `in` into `out` through shared memory.
+inline Kernel reverse() {
+  return kernel("reverse", [](Array<float> in, Array<float> out) {
+    auto tile = shared::array<float>({BLOCK}, "tile");
+    Int t = local_id(0);
+    Int base = group_id(0) * BLOCK;
+    Int n = in.shape(0);
+    Int len = min(BLOCK, n - base);
+    If(t < len, [&] { tile(t) = in(base + t); });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(t < len, [&] { out(base + t) = tile(len - 1 - t); });
+  }, {.max_block_size = BLOCK, .param_names = {"in", "out"}});
+}
+
+// C = A * B with 16x16 shared tiles; every work-item reaches every barrier (the bounds checks
+// guard the loads and the store, not the barriers).
+inline Kernel matmul() {
+  return kernel("matmul", [](Array<float, 2> A, Array<float, 2> B, Array<float, 2> C) {
+    auto sA = shared::array<float>({TPB, TPB}, "sA");
+    auto sB = shared::array<float>({TPB, TPB}, "sB");
+    Int x = global_id(0), y = global_id(1), tx = local_id(0), ty = local_id(1);
+    Var<float> acc = 0.0f;
+    For(0, ceil_div(A.shape(1), TPB), [&](Int t) {
+      sA(ty, tx) = 0.0f;
+      sB(ty, tx) = 0.0f;
+      If(y < A.shape(0) && t * TPB + tx < A.shape(1), [&] { sA(ty, tx) = A(y, t * TPB + tx); });
+      If(x < B.shape(1) && t * TPB + ty < B.shape(0), [&] { sB(ty, tx) = B(t * TPB + ty, x); });
+      barrier(CLK_LOCAL_MEM_FENCE);
+      For(0, TPB, [&](Int j) { acc += sA(ty, j) * sB(j, tx); });
+      barrier(CLK_LOCAL_MEM_FENCE);
+    });
+    If(y < C.shape(0) && x < C.shape(1), [&] { C(y, x) = acc; });
+  }, {.max_block_size = TPB * TPB, .param_names = {"A", "B", "C"}});
+}
+
+// partial(g) = sum of in over block g: a shared-memory tree with group barriers down to 64
+// partial sums, then a wave-level finish (the first 32 work-items are in one wavefront).
+inline Kernel reduce() {
+  return kernel("reduce", [](Array<float> in, Array<float> partial) {
+    auto sums = shared::array<float>({BLOCK}, "sums");
+    Int t = local_id(0);
+    Int i = global_id(0);
+    sums(t) = select(i < in.shape(0), in(i), 0.0f);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = BLOCK / 2; s > 32; s /= 2) {  // unrolled while tracing
+      If(t < s, [&] { sums(t) += sums(t + s); });
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int s = 32; s > 0; s /= 2) {
+      If(t < s, [&] { sums(t) += sums(t + s); });
+      wavebarrier();
+    }
+    If(t == 0, [&] { partial(group_id(0)) = sums(0); });
+  }, {.max_block_size = BLOCK, .param_names = {"in", "partial"}});
+}
+
+// out = in^T through a 16x17 shared tile (the padding avoids LDS bank conflicts).
+inline Kernel transpose() {
+  return kernel("transpose", [](Array<float, 2> in, Array<float, 2> out) {
+    auto tile = shared::array<float>({TPB, TPB + 1}, "tile");
+    Int tx = local_id(0), ty = local_id(1);
+    Int x = group_id(0) * TPB + tx, y = group_id(1) * TPB + ty;
+    If(y < in.shape(0) && x < in.shape(1), [&] { tile(ty, tx) = in(y, x); });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Int ox = group_id(1) * TPB + tx, oy = group_id(0) * TPB + ty;
+    If(oy < out.shape(0) && ox < out.shape(1), [&] { out(oy, ox) = tile(tx, ty); });
+  }, {.max_block_size = TPB * TPB, .param_names = {"in", "out"}});
+}
+
+// hist(b) += count of data values v with v % 256 == b: per-group counts in shared memory
+// with shared atomics, merged into the global histogram with global atomics.
+inline Kernel histogram() {
+  return kernel("histogram", [](Array<uint32_t> data, Array<uint32_t> hist) {
+    auto counts = shared::array<uint32_t>({HISTOGRAM_BINS}, "counts");
+    Int t = local_id(0);
+    Int threads = local_size(0);
+    For(t, HISTOGRAM_BINS, threads, [&](Int b) { counts(b) = 0u; });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    For(global_id(0), data.shape(0), global_size(0), [&](Int i) {
+      atomic::add(counts, data(i) % HISTOGRAM_BINS, 1u);
+    });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    For(t, HISTOGRAM_BINS, threads, [&](Int b) {
+      UInt c = counts(b);
+      If(c != 0u, [&] { atomic::add(hist, b, c); });
+    });
+  }, {.max_block_size = BLOCK, .param_names = {"data", "hist"}});
+}
+
+// One Jacobi sweep of the 5-point Laplace stencil on the interior of a 2-D grid.
+inline Kernel jacobi() {
+  return kernel("jacobi", [](Array<float, 2> in, Array<float, 2> out) {
+    Int j = global_id(0), i = global_id(1);
+    Int rows = in.shape(0), cols = in.shape(1);
+    If(i >= 1 && i < rows - 1 && j >= 1 && j < cols - 1, [&] {
+      out(i, j) = 0.25f * (in(i - 1, j) + in(i + 1, j) + in(i, j - 1) + in(i, j + 1));
+    });
+  }, {.param_names = {"in", "out"}});
+}
+
+}  // namespace rocjit::samples

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every Debian package rocjit's build, tests, samples and benchmarks need. Idempotent.
+set -euo pipefail
+
+packages=(
+  cmake g++ make ninja-build pkg-config python3
+  llvm-22-dev llvm-22-tools liblld-22-dev lld-22 clang-22 libclang-rt-22-dev
+  zlib1g-dev libzstd-dev libfmt-dev catch2
+  libamdhip64-dev rocm-device-libs
+  pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
