@@ -34,7 +34,7 @@ ElementRef ArrayRef::element(std::initializer_list<const Operand*> indices) cons
     ids.push_back(detail::coerce(*i, t, false, "an index").id());
     ++d;
   }
-  return ElementRef(memory_, element_, std::move(ids), trace_);
+  return ElementRef(memory_, element_, std::move(ids), trace_, loc);
 }
 
 Int ArrayRef::shape(int d, std::source_location loc) const {

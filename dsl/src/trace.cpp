@@ -59,8 +59,8 @@ ir::ValueId use(const Value& v, const std::source_location& loc) {
   if (!v.valid())
     fail(loc, "an uninitialised DSL value was used; initialise it from an expression, or use Var<T>");
   if (v.trace() != t.serial)
-    fail(loc, "a DSL value recorded while tracing another kernel (or a trace that has ended) was used "
-              "here; values belong to the kernel that created them");
+    fail(loc, "a DSL value from another kernel's trace (or from a trace that has ended) was used "
+              "here; values belong to the kernel whose lambda created them");
   return v.id();
 }
 

@@ -14,8 +14,12 @@ namespace rocjit::dsl {
 // One element of an array: reading it records a load, assigning it records a store.
 class ElementRef {
  public:
-  ElementRef(ir::MemoryId memory, ir::Type element, std::vector<ir::ValueId> indices, uint64_t trace)
-      : memory_(memory), element_(element), indices_(std::move(indices)), trace_(trace) {}
+  ElementRef(ir::MemoryId memory, ir::Type element, std::vector<ir::ValueId> indices, uint64_t trace,
+             std::source_location loc)
+      : memory_(memory), element_(element), indices_(std::move(indices)), trace_(trace), loc_(loc) {}
+
+  // Reads the element (recorded at the indexing expression's location): Value v = x(i);
+  operator Value() const { return load(loc_); }
 
   Value load(const std::source_location& loc) const;
   void store(const Operand& v) const;
@@ -42,6 +46,7 @@ class ElementRef {
   ir::Type element_;
   std::vector<ir::ValueId> indices_;
   uint64_t trace_;
+  std::source_location loc_;
 };
 
 // A handle on a memory object of the trace: parameter, shared or local array.
@@ -140,6 +145,21 @@ class Var {
   }
   Var& operator=(const Operand& v) {
     assign(v);
+    return *this;
+  }
+  template <class L>
+    requires std::is_arithmetic_v<L>
+  Var& operator=(L literal) {
+    assign(Operand(literal, std::source_location::current()));
+    return *this;
+  }
+  Var& operator=(const Value& v) {
+    assign(Operand(v, std::source_location::current()));
+    return *this;
+  }
+  template <Loadable X>
+  Var& operator=(const X& x) {
+    assign(Operand(x.load(std::source_location::current()), std::source_location::current()));
     return *this;
   }
   Var& operator+=(const Operand& v) { return update(ir::BinaryOp::add, v); }

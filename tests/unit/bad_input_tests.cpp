@@ -1,0 +1,241 @@
+// Every user mistake the foundation issue lists: each raises a rocjit::Error whose message says
+// what was wrong, where, and what is allowed. Never a crash, never an LLVM abort.
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+#include <string>
+
+#include "sample_kernels.hpp"
+
+using namespace rocjit;
+using namespace rocjit::dsl;
+using Catch::Matchers::Contains;
+
+namespace {
+std::string here(int line) { return std::string(__FILE__) + ":" + std::to_string(line); }
+}  // namespace
+
+TEST_CASE("storing f64 into an Array<float> needs a cast, and the error says so") {
+  int line = 0;
+  auto trace = [&] {
+    return kernel("narrowing", [&](Array<float> x, Array<double> y) {
+      Int i = global_id(0);
+      line = __LINE__ + 1;
+      x(i) = y(i) * 2.0;
+    });
+  };
+  CHECK_THROWS_AS(trace(), CompileError);
+  CHECK_THROWS_WITH(trace(), Contains("kernel 'narrowing'") && Contains("array 'arg0' is f32, but f64 was given") &&
+                                 Contains("cast<float>") && Contains(here(line)));
+}
+
+TEST_CASE("a binary op whose result does not fit the declared type is an error naming the cast") {
+  CHECK_THROWS_WITH(kernel("binop", [](Array<float> x) {
+                      Int i = global_id(0);
+                      Int j = x(i) + i;  // f32 + i32 is f32
+                      x(j) = 1.0f;
+                    }),
+                    Contains("kernel 'binop'") && Contains("is i32, but f32 was given") && Contains("cast<int32_t>"));
+  CHECK_THROWS_WITH(kernel("bitwise_float", [](Array<float> x) {
+                      Int i = global_id(0);
+                      x(i) = x(i) & 1;
+                    }),
+                    Contains("operator 'and' needs integer operands, got f32"));
+}
+
+TEST_CASE("indexing with a float or with the wrong number of indices is an error") {
+  CHECK_THROWS_WITH(kernel("float_index", [](Array<float> x) { x(x(0)) = 1.0f; }),
+                    Contains("kernel 'float_index'") && Contains("index 0 of array 'arg0' is f32") &&
+                        Contains("indices must be integers"));
+  CHECK_THROWS_WITH(kernel("rank", [](Array<float, 2> a) { a(global_id(0)) = 1.0f; }),
+                    Contains("global array 'arg0' has rank 2 but was indexed with 1 index"));
+  CHECK_THROWS_WITH(kernel("rank3", [](Array<float> a) {
+                      auto s = shared::array<float>({4, 4}, "tile");
+                      s(0, 1, 2) = a(0);
+                    }),
+                    Contains("shared array 'tile' has rank 2 but was indexed with 3 indices"));
+}
+
+TEST_CASE("shared arrays beyond the processor's LDS are rejected, naming each array and its size") {
+  int line1 = 0, line2 = 0;
+  Kernel k = kernel("big_lds", [&](Array<float> x) {
+    line1 = __LINE__ + 1;
+    auto a = shared::array<float>({10240}, "first");
+    line2 = __LINE__ + 1;
+    auto b = shared::array<float>({128, 80}, "second");
+    Int t = local_id(0);
+    a(t) = x(t);
+    b(0, t) = x(t);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x(t) = a(t) + b(0, t);
+  });
+  for (const char* p : {"gfx90a", "gfx1030", "gfx1100"}) {
+    CHECK_THROWS_AS(compile(k, Target::amdgpu(p)), CompileError);
+    CHECK_THROWS_WITH(compile(k, Target::amdgpu(p)),
+                      Contains("need 81920 bytes of LDS") && Contains("allows 65536") &&
+                          Contains("'first' f32[10240] = 40960 bytes (at " + here(line1)) &&
+                          Contains("'second' f32[128, 80] = 40960 bytes (at " + here(line2)));
+  }
+  // gfx950 has 160 KiB of LDS: the same kernel fits.
+  CodeObject co = compile(k, Target::amdgpu("gfx950"));
+  CHECK(co.kernel("big_lds").group_segment_fixed_size == 81920);
+}
+
+TEST_CASE("shared and local shapes must be positive constants") {
+  CHECK_THROWS_WITH(kernel("zero", [](Array<float> x) { shared::array<float>({0}); }),
+                    Contains("extent 0 is not positive"));
+  CHECK_THROWS_WITH(kernel("negative", [](Array<float> x) { local::array<float>({4, -2}); }),
+                    Contains("local array 'local0': extent -2 is not positive"));
+  CHECK_THROWS_WITH(kernel("dynamic", [](Array<float> x) { shared::array<float>({x.shape(0)}, "dyn"); }),
+                    Contains("shared array 'dyn': every extent must be a positive integer constant") &&
+                        Contains("not a run-time value"));
+  CHECK_THROWS_WITH(kernel("float_extent", [](Array<float> x) { shared::array<float>({2.5}); }),
+                    Contains("every extent must be a positive integer constant"));
+}
+
+TEST_CASE("an unknown processor is rejected with the list of supported ones") {
+  CHECK_THROWS_AS(compile(samples::saxpy(), Target::amdgpu("gfx9999")), CompileError);
+  CHECK_THROWS_WITH(compile(samples::saxpy(), Target::amdgpu("gfx9999")),
+                    Contains("unknown AMDGPU processor 'gfx9999'") && Contains("gfx90a") && Contains("gfx1100") &&
+                        Contains("gfx1200"));
+  CHECK_THROWS_WITH(compile(samples::saxpy(), Target::amdgpu("sm_80")), Contains("unknown AMDGPU processor 'sm_80'"));
+  CHECK_THROWS_WITH(compile(samples::saxpy(), Target::amdgpu("gfx90a", "+wavefrontsize32")),
+                    Contains("gfx90a runs wave64 only"));
+  CHECK_THROWS_WITH(compile(samples::saxpy(), Target::amdgpu("gfx90a", "+avx2")),
+                    Contains("target feature '+avx2' is not accepted"));
+  CompileOptions v3;
+  v3.code_object_version = 3;
+  CHECK_THROWS_WITH(compile(samples::saxpy(), Target::amdgpu("gfx90a"), v3),
+                    Contains("code object version 3 is not supported"));
+}
+
+TEST_CASE("a barrier under a work-item-dependent condition is rejected with both locations") {
+  int barrier_line = 0, if_line = 0, id_line = 0;
+  auto trace = [&] {
+    return kernel("divergent", [&](Array<float> x) {
+      id_line = __LINE__ + 1;
+      Int i = global_id(0);
+      if_line = __LINE__ + 1;
+      If(i < x.shape(0), [&] {
+        x(i) = 1.0f;
+        barrier_line = __LINE__ + 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+      });
+    });
+  };
+  CHECK_THROWS_AS(trace(), CompileError);
+  CHECK_THROWS_WITH(trace(), Contains("kernel 'divergent'") && Contains("barrier at " + here(barrier_line)) &&
+                                 Contains("If condition at " + here(if_line)) &&
+                                 Contains("global_id() at " + here(id_line)));
+}
+
+TEST_CASE("divergence through loaded memory, variables, loop bounds and Break is found") {
+  // Loaded value in a loop bound.
+  CHECK_THROWS_WITH(kernel("load_bound", [](Array<int32_t> n) {
+                      For(0, n(0), [&](Int) { barrier(); });
+                    }),
+                    Contains("loop condition") && Contains("a value loaded from memory"));
+  // A Var assigned under a divergent If becomes divergent.
+  CHECK_THROWS_WITH(kernel("var_flow", [](Array<float> x) {
+                      Var<int32_t> flag = 0;
+                      If(local_id(0) == 0, [&] { flag = 1; });
+                      If(flag == 1, [&] { barrier(); });
+                    }),
+                    Contains("local_id()"));
+  // A Break under a divergent If makes the loop's trip count divergent.
+  CHECK_THROWS_WITH(kernel("divergent_break", [](Array<float> x) {
+                      For(0, 10, [&](Int k) {
+                        If(local_id(0) == k, [&] { Break(); });
+                        barrier();
+                      });
+                    }),
+                    Contains("barrier at") && Contains("local_id()"));
+  // A wavebarrier obeys the same rule.
+  CHECK_THROWS_WITH(kernel("wave", [](Array<float> x) { If(local_id(0) < 32, [&] { wavebarrier(); }); }),
+                    Contains("wavebarrier at"));
+}
+
+TEST_CASE("barriers in uniform control flow are accepted") {
+  CHECK_NOTHROW(kernel("uniform", [](Array<float> x, Int n) {
+    auto s = shared::array<float>({64});
+    If(n > 4 && group_id(0) < num_groups(0) && x.shape(0) > 0, [&] { barrier(); });
+    For(0, n, [&](Int k) {
+      s(local_id(0)) = cast<float>(k);
+      barrier();
+      While([&] { return k < 3; }, [&] {
+        barrier();
+        Break();
+      });
+    });
+  }));
+}
+
+TEST_CASE("Break outside a loop is an error") {
+  int line = 0;
+  auto trace = [&] {  // outside the CHECK macro: source_location inside a macro is the macro's line
+    return kernel("stray_break", [&](Array<float> x) {
+      line = __LINE__ + 1;
+      If(global_id(0) == 0, [&] { Break(); });
+    });
+  };
+  CHECK_THROWS_WITH(trace(), Contains("kernel 'stray_break'") && Contains("Break() outside a loop") && Contains(here(line)));
+}
+
+TEST_CASE("a DSL value from another kernel's trace is rejected") {
+  Value leaked;
+  kernel("first", [&](Array<float> x) { leaked = x(0) * 2.0f; });
+  CHECK_THROWS_WITH(kernel("second", [&](Array<float> y) { y(0) = leaked; }),
+                    Contains("kernel 'second'") && Contains("another kernel's trace"));
+  // Also while kernels are nested: the inner trace cannot use the outer's values.
+  CHECK_THROWS_WITH(kernel("outer", [](Array<float> x) {
+                      Value v = x(0);
+                      kernel("inner", [&](Array<float> y) { y(0) = v; });
+                    }),
+                    Contains("kernel 'inner'") && Contains("another kernel's trace"));
+  // And outside any trace.
+  CHECK_THROWS_WITH((void)(leaked + 1.0f), Contains("outside of kernel tracing"));
+}
+
+TEST_CASE("a kernel that throws while tracing is reported with the kernel's name and the original message") {
+  CHECK_THROWS_AS(kernel("thrower", [](Array<float> x) { throw std::runtime_error("table not loaded"); }),
+                  CompileError);
+  CHECK_THROWS_WITH(kernel("thrower", [](Array<float> x) { throw std::runtime_error("table not loaded"); }),
+                    Contains("kernel 'thrower'") && Contains("threw while being traced: table not loaded"));
+  CHECK_THROWS_WITH(kernel("thrower2", [](Array<float> x) { throw 42; }),
+                    Contains("kernel 'thrower2'") && Contains("non-standard exception"));
+}
+
+TEST_CASE("values defined inside a body cannot escape it") {
+  CHECK_THROWS_WITH(kernel("escape", [](Array<float> x) {
+                      Value inside;
+                      If(global_id(0) < 4, [&] { inside = x(0) + 1.0f; });
+                      x(1) = inside;
+                    }),
+                    Contains("kernel 'escape'") && Contains("carry values out of a body with a Var"));
+}
+
+TEST_CASE("invalid kernel options and misuse are errors") {
+  CHECK_THROWS_WITH(kernel("too_big", [](Array<float> x) {}, {.max_block_size = 2048}),
+                    Contains("max_block_size 2048 is outside 1..1024"));
+  CHECK_THROWS_WITH(kernel("dup", [](Array<float> x, Array<float> y) {}, {.param_names = {"x", "x"}}),
+                    Contains("two parameters are named 'x'"));
+  CHECK_THROWS_WITH(kernel("dim", [](Array<float> x) { x(local_id(3)) = 0.0f; }),
+                    Contains("local_id(3): the dimension must be 0, 1 or 2"));
+  CHECK_THROWS_WITH(kernel("shape_dim", [](Array<float> x) { x(x.shape(1)) = 0.0f; }),
+                    Contains("array 'arg0' has rank 1; shape(1) does not exist"));
+  CHECK_THROWS_WITH(kernel("for_float", [](Array<float> x) { For(0.5, 3, [&](Value) {}); }),
+                    Contains("For bounds must be integers"));
+  CHECK_THROWS_WITH(kernel("step0", [](Array<float> x) { For(0, 3, 0, [&](Value) {}); }),
+                    Contains("For step is 0"));
+  CHECK_THROWS_WITH(kernel("atomic_local", [](Array<float> x) {
+                      auto l = local::array<int32_t>({4}, "priv");
+                      atomic::add(l, 0, 1);
+                    }),
+                    Contains("atomics work on global and shared arrays"));
+  CHECK_THROWS_WITH(kernel("atomic_xor_float", [](Array<float> x) { atomic::xor_(x, 0, 1.0f); }),
+                    Contains("atomic xor needs an integer array"));
+  CHECK_THROWS_WITH(kernel("math_int", [](Array<int32_t> x) { x(0) = cast<int32_t>(sqrt(x(1))); }),
+                    Contains("sqrt() takes f32 or f64, got i32"));
+  CHECK_THROWS_WITH(kernel("literal_range", [](Array<int32_t> x) { x(0) = 5000000000LL; }),
+                    Contains("the literal does not fit i32"));
+}
