@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "rocjit/compiler/error.hpp"
 
 namespace rocjit::dsl {
@@ -30,7 +32,12 @@ ElementRef ArrayRef::element(std::initializer_list<const Operand*> indices) cons
       detail::fail(i->loc(), fmt::format("index {} of array '{}' is {}; indices must be integers "
                                          "(write cast<int32_t>(...) to truncate)",
                                          d, m.name, ir::type_name(i->type())));
-    ir::Type t = i->is_literal() ? ir::Type::i64 : i->type();
+    // Literal indices are i32 unless they need 64 bits; index arithmetic stays 32-bit on GPUs.
+    ir::Type t = i->type();
+    if (i->is_literal()) {
+      int64_t v = i->kind() == Operand::Kind::uint_literal ? static_cast<int64_t>(i->uint_literal()) : i->int_literal();
+      t = (v >= INT32_MIN && v <= INT32_MAX) ? ir::Type::i32 : ir::Type::i64;
+    }
     ids.push_back(detail::coerce(*i, t, false, "an index").id());
     ++d;
   }

@@ -6,6 +6,7 @@
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/target.hpp"
+#include "rocjit/compiler/verifier.hpp"
 #include "rocjit/dsl.hpp"
 
 namespace rocjit {

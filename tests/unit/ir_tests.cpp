@@ -1,0 +1,171 @@
+// IR building, printing and verification.
+#include <catch2/catch.hpp>
+
+#include <rocjit/rocjit.hpp>
+
+using namespace rocjit;
+using namespace rocjit::dsl;
+using Catch::Matchers::Contains;
+
+TEST_CASE("the printed IR of a small kernel is exactly the documented text form") {
+  Kernel k = kernel("scale", [](Array<float> x, Float s) {
+    Int i = global_id(0);
+    If(i < x.shape(0), [&] { x(i) = x(i) * s; });
+  }, {.max_block_size = 64, .param_names = {"x", "s"}});
+  CHECK(k.print(false) ==
+        "kernel @scale(@x: array<f32, 1, C>, %1 s: f32) max_block_size(64) {\n"
+        "  %2 = global_id 0 : i32\n"
+        "  %3 = shape @x, 0 : i32\n"
+        "  %4 = cmp.lt %2, %3 : i32\n"
+        "  if %4 {\n"
+        "    %5 = load @x[%2] : f32\n"
+        "    %6 = mul %5, %1 : f32\n"
+        "    store @x[%2], %6 : f32\n"
+        "  }\n"
+        "}\n");
+  CHECK(k.signature() == "scale(array<f32, 1> x, f32 s)");
+}
+
+TEST_CASE("every op records the file:line of the DSL call that made it") {
+  int line = 0;
+  Kernel k = kernel("located", [&](Array<float> x) {
+    line = __LINE__ + 1;
+    x(global_id(0)) = 1.0f;
+  });
+  std::string text = k.print(true);
+  CHECK_THAT(text, Contains(std::string("store @arg0[%1], %2 : f32 loc(\"") + __FILE__ + "\":" + std::to_string(line)));
+  ir::walk(k.ir().body, [&](const ir::Op& op) {
+    CHECK(op.loc.line == static_cast<uint32_t>(line));
+    CHECK(op.loc.file == __FILE__);
+  });
+}
+
+TEST_CASE("structured control flow, variables, memories and atomics print in nested regions") {
+  Kernel k = kernel("control", [](Array<float, 2, ir::Layout::F> a, Array<int32_t> counts, Int n) {
+    auto tmp = local::array<float>({4}, "tmp");
+    auto s = shared::array<int32_t>({8});
+    Var<float> acc = 0.0f;
+    Int i = global_id(0);
+    For(0, n, 2, [&](Int k) {
+      tmp(k % 4) = a(i, k);
+      acc += tmp(k % 4);
+    });
+    Var<int32_t> j = 0;
+    While([&] { return j < 3; }, [&] {
+      j += 1;
+      If(j == 2, [&] { Break(); });
+    });
+    If(acc > 1.0f, [&] { a(i, 0) = acc; }).Else([&] { a(i, 1) = acc; });
+    Value old = atomic::add(counts, i, 1);
+    atomic::compare_exchange(s, {local_id(0)}, old, 7);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    wavebarrier();
+  });
+  std::string text = k.print(false);
+  INFO(text);
+  for (const char* piece : {"kernel @control(@arg0: array<f32, 2, F>, @arg1: array<i32, 1, C>, %1 arg2: i32)",
+                            "  local @tmp: f32[4]\n", "  shared @shared0: i32[8]\n", "  var $v0: f32\n",
+                            "for %6 = %4 to %1 step %5 : i32 {\n", "    store @tmp[%8], %9 : f32\n",
+                            "  while {\n", "    condition %18\n  } do {\n", "      break\n",
+                            "  } else {\n", "atomic.add @arg1[%4], %", "atomic.compare_exchange @shared0[%",
+                            "  barrier local|global\n", "  wavebarrier\n"})
+    CHECK_THAT(text, Contains(piece));
+}
+
+TEST_CASE("C++ arithmetic conversions are recorded as explicit casts, literals adapt") {
+  Kernel k = kernel("promote", [](Array<double> d, Array<float> f, Array<int64_t> l) {
+    Int i = global_id(0);
+    d(i) = f(i) * 2.0 + cast<double>(i);  // f32 * double literal stays f32; f32 + f64 -> f64
+    l(i) = i + 1;                         // i32 widens to i64 implicitly (lossless)
+    f(i) = f(i) * 2;                      // integer literal adapts to f32
+  });
+  std::string text = k.print(false);
+  INFO(text);
+  CHECK_THAT(text, Contains("const 2.0 : f32"));
+  CHECK_THAT(text, Contains(": f32 to f64"));
+  CHECK_THAT(text, Contains(": i32 to f64"));
+  CHECK_THAT(text, Contains(": i32 to i64"));
+  CHECK_THAT(text, !Contains("const 2 : i32"));
+}
+
+namespace {
+// A minimal hand-built kernel: x[0] = <value>, for verifier tests.
+ir::Kernel handmade() {
+  ir::Kernel k;
+  k.name = "handmade";
+  ir::Memory m;
+  m.name = "x";
+  m.element = ir::Type::f32;
+  m.rank = 1;
+  m.param_index = 0;
+  k.memories.push_back(m);
+  ir::Param p;
+  p.name = "x";
+  p.kind = ir::Param::Kind::array;
+  p.type = ir::Type::f32;
+  p.memory = 0;
+  k.params.push_back(p);
+  return k;
+}
+
+ir::Op& add_op(ir::Region& r, ir::OpKind kind, ir::Type type, ir::ValueId result, std::vector<ir::ValueId> operands) {
+  auto op = std::make_unique<ir::Op>();
+  op->kind = kind;
+  op->type = type;
+  op->result = result;
+  op->operands = std::move(operands);
+  op->loc = ir::SourceLoc{"hand.cpp", 7, 1};
+  r.ops.push_back(std::move(op));
+  return *r.ops.back();
+}
+}  // namespace
+
+TEST_CASE("the verifier rejects malformed IR with the kernel name and location") {
+  SECTION("use of an undefined value") {
+    ir::Kernel k = handmade();
+    ir::ValueId idx = k.new_value(ir::Type::i32);
+    ir::ValueId v = k.new_value(ir::Type::f32);
+    add_op(k.body, ir::OpKind::store, ir::Type::none, 0, {idx, v});
+    k.index_definitions();
+    CHECK_THROWS_WITH(ir::verify(k), Contains("kernel 'handmade'") && Contains("before it is defined") &&
+                                         Contains("hand.cpp:7"));
+  }
+  SECTION("a binary op on mismatched types") {
+    ir::Kernel k = handmade();
+    ir::ValueId a = k.new_value(ir::Type::i32), b = k.new_value(ir::Type::f32), c = k.new_value(ir::Type::i32);
+    add_op(k.body, ir::OpKind::constant, ir::Type::i32, a, {});
+    add_op(k.body, ir::OpKind::constant, ir::Type::f32, b, {});
+    add_op(k.body, ir::OpKind::binary, ir::Type::i32, c, {a, b});
+    k.index_definitions();
+    CHECK_THROWS_WITH(ir::verify(k), Contains("needs operands of one type, got i32 and f32"));
+  }
+  SECTION("a store of the wrong element type") {
+    ir::Kernel k = handmade();
+    ir::ValueId i = k.new_value(ir::Type::i32), v = k.new_value(ir::Type::f64);
+    add_op(k.body, ir::OpKind::constant, ir::Type::i32, i, {});
+    add_op(k.body, ir::OpKind::constant, ir::Type::f64, v, {});
+    add_op(k.body, ir::OpKind::store, ir::Type::none, 0, {i, v}).ref = 0;
+    k.index_definitions();
+    CHECK_THROWS_WITH(ir::verify(k), Contains("storing f64 into array 'x' of f32 needs an explicit cast"));
+  }
+  SECTION("a break outside any loop") {
+    ir::Kernel k = handmade();
+    add_op(k.body, ir::OpKind::break_, ir::Type::none, 0, {});
+    CHECK_THROWS_WITH(ir::verify(k), Contains("Break() outside a loop"));
+  }
+  SECTION("a value defined twice") {
+    ir::Kernel k = handmade();
+    ir::ValueId a = k.new_value(ir::Type::i32);
+    add_op(k.body, ir::OpKind::constant, ir::Type::i32, a, {});
+    add_op(k.body, ir::OpKind::constant, ir::Type::i32, a, {});
+    CHECK_THROWS_WITH(ir::verify(k), Contains("defined twice"));
+  }
+  SECTION("a float loop counter") {
+    ir::Kernel k = handmade();
+    ir::ValueId a = k.new_value(ir::Type::f32), iv = k.new_value(ir::Type::f32);
+    add_op(k.body, ir::OpKind::constant, ir::Type::f32, a, {});
+    auto& loop = add_op(k.body, ir::OpKind::for_, ir::Type::f32, iv, {a, a, a});
+    loop.regions.resize(1);
+    CHECK_THROWS_WITH(ir::verify(k), Contains("for bounds must be integers, got f32"));
+  }
+}
