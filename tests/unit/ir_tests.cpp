@@ -67,7 +67,7 @@ TEST_CASE("structured control flow, variables, memories and atomics print in nes
                             "  local @tmp: f32[4]\n", "  shared @shared0: i32[8]\n", "  var $v0: f32\n",
                             "for %6 = %4 to %1 step %5 : i32 {\n", "    store @tmp[%8], %9 : f32\n",
                             "  while {\n", "    condition %18\n  } do {\n", "      break\n",
-                            "  } else {\n", "atomic.add @arg1[%4], %", "atomic.compare_exchange @shared0[%",
+                            "  } else {\n", "atomic.add @arg1[%3], %", "atomic.compare_exchange @shared0[%",
                             "  barrier local|global\n", "  wavebarrier\n"})
     CHECK_THAT(text, Contains(piece));
 }
