@@ -63,6 +63,25 @@ llvm::AllocaInst* KernelLowering::entry_alloca(llvm::Type* type, llvm::Value* co
 }
 
 void KernelLowering::lower_body(const std::vector<llvm::Value*>& args) {
+  bind_arguments(args);
+  create_slots();
+  region(kernel_.body);
+}
+
+void KernelLowering::create_slots() {
+  for (const ir::Slot& s : kernel_.slots)
+    slots_.push_back(entry_alloca(llvm_type(s.type), nullptr, s.name, private_address_space_));
+}
+
+llvm::Value* KernelLowering::array_base(ir::MemoryId id) {
+  const ir::Memory& m = kernel_.memories[id];
+  if (m.space == ir::MemorySpace::global) return arrays_.at(id).base;
+  auto it = memory_bases_.find(id);
+  if (it != memory_bases_.end()) return it->second;
+  return memory_bases_[id] = memory_base(m);
+}
+
+void KernelLowering::bind_arguments(const std::vector<llvm::Value*>& args) {
   function_ = builder_.GetInsertBlock()->getParent();
   values_.assign(kernel_.values.size(), nullptr);
   size_t a = 0;
@@ -78,9 +97,6 @@ void KernelLowering::lower_body(const std::vector<llvm::Value*>& args) {
     if (m.layout == ir::Layout::strided)
       for (unsigned d = 0; d < m.rank; ++d) aa.strides.push_back(args[a++]);
   }
-  for (const ir::Slot& s : kernel_.slots)
-    slots_.push_back(entry_alloca(llvm_type(s.type), nullptr, s.name, private_address_space_));
-  region(kernel_.body);
 }
 
 void KernelLowering::region(const ir::Region& r) {
@@ -211,7 +227,7 @@ llvm::Value* KernelLowering::cast(const ir::Op& op) {
 
 llvm::Value* KernelLowering::atomic(const ir::Op& op) {
   const ir::Memory& m = kernel_.memories[op.ref];
-  llvm::Value* base = m.space == ir::MemorySpace::global ? arrays_.at(op.ref).base : memory_bases_.at(op.ref);
+  llvm::Value* base = array_base(op.ref);
   llvm::Value* ptr = element_address(op, m, base, linear_index(op, m));
   const bool f = ir::is_float(m.element);
   const bool s = ir::is_signed(m.element);
@@ -277,13 +293,7 @@ void KernelLowering::operation(const ir::Op& op) {
     case OpKind::load:
     case OpKind::store: {
       const ir::Memory& m = kernel_.memories[op.ref];
-      llvm::Value* base;
-      if (m.space == ir::MemorySpace::global) {
-        base = arrays_.at(op.ref).base;
-      } else {
-        auto it = memory_bases_.find(op.ref);
-        base = it != memory_bases_.end() ? it->second : (memory_bases_[op.ref] = memory_base(m));
-      }
+      llvm::Value* base = array_base(op.ref);
       llvm::Value* ptr = element_address(op, m, base, linear_index(op, m));
       llvm::Align align(ir::byte_size(m.element));
       if (op.kind == OpKind::load)
@@ -292,16 +302,11 @@ void KernelLowering::operation(const ir::Op& op) {
         builder_.CreateAlignedStore(value(op.operands[m.rank]), ptr, align);
       break;
     }
-    case OpKind::atomic: {
-      const ir::Memory& m = kernel_.memories[op.ref];
-      if (m.space != ir::MemorySpace::global && !memory_bases_.count(op.ref)) memory_bases_[op.ref] = memory_base(m);
-      result = atomic(op);
-      break;
-    }
+    case OpKind::atomic: result = atomic(op); break;
     case OpKind::var_load:
-      result = builder_.CreateLoad(llvm_type(op.type), slots_[op.ref]);
+      result = builder_.CreateLoad(llvm_type(op.type), slot_pointer(op.ref));
       break;
-    case OpKind::var_store: builder_.CreateStore(value(op.operands[0]), slots_[op.ref]); break;
+    case OpKind::var_store: builder_.CreateStore(value(op.operands[0]), slot_pointer(op.ref)); break;
     case OpKind::barrier: barrier(op); break;
     case OpKind::wavebarrier: wavebarrier(op); break;
     case OpKind::if_: lower_if(op); break;
@@ -313,7 +318,7 @@ void KernelLowering::operation(const ir::Op& op) {
       continue_in_new_block();
       break;
   }
-  if (op.result && op.kind != OpKind::for_) values_[op.result] = result;
+  if (op.result && op.kind != OpKind::for_) define(op, result);
 }
 
 void KernelLowering::lower_if(const ir::Op& op) {
@@ -362,7 +367,7 @@ void KernelLowering::lower_for(const ir::Op& op) {
   }
   builder_.CreateCondBr(cond, body, exit);
   builder_.SetInsertPoint(body);
-  values_[op.result] = i;
+  define(op, i);
   loop_exits_.push_back(exit);
   region(op.regions[0]);
   loop_exits_.pop_back();

@@ -51,9 +51,26 @@ class KernelLowering {
   llvm::AllocaInst* entry_alloca(llvm::Type* type, llvm::Value* count, const llvm::Twine& name,
                                  unsigned address_space);
 
-  llvm::Value* value(ir::ValueId id) const { return values_.at(id); }
+  // The LLVM value of an IR value at the current insertion point.
+  virtual llvm::Value* value(ir::ValueId id) { return values_.at(id); }
+  // Records the LLVM value an op produced.
+  virtual void define(const ir::Op& op, llvm::Value* v) { values_[op.result] = v; }
+  // Where a Var lives (the base class: one alloca per slot in the entry block).
+  virtual llvm::Value* slot_pointer(uint32_t slot) { return slots_[slot]; }
+  // Base pointer of any memory object for the op being lowered.
+  virtual llvm::Value* array_base(ir::MemoryId id);
+  virtual void region(const ir::Region& r);
+  virtual void operation(const ir::Op& op);
+  // Creates the slot allocas (lower_body does this; targets that lower differently call it).
+  void create_slots();
+
   llvm::Value* linear_index(const ir::Op& op, const ir::Memory& m);
   llvm::Value* shape_of(const ir::Memory& m, unsigned dim);
+  void bind_arguments(const std::vector<llvm::Value*>& args);
+  // Continues emission in a fresh block after a terminator (code after Break is unreachable).
+  void continue_in_new_block();
+  std::vector<llvm::BasicBlock*> loop_exits_;
+  std::vector<llvm::Value*> values_;
 
   const ir::Kernel& kernel_;
   llvm::Module& module_;
@@ -63,23 +80,21 @@ class KernelLowering {
   unsigned private_address_space_ = 0;
 
  private:
-  void region(const ir::Region& r);
-  void operation(const ir::Op& op);
   llvm::Value* binary(const ir::Op& op);
   llvm::Value* compare(const ir::Op& op);
   llvm::Value* cast(const ir::Op& op);
   llvm::Value* atomic(const ir::Op& op);
+
+ protected:
   void lower_if(const ir::Op& op);
   void lower_for(const ir::Op& op);
   void lower_while(const ir::Op& op);
-  // Continues emission in a fresh block after a terminator (code after Break is unreachable).
-  void continue_in_new_block();
 
-  std::vector<llvm::Value*> values_;
+ private:
+
   std::vector<llvm::AllocaInst*> slots_;
   std::unordered_map<ir::MemoryId, ArrayArgs> arrays_;
   std::unordered_map<ir::MemoryId, llvm::Value*> memory_bases_;
-  std::vector<llvm::BasicBlock*> loop_exits_;
 };
 
 }  // namespace rocjit::targets

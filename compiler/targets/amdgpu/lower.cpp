@@ -82,7 +82,8 @@ class AmdgpuLowering : public KernelLowering {
       case ir::WorkItem::global_id: {
         llvm::Value* g = builder_.CreateIntrinsic(group_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
         llvm::Value* l = builder_.CreateIntrinsic(local_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
-        return builder_.CreateAdd(builder_.CreateMul(g, local_size()), l);
+        // Launch validation keeps every global id below 2^31, so the arithmetic cannot wrap.
+        return builder_.CreateNSWAdd(builder_.CreateNSWMul(g, local_size()), l);
       }
     }
     return nullptr;

@@ -1,0 +1,75 @@
+// The host (CPU) target: rocjit kernels JIT-compiled with ORC LLJIT and run with real
+// work-group semantics (barrier fission, per-thread shared memory, work-groups in parallel).
+// No LLVM types in this header.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocjit/compiler/compile.hpp"
+#include "rocjit/compiler/ir.hpp"
+
+namespace rocjit {
+
+struct Dim3 {
+  int64_t x = 1, y = 1, z = 1;
+  int64_t count() const { return x * y * z; }
+};
+
+struct HostCompileOptions {
+  int opt_level = 3;
+  // Turns every array access into a checked one that reports kernel, array, index and
+  // file:line instead of touching memory out of bounds. Also enabled by ROCJIT_BOUNDS_CHECK=1.
+  bool bounds_check = false;
+  bool emit_llvm_ir = false;
+  bool emit_llvm_ir_optimized = false;
+  bool emit_assembly = false;
+};
+
+// A kernel compiled for the host. Cheap to copy; the JIT'd code lives as long as the process.
+class HostKernel {
+ public:
+  struct Impl;
+  HostKernel() = default;
+  explicit HostKernel(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+  const std::string& name() const;
+  // Names of the arguments in the order run() expects them: "x", "x.shape0", ..., scalars.
+  const std::vector<std::string>& argument_names() const;
+  // Bytes of per-work-item storage one work-item needs (values and variables that live across
+  // a barrier, local arrays used in more than one barrier-free region). 0 without barriers.
+  uint64_t work_item_storage_bytes() const;
+  // Number of barrier-free regions the body was split into.
+  unsigned region_count() const;
+  uint64_t shared_bytes() const;
+  uint32_t max_block_size() const;
+  bool bounds_checked() const;
+  const std::string& llvm_ir() const;
+  const std::string& llvm_ir_optimized() const;
+  const std::string& assembly() const;
+  explicit operator bool() const { return impl_ != nullptr; }
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+// JIT-compiles a kernel for this CPU. Throws CompileError like compile().
+HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& options = {});
+
+// Checks grid (work-groups per dimension) and block (work-items per group) against the kernel
+// and the host limits; throws LaunchError naming the kernel and the bad dimension.
+void check_host_geometry(const HostKernel& kernel, Dim3 grid, Dim3 block);
+
+// Runs the kernel over `grid` groups of `block` work-items and returns when all are done.
+// args[i] points to the value of argument i (see argument_names()), as hipModuleLaunchKernel's
+// kernelParams. Throws LaunchError for bad geometry, or after the run when a bounds-checked
+// kernel accessed an array out of bounds (nothing out of bounds was touched).
+void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const* args);
+
+// Worker threads used for work-groups: hardware threads, or ROCJIT_CPU_THREADS.
+unsigned host_thread_count();
+
+}  // namespace rocjit

@@ -1,0 +1,26 @@
+// The process-wide ORC LLJIT for host kernels and the HostKernel implementation record.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rocjit/compiler/host.hpp"
+#include "targets/host/launch_context.h"
+#include "targets/host/lower.h"
+
+namespace rocjit {
+
+struct HostKernel::Impl {
+  std::string name;
+  uint32_t max_block_size = 1024;
+  std::vector<std::string> argument_names;
+  uint64_t storage_bytes_per_work_item = 0;
+  uint64_t shared_bytes = 0;
+  unsigned region_count = 0;
+  std::vector<targets::host::BoundsCheck> checks;
+  bool bounds_check = false;
+  std::string llvm_ir, llvm_ir_optimized, assembly;
+  targets::host::GroupFunction entry = nullptr;
+};
+
+}  // namespace rocjit

@@ -1,0 +1,401 @@
+// Host lowering with barrier fission (PoCL's work-item loops on rocjit's structured IR).
+//
+// The body is split into barrier-free regions ("segments"); each becomes a loop nest over the
+// group's work-items (x fastest). Ops that contain a barrier, or a Break leaving them, stay at
+// group level: their conditions and bounds are work-group uniform (the verifier's rule), so
+// work-item 0's value stands for the group. Values used outside the segment that defined them,
+// and variables and local arrays touched by several segments, live in per-work-item storage.
+#include "targets/host/lower.h"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <unordered_map>
+
+#include "targets/host/launch_context.h"
+#include "targets/lowering.h"
+
+namespace rocjit::targets::host {
+namespace {
+
+using ir::OpKind;
+constexpr int group_segment = -1;
+
+bool is_loop(const ir::Op& op) { return op.kind == OpKind::for_ || op.kind == OpKind::while_; }
+
+bool contains_barrier(const ir::Op& op) {
+  if (op.kind == OpKind::barrier || op.kind == OpKind::wavebarrier) return true;
+  bool found = false;
+  for (const auto& r : op.regions) ir::walk(r, [&](const ir::Op& o) {
+    found |= o.kind == OpKind::barrier || o.kind == OpKind::wavebarrier;
+  });
+  return found;
+}
+
+// True when a Break inside `op` leaves `op` itself (targets a loop outside it).
+bool break_escapes(const ir::Op& op, int depth = 0) {
+  if (op.kind == OpKind::break_) return depth == 0;
+  int inner = depth + (is_loop(op) ? 1 : 0);
+  for (const auto& r : op.regions)
+    for (const auto& sub : r.ops)
+      if (break_escapes(*sub, inner)) return true;
+  return false;
+}
+
+bool group_level(const ir::Op& op) { return contains_barrier(op) || break_escapes(op); }
+
+class HostLowering : public KernelLowering {
+ public:
+  HostLowering(const ir::Kernel& k, llvm::Module& m, bool bounds_check)
+      : KernelLowering(k, m), bounds_check_(bounds_check) {}
+
+  HostModule run(const std::string& name) {
+    plan();
+    HostModule out;
+    out.function_name = name;
+    out.argument_names = argument_names();
+    out.region_count = static_cast<unsigned>(segment_in_loop_.size());
+    out.storage_bytes_per_work_item = storage_per_item_;
+    out.shared_bytes = shared_total_;
+
+    auto* ptr = builder_.getPtrTy();
+    auto* i64 = builder_.getInt64Ty();
+    auto* fty = llvm::FunctionType::get(builder_.getVoidTy(), {ptr, ptr, i64, i64}, false);
+    auto* f = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, name, module_);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    f->addFnAttr("no-trapping-math", "true");
+    llvm::Argument* args = f->getArg(0);
+    llvm::Argument* context = f->getArg(1);
+    auto* entry = llvm::BasicBlock::Create(context_, "entry", f);
+    builder_.SetInsertPoint(entry);
+
+    auto field = [&](llvm::Type* t, unsigned offset, const char* n) -> llvm::Value* {
+      auto* load = builder_.CreateLoad(t, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), context, offset), n);
+      load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(context_, {}));
+      return load;
+    };
+    for (unsigned d = 0; d < 3; ++d) block_[d] = field(builder_.getInt32Ty(), 4 * d, "block");
+    for (unsigned d = 0; d < 3; ++d) grid_[d] = field(builder_.getInt32Ty(), 12 + 4 * d, "grid");
+    shared_ = field(ptr, offsetof(LaunchContext, shared), "shared");
+    storage_ = field(ptr, offsetof(LaunchContext, storage), "storage");
+    report_ = field(ptr, offsetof(LaunchContext, report), "report");
+    report_state_ = field(ptr, offsetof(LaunchContext, report_state), "report_state");
+    scratch_ = field(ptr, offsetof(LaunchContext, scratch), "scratch");
+    threads_ = builder_.CreateZExt(builder_.CreateNUWMul(builder_.CreateNUWMul(block_[0], block_[1]), block_[2]), i64);
+
+    std::vector<llvm::Value*> values;
+    auto types = argument_types(0);
+    for (size_t j = 0; j < types.size(); ++j) {
+      llvm::Value* slot = builder_.CreateLoad(ptr, builder_.CreateConstInBoundsGEP1_64(ptr, args, j));
+      values.push_back(builder_.CreateLoad(types[j], slot, out.argument_names[j]));
+    }
+    bind_arguments(values);
+    create_slots();
+
+    // for (g = begin; g < end; ++g): one work-group per iteration.
+    llvm::Value* begin = f->getArg(2);
+    llvm::Value* end = f->getArg(3);
+    auto* header = llvm::BasicBlock::Create(context_, "group.header", f);
+    auto* body = llvm::BasicBlock::Create(context_, "group.body", f);
+    auto* exit = llvm::BasicBlock::Create(context_, "group.exit", f);
+    builder_.CreateBr(header);
+    builder_.SetInsertPoint(header);
+    llvm::PHINode* g = builder_.CreatePHI(i64, 2, "group");
+    g->addIncoming(begin, entry);
+    builder_.CreateCondBr(builder_.CreateICmpSLT(g, end), body, exit);
+    builder_.SetInsertPoint(body);
+    llvm::Value* gx64 = builder_.CreateZExt(grid_[0], i64);
+    llvm::Value* gy64 = builder_.CreateZExt(grid_[1], i64);
+    group_[0] = builder_.CreateTrunc(builder_.CreateURem(g, gx64), builder_.getInt32Ty(), "group.x");
+    llvm::Value* rest = builder_.CreateUDiv(g, gx64);
+    group_[1] = builder_.CreateTrunc(builder_.CreateURem(rest, gy64), builder_.getInt32Ty(), "group.y");
+    group_[2] = builder_.CreateTrunc(builder_.CreateUDiv(rest, gy64), builder_.getInt32Ty(), "group.z");
+    region(kernel_.body);
+    llvm::Value* next = builder_.CreateNSWAdd(g, builder_.getInt64(1));
+    g->addIncoming(next, builder_.GetInsertBlock());
+    builder_.CreateBr(header);
+    builder_.SetInsertPoint(exit);
+    builder_.CreateRetVoid();
+    out.checks = std::move(checks_);
+    return out;
+  }
+
+ private:
+  // ---- planning -------------------------------------------------------------------------
+  int new_segment(bool in_loop) {
+    segment_in_loop_.push_back(in_loop);
+    return static_cast<int>(segment_in_loop_.size() - 1);
+  }
+
+  void assign(const ir::Op& op, int segment) {
+    segment_of_[&op] = segment;
+    for (const auto& r : op.regions)
+      for (const auto& sub : r.ops) assign(*sub, segment);
+  }
+
+  void plan_region(const ir::Region& r, bool in_loop) {
+    int current = group_segment;
+    for (const auto& p : r.ops) {
+      const ir::Op& op = *p;
+      if (!group_level(op)) {
+        if (current == group_segment) current = new_segment(in_loop);
+        assign(op, current);
+        continue;
+      }
+      current = group_segment;
+      segment_of_[&op] = group_segment;
+      if (op.kind == OpKind::if_) {
+        plan_region(op.regions[0], in_loop);
+        plan_region(op.regions[1], in_loop);
+      } else if (op.kind == OpKind::for_) {
+        plan_region(op.regions[0], true);
+      } else if (op.kind == OpKind::while_) {
+        int cond = new_segment(true);
+        work_item_zero_.insert(cond);
+        for (const auto& c : op.regions[0].ops) assign(*c, cond);
+        plan_region(op.regions[1], true);
+      }
+    }
+  }
+
+  void plan() {
+    plan_region(kernel_.body, false);
+    def_segment_.assign(kernel_.values.size(), group_segment);
+    spilled_.assign(kernel_.values.size(), false);
+    ir::walk(kernel_.body, [&](const ir::Op& op) {
+      if (op.result) def_segment_[op.result] = segment_of_.at(&op);
+    });
+    std::vector<std::set<int>> slot_segments(kernel_.slots.size()), memory_segments(kernel_.memories.size());
+    ir::walk(kernel_.body, [&](const ir::Op& op) {
+      int seg = segment_of_.at(&op);
+      for (ir::ValueId v : op.operands)
+        if (def_segment_[v] != group_segment && def_segment_[v] != seg) spilled_[v] = true;
+      if (op.kind == OpKind::var_load || op.kind == OpKind::var_store) slot_segments[op.ref].insert(seg);
+      if (op.kind == OpKind::load || op.kind == OpKind::store || op.kind == OpKind::atomic)
+        memory_segments[op.ref].insert(seg);
+    });
+    auto needs_storage = [&](const std::set<int>& segs) {
+      if (segs.size() > 1) return true;
+      return segs.size() == 1 && *segs.begin() >= 0 && segment_in_loop_[*segs.begin()];
+    };
+    value_offset_.assign(kernel_.values.size(), 0);
+    for (ir::ValueId v = 1; v < kernel_.values.size(); ++v)
+      if (spilled_[v]) {
+        value_offset_[v] = storage_per_item_;
+        storage_per_item_ += 8;
+      }
+    slot_offset_.assign(kernel_.slots.size(), -1);
+    for (uint32_t s = 0; s < kernel_.slots.size(); ++s)
+      if (needs_storage(slot_segments[s])) {
+        slot_offset_[s] = static_cast<int64_t>(storage_per_item_);
+        storage_per_item_ += 8;
+      }
+    memory_offset_.assign(kernel_.memories.size(), -1);
+    for (ir::MemoryId m = 0; m < kernel_.memories.size(); ++m) {
+      const ir::Memory& mem = kernel_.memories[m];
+      if (mem.space == ir::MemorySpace::shared) {
+        memory_offset_[m] = static_cast<int64_t>(shared_total_);
+        shared_total_ += (mem.element_count() * ir::byte_size(mem.element) + 63) / 64 * 64;
+      } else if (mem.space == ir::MemorySpace::local && needs_storage(memory_segments[m])) {
+        memory_offset_[m] = static_cast<int64_t>(storage_per_item_);
+        storage_per_item_ += (mem.element_count() * ir::byte_size(mem.element) + 7) / 8 * 8;
+      }
+    }
+  }
+
+  // ---- per-work-item storage ------------------------------------------------------------
+  // storage + offset * threads + work_item * item_bytes: each item is contiguous over work-items.
+  llvm::Value* storage_address(uint64_t offset, uint64_t item_bytes) {
+    llvm::Value* wi = segment_ == group_segment || work_item_zero_.count(segment_) ? builder_.getInt64(0) : work_item_;
+    llvm::Value* at = builder_.CreateNUWAdd(builder_.CreateNUWMul(builder_.getInt64(offset), threads_),
+                                            builder_.CreateNUWMul(wi, builder_.getInt64(item_bytes)));
+    return builder_.CreateInBoundsGEP(builder_.getInt8Ty(), storage_, at);
+  }
+
+  llvm::Value* value(ir::ValueId id) override {
+    if (spilled_[id] && def_segment_[id] != segment_)
+      return builder_.CreateLoad(llvm_type(kernel_.value_type(id)), storage_address(value_offset_[id], 8));
+    return values_.at(id);
+  }
+
+  void define(const ir::Op& op, llvm::Value* v) override {
+    values_[op.result] = v;
+    if (spilled_[op.result]) builder_.CreateStore(v, storage_address(value_offset_[op.result], 8));
+  }
+
+  llvm::Value* slot_pointer(uint32_t slot) override {
+    if (slot_offset_[slot] < 0) return KernelLowering::slot_pointer(slot);
+    return storage_address(static_cast<uint64_t>(slot_offset_[slot]), 8);
+  }
+
+  llvm::Value* array_base(ir::MemoryId id) override {
+    const ir::Memory& m = kernel_.memories[id];
+    if (m.space == ir::MemorySpace::local && memory_offset_[id] >= 0)
+      return storage_address(static_cast<uint64_t>(memory_offset_[id]),
+                             (m.element_count() * ir::byte_size(m.element) + 7) / 8 * 8);
+    return KernelLowering::array_base(id);
+  }
+
+  llvm::Value* memory_base(const ir::Memory& m) override {
+    auto id = static_cast<ir::MemoryId>(&m - kernel_.memories.data());
+    if (m.space == ir::MemorySpace::shared) {
+      llvm::IRBuilder<> b(&function_->getEntryBlock(), function_->getEntryBlock().getTerminator()
+                                                           ? function_->getEntryBlock().getTerminator()->getIterator()
+                                                           : function_->getEntryBlock().end());
+      return b.CreateInBoundsGEP(b.getInt8Ty(), shared_, b.getInt64(static_cast<uint64_t>(memory_offset_[id])), m.name);
+    }
+    auto* type = llvm::ArrayType::get(llvm_type(m.element), static_cast<uint64_t>(m.element_count()));
+    return entry_alloca(type, nullptr, m.name, 0);
+  }
+
+  // ---- structure: group level vs work-item loops -------------------------------------------
+  void region(const ir::Region& r) override {
+    if (segment_ != group_segment) return KernelLowering::region(r);
+    std::vector<const ir::Op*> run;
+    for (const auto& p : r.ops) {
+      if (segment_of_.at(p.get()) == group_segment) {
+        flush(run);
+        operation(*p);
+      } else {
+        run.push_back(p.get());
+      }
+    }
+    flush(run);
+  }
+
+  // Emits `body` inside for (i = 0; i < count; ++i), i as i32.
+  template <class F>
+  void counted_loop(llvm::Value* count, const char* name, F&& body) {
+    llvm::BasicBlock* pre = builder_.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(context_, std::string(name) + ".header", function_);
+    auto* loop = llvm::BasicBlock::Create(context_, std::string(name) + ".body", function_);
+    auto* exit = llvm::BasicBlock::Create(context_, std::string(name) + ".exit", function_);
+    builder_.CreateBr(header);
+    builder_.SetInsertPoint(header);
+    llvm::PHINode* i = builder_.CreatePHI(builder_.getInt32Ty(), 2, name);
+    i->addIncoming(builder_.getInt32(0), pre);
+    builder_.CreateCondBr(builder_.CreateICmpSLT(i, count), loop, exit);
+    builder_.SetInsertPoint(loop);
+    body(i);
+    i->addIncoming(builder_.CreateNSWAdd(i, builder_.getInt32(1)), builder_.GetInsertBlock());
+    builder_.CreateBr(header);
+    builder_.SetInsertPoint(exit);
+  }
+
+  void flush(std::vector<const ir::Op*>& run) {
+    if (run.empty()) return;
+    int seg = segment_of_.at(run.front());
+    segment_ = seg;
+    if (work_item_zero_.count(seg)) {
+      for (unsigned d = 0; d < 3; ++d) local_[d] = builder_.getInt32(0);
+      work_item_ = builder_.getInt64(0);
+      for (const ir::Op* op : run) operation(*op);
+    } else {
+      counted_loop(block_[2], "wi.z", [&](llvm::Value* z) {
+        counted_loop(block_[1], "wi.y", [&](llvm::Value* y) {
+          counted_loop(block_[0], "wi.x", [&](llvm::Value* x) {
+            local_[0] = x;
+            local_[1] = y;
+            local_[2] = z;
+            llvm::Value* zy = builder_.CreateNUWAdd(builder_.CreateNUWMul(z, block_[1]), y);
+            llvm::Value* linear = builder_.CreateNUWAdd(builder_.CreateNUWMul(zy, block_[0]), x);
+            work_item_ = builder_.CreateZExt(linear, builder_.getInt64Ty());
+            for (const ir::Op* op : run) operation(*op);
+          });
+        });
+      });
+    }
+    segment_ = group_segment;
+    run.clear();
+  }
+
+  // ---- target hooks -----------------------------------------------------------------------
+  llvm::Value* workitem(ir::WorkItem w, unsigned dim) override {
+    switch (w) {
+      case ir::WorkItem::local_id: return local_[dim];
+      case ir::WorkItem::group_id: return group_[dim];
+      case ir::WorkItem::local_size: return block_[dim];
+      case ir::WorkItem::num_groups: return grid_[dim];
+      case ir::WorkItem::global_id:
+        return builder_.CreateNSWAdd(builder_.CreateNSWMul(group_[dim], block_[dim]), local_[dim]);
+      case ir::WorkItem::global_size: return builder_.CreateNSWMul(grid_[dim], block_[dim]);
+    }
+    return nullptr;
+  }
+
+  // Barriers are the boundaries between work-item loops; nothing to emit.
+  void barrier(const ir::Op&) override {}
+  void wavebarrier(const ir::Op&) override {}
+
+  llvm::SyncScope::ID atomic_scope(ir::MemorySpace) override { return llvm::SyncScope::System; }
+
+  llvm::Value* element_address(const ir::Op& op, const ir::Memory& m, llvm::Value* base, llvm::Value* linear) override {
+    if (!bounds_check_) return KernelLowering::element_address(op, m, base, linear);
+    auto* i64 = builder_.getInt64Ty();
+    llvm::Value* ok = builder_.getTrue();
+    std::vector<llvm::Value*> idx;
+    for (unsigned d = 0; d < m.rank; ++d) {
+      llvm::Value* v = value(op.operands[d]);
+      v = ir::is_signed(kernel_.value_type(op.operands[d])) ? builder_.CreateSExtOrTrunc(v, i64)
+                                                            : builder_.CreateZExtOrTrunc(v, i64);
+      idx.push_back(v);
+      ok = builder_.CreateAnd(ok, builder_.CreateICmpULT(v, builder_.CreateZExt(shape_of(m, d), i64)));
+    }
+    while (idx.size() < 3) idx.push_back(builder_.getInt64(0));
+    BoundsCheck check;
+    check.array = m.name;
+    check.access = op.kind == OpKind::load ? "load" : op.kind == OpKind::store ? "store" : "atomic";
+    check.rank = m.rank;
+    check.static_shape = m.shape;
+    check.param_index = m.param_index;
+    check.loc = op.loc;
+    auto id = static_cast<int32_t>(checks_.size());
+    checks_.push_back(std::move(check));
+    auto* fail = llvm::BasicBlock::Create(context_, "bounds.fail", function_);
+    auto* pass = llvm::BasicBlock::Create(context_, "bounds.ok", function_);
+    auto* join = llvm::BasicBlock::Create(context_, "bounds.join", function_);
+    builder_.CreateCondBr(ok, pass, fail);
+    builder_.SetInsertPoint(fail);
+    auto* report_type = llvm::FunctionType::get(builder_.getVoidTy(),
+                                                {builder_.getPtrTy(), builder_.getInt32Ty(), i64, i64, i64}, false);
+    builder_.CreateCall(report_type, report_, {report_state_, builder_.getInt32(id), idx[0], idx[1], idx[2]});
+    builder_.CreateBr(join);
+    builder_.SetInsertPoint(pass);
+    llvm::Value* address = KernelLowering::element_address(op, m, base, linear);
+    builder_.CreateBr(join);
+    builder_.SetInsertPoint(join);
+    llvm::PHINode* phi = builder_.CreatePHI(builder_.getPtrTy(), 2);
+    phi->addIncoming(address, pass);
+    phi->addIncoming(scratch_, fail);
+    return phi;
+  }
+
+  bool bounds_check_;
+  std::unordered_map<const ir::Op*, int> segment_of_;
+  std::vector<bool> segment_in_loop_;
+  std::set<int> work_item_zero_;
+  std::vector<int> def_segment_;
+  std::vector<bool> spilled_;
+  std::vector<uint64_t> value_offset_;
+  std::vector<int64_t> slot_offset_, memory_offset_;
+  uint64_t storage_per_item_ = 0, shared_total_ = 0;
+  std::vector<BoundsCheck> checks_;
+
+  int segment_ = group_segment;
+  llvm::Value* block_[3] = {}, * grid_[3] = {}, * group_[3] = {}, * local_[3] = {};
+  llvm::Value* shared_ = nullptr, * storage_ = nullptr, * threads_ = nullptr, * work_item_ = nullptr;
+  llvm::Value* report_ = nullptr, * report_state_ = nullptr, * scratch_ = nullptr;
+};
+
+}  // namespace
+
+HostModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, const std::string& function_name,
+                 bool bounds_check) {
+  auto module = std::make_unique<llvm::Module>(kernel.name, context);
+  HostLowering lowering(kernel, *module, bounds_check);
+  HostModule out = lowering.run(function_name);
+  out.module = std::move(module);
+  return out;
+}
+
+}  // namespace rocjit::targets::host

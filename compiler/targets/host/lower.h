@@ -1,0 +1,37 @@
+// rocjit IR -> LLVM IR for the host CPU, with barrier fission into work-item loops.
+#pragma once
+
+#include <llvm/IR/Module.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocjit/compiler/ir.hpp"
+
+namespace rocjit::targets::host {
+
+// What a bounds-checked access reports on failure.
+struct BoundsCheck {
+  std::string array;
+  std::string access;  // "load", "store", "atomic"
+  unsigned rank = 1;
+  std::vector<int64_t> static_shape;  // shared/local arrays
+  int param_index = -1;               // global arrays: shape comes from the arguments
+  ir::SourceLoc loc;
+};
+
+struct HostModule {
+  std::unique_ptr<llvm::Module> module;
+  std::string function_name;
+  std::vector<std::string> argument_names;
+  uint64_t storage_bytes_per_work_item = 0;  // multiplied by the work-items of a group
+  uint64_t shared_bytes = 0;
+  unsigned region_count = 0;
+  std::vector<BoundsCheck> checks;
+};
+
+HostModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, const std::string& function_name,
+                 bool bounds_check);
+
+}  // namespace rocjit::targets::host

@@ -1,0 +1,226 @@
+// Running host kernels: geometry checks, a worker pool that takes chunks of work-groups, and
+// per-worker shared memory and per-work-item storage.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "rocjit/compiler/error.hpp"
+#include "targets/host/jit.h"
+
+namespace rocjit {
+
+const std::string& HostKernel::name() const { return impl_->name; }
+const std::vector<std::string>& HostKernel::argument_names() const { return impl_->argument_names; }
+uint64_t HostKernel::work_item_storage_bytes() const { return impl_->storage_bytes_per_work_item; }
+unsigned HostKernel::region_count() const { return impl_->region_count; }
+uint64_t HostKernel::shared_bytes() const { return impl_->shared_bytes; }
+uint32_t HostKernel::max_block_size() const { return impl_->max_block_size; }
+bool HostKernel::bounds_checked() const { return impl_->bounds_check; }
+const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
+const std::string& HostKernel::llvm_ir_optimized() const { return impl_->llvm_ir_optimized; }
+const std::string& HostKernel::assembly() const { return impl_->assembly; }
+
+namespace targets::host {
+
+// The first out-of-bounds access of a launch, recorded by generated code.
+struct BoundsReport {
+  std::atomic<bool> hit{false};
+  int32_t check = 0;
+  int64_t index[3] = {0, 0, 0};
+};
+
+namespace {
+
+void report_out_of_bounds(BoundsReport* r, int32_t check, int64_t i0, int64_t i1, int64_t i2) {
+  bool expected = false;
+  if (r->hit.compare_exchange_strong(expected, true)) {
+    r->check = check;
+    r->index[0] = i0;
+    r->index[1] = i1;
+    r->index[2] = i2;
+  }
+}
+
+// Worker threads that execute one job at a time; the calling thread works too.
+class WorkerPool {
+ public:
+  explicit WorkerPool(unsigned threads) {
+    for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { loop(i); });
+  }
+  ~WorkerPool() {
+    {
+      std::lock_guard<std::mutex> g(lock_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+  unsigned size() const { return static_cast<unsigned>(workers_.size() + 1); }
+
+  // Calls job(worker) on `participants` workers (including the caller as worker 0) and waits.
+  void run(unsigned participants, const std::function<void(unsigned)>& job) {
+    std::lock_guard<std::mutex> serial(run_lock_);  // one launch at a time uses the pool
+    participants = std::min(participants, size());
+    {
+      std::lock_guard<std::mutex> g(lock_);
+      job_ = &job;
+      wanted_ = participants - 1;
+      remaining_ = participants - 1;
+      ++generation_;
+    }
+    if (participants > 1) wake_.notify_all();
+    job(0);
+    std::unique_lock<std::mutex> g(lock_);
+    done_.wait(g, [&] { return remaining_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  void loop(unsigned index) {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> g(lock_);
+    while (true) {
+      wake_.wait(g, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      if (index > wanted_) continue;
+      const std::function<void(unsigned)>* job = job_;
+      g.unlock();
+      (*job)(index);
+      g.lock();
+      if (--remaining_ == 0) done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex lock_, run_lock_;
+  std::condition_variable wake_, done_;
+  const std::function<void(unsigned)>* job_ = nullptr;
+  unsigned wanted_ = 0, remaining_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+WorkerPool& pool() {
+  static WorkerPool instance(host_thread_count());
+  return instance;
+}
+
+// Per-worker buffers, grown on demand and kept between launches.
+struct WorkerBuffers {
+  std::unique_ptr<std::byte[]> shared, storage;
+  size_t shared_size = 0, storage_size = 0;
+  alignas(64) std::byte scratch[64];
+};
+
+std::byte* aligned_buffer(std::unique_ptr<std::byte[]>& buffer, size_t& size, size_t wanted) {
+  if (wanted > size) {
+    buffer.reset(new (std::align_val_t(64)) std::byte[wanted]);
+    size = wanted;
+  }
+  return buffer.get();
+}
+
+std::string format_check(const HostKernel::Impl& k, const BoundsReport& r, const void* const* args) {
+  const BoundsCheck& c = k.checks.at(static_cast<size_t>(r.check));
+  std::vector<int64_t> shape = c.static_shape;
+  if (c.param_index >= 0) {
+    // The shape arguments follow the array's pointer in argument order.
+    size_t first = 0;
+    for (size_t i = 0; i < k.argument_names.size(); ++i)
+      if (k.argument_names[i] == c.array) first = i + 1;
+    for (unsigned d = 0; d < c.rank; ++d) shape.push_back(*static_cast<const int32_t*>(args[first + d]));
+  }
+  std::vector<int64_t> index(r.index, r.index + c.rank);
+  return fmt::format("kernel '{}': out-of-bounds {} of array '{}' at {}: index ({}) is outside shape ({}); "
+                     "nothing out of bounds was read or written",
+                     k.name, c.access, c.array, c.loc.str(), fmt::join(index, ", "), fmt::join(shape, ", "));
+}
+
+}  // namespace
+}  // namespace targets::host
+
+unsigned host_thread_count() {
+  if (const char* env = std::getenv("ROCJIT_CPU_THREADS")) {
+    int n = std::atoi(env);
+    if (n > 0) return static_cast<unsigned>(std::min(n, 1024));
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void check_host_geometry(const HostKernel& kernel, Dim3 grid, Dim3 block) {
+  const std::string& name = kernel.name();
+  const char* axis[] = {"x", "y", "z"};
+  int64_t g[] = {grid.x, grid.y, grid.z}, b[] = {block.x, block.y, block.z};
+  for (int d = 0; d < 3; ++d) {
+    if (g[d] <= 0)
+      throw LaunchError(fmt::format("kernel '{}': grid.{} is {}; every grid dimension must be at least 1", name,
+                                    axis[d], g[d]));
+    if (b[d] <= 0)
+      throw LaunchError(fmt::format("kernel '{}': block.{} is {}; every block dimension must be at least 1", name,
+                                    axis[d], b[d]));
+  }
+  __int128 threads = static_cast<__int128>(b[0]) * b[1] * b[2];
+  if (threads > 1024)
+    throw LaunchError(fmt::format("kernel '{}': a block of {}x{}x{} = {} work-items exceeds the limit of 1024", name,
+                                  b[0], b[1], b[2], static_cast<int64_t>(threads)));
+  if (threads > kernel.max_block_size())
+    throw LaunchError(fmt::format("kernel '{}': a block of {} work-items exceeds the kernel's declared maximum of {} "
+                                  "(KernelOptions::max_block_size)",
+                                  name, static_cast<int64_t>(threads), kernel.max_block_size()));
+  __int128 total = threads * g[0] * g[1] * g[2];
+  if (total > std::numeric_limits<int64_t>::max() || total / threads / g[0] / g[1] != g[2])
+    throw LaunchError(fmt::format("kernel '{}': grid {}x{}x{} of blocks {}x{}x{} has more work-items than a 64-bit "
+                                  "count can hold",
+                                  name, g[0], g[1], g[2], b[0], b[1], b[2]));
+  for (int d = 0; d < 3; ++d)
+    if (static_cast<__int128>(g[d]) * b[d] > std::numeric_limits<int32_t>::max())
+      throw LaunchError(fmt::format("kernel '{}': grid.{} * block.{} = {} work-items; global ids are 32-bit, so each "
+                                    "dimension holds at most 2147483647",
+                                    name, axis[d], axis[d], static_cast<int64_t>(static_cast<__int128>(g[d]) * b[d])));
+}
+
+void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const* args) {
+  using namespace targets::host;
+  check_host_geometry(kernel, grid, block);
+  const HostKernel::Impl& k = kernel.impl();
+  const int64_t groups = grid.count();
+  const uint64_t threads = static_cast<uint64_t>(block.count());
+  const size_t storage_bytes = k.storage_bytes_per_work_item * threads;
+  BoundsReport report;
+  WorkerPool& workers = pool();
+  // Chunks small enough to balance, large enough to amortise the call.
+  const int64_t chunk = std::max<int64_t>(1, groups / (static_cast<int64_t>(workers.size()) * 8));
+  std::atomic<int64_t> next{0};
+  auto job = [&](unsigned) {
+    thread_local WorkerBuffers buffers;
+    LaunchContext context{};
+    context.block[0] = static_cast<int32_t>(block.x);
+    context.block[1] = static_cast<int32_t>(block.y);
+    context.block[2] = static_cast<int32_t>(block.z);
+    context.grid[0] = static_cast<int32_t>(grid.x);
+    context.grid[1] = static_cast<int32_t>(grid.y);
+    context.grid[2] = static_cast<int32_t>(grid.z);
+    context.shared = aligned_buffer(buffers.shared, buffers.shared_size, std::max<size_t>(k.shared_bytes, 64));
+    context.storage = aligned_buffer(buffers.storage, buffers.storage_size, std::max<size_t>(storage_bytes, 64));
+    context.report = &report_out_of_bounds;
+    context.report_state = &report;
+    context.scratch = buffers.scratch;
+    for (int64_t begin = next.fetch_add(chunk); begin < groups; begin = next.fetch_add(chunk))
+      k.entry(args, &context, begin, std::min(groups, begin + chunk));
+  };
+  unsigned participants = static_cast<unsigned>(std::min<int64_t>(workers.size(), (groups + chunk - 1) / chunk));
+  workers.run(participants, job);
+  if (report.hit.load()) throw LaunchError(format_check(k, report, args));
+}
+
+}  // namespace rocjit
