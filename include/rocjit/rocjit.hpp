@@ -1,4 +1,4 @@
-// The umbrella header for rocjit users: the kernel DSL, compile() and code objects.
+// The umbrella header for rocjit users: the kernel DSL, compile(), the host JIT and the runtime.
 #pragma once
 
 #include "rocjit/compiler/code_object.hpp"
@@ -9,6 +9,12 @@
 #include "rocjit/compiler/target.hpp"
 #include "rocjit/compiler/verifier.hpp"
 #include "rocjit/dsl.hpp"
+#include "rocjit/runtime/array.hpp"
+#include "rocjit/runtime/device.hpp"
+#include "rocjit/runtime/launch.hpp"
+#include "rocjit/runtime/memory.hpp"
+#include "rocjit/runtime/smart_array.hpp"
+#include "rocjit/runtime/stream.hpp"
 
 namespace rocjit {
 

@@ -101,6 +101,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
   if (!errors.empty())
     throw CompileError(fmt::format("kernel '{}': code generation for {} failed: {}", kernel.name, target.str(),
                                    fmt::join(errors, "; ")));
+  if (options.emit_object) out.object.assign(object.begin(), object.end());
   out.elf = link(object, kernel.name);
   out.kernels = read_metadata(out.elf, lowered.argument_names);
   return out;

@@ -44,6 +44,7 @@ struct CodeObject {
   std::string llvm_ir;            // as lowered, before optimisation
   std::string llvm_ir_optimized;  // after the O-level pipeline
   std::string assembly;           // AMDGPU assembly
+  std::vector<uint8_t> object;    // the relocatable ELF object, before lld links it
 
   const KernelMetadata& kernel(const std::string& name) const;
 };

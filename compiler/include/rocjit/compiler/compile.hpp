@@ -13,6 +13,7 @@ struct CompileOptions {
   bool emit_llvm_ir = false;        // fill CodeObject::llvm_ir
   bool emit_llvm_ir_optimized = false;
   bool emit_assembly = false;       // fill CodeObject::assembly
+  bool emit_object = false;         // fill CodeObject::object (the object before lld links it)
 };
 
 // Verifies, lowers, optimises, generates code and links. Throws CompileError for bad kernels,

@@ -13,8 +13,10 @@
 
 namespace rocjit {
 
+// Launch geometry: work-groups per grid dimension, or work-items per group dimension.
 struct Dim3 {
   int64_t x = 1, y = 1, z = 1;
+  Dim3(int64_t x_ = 1, int64_t y_ = 1, int64_t z_ = 1) : x(x_), y(y_), z(z_) {}
   int64_t count() const { return x * y * z; }
 };
 

@@ -16,6 +16,9 @@
 
 namespace rocjit {
 
+struct LaunchConfig;
+class Launcher;
+
 struct KernelOptions {
   // Largest work-group the kernel will be launched with (1..1024); becomes the AMDGPU
   // "amdgpu-flat-work-group-size" upper bound and is checked at launch.
@@ -36,6 +39,9 @@ class Kernel {
   std::string print(bool locations = true) const;
   // The signature as users write it, e.g. "saxpy(f32 a, array<f32, 1> x, array<f32, 1> y)".
   std::string signature() const;
+  // Numba-style launch: k[{grid, block}](args...) or k[{grid, block, stream}](args...).
+  // Defined in rocjit/runtime/launch.hpp (included by rocjit/rocjit.hpp).
+  Launcher operator[](const LaunchConfig& config) const;
 
  private:
   std::shared_ptr<const ir::Kernel> ir_;

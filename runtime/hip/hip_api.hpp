@@ -1,0 +1,61 @@
+// The HIP runtime entry points rocjit uses, loaded with dlopen so that a binary built here runs
+// on machines with any ROCm >= 5 and on machines without one.
+#pragma once
+
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__
+#endif
+#include <hip/hip_runtime_api.h>
+
+#include <string>
+
+namespace rocjit::runtime::hip {
+
+struct Api {
+  void* library = nullptr;
+  std::string path;
+#define ROCJIT_HIP_FUNCTIONS(X)                                                                        \
+  X(hipInit, hipError_t (*)(unsigned))                                                                 \
+  X(hipGetDeviceCount, hipError_t (*)(int*))                                                           \
+  X(hipGetDeviceProperties, hipError_t (*)(hipDeviceProp_t*, int))                                     \
+  X(hipSetDevice, hipError_t (*)(int))                                                                 \
+  X(hipRuntimeGetVersion, hipError_t (*)(int*))                                                        \
+  X(hipGetErrorName, const char* (*)(hipError_t))                                                      \
+  X(hipMalloc, hipError_t (*)(void**, size_t))                                                         \
+  X(hipFree, hipError_t (*)(void*))                                                                    \
+  X(hipMemGetInfo, hipError_t (*)(size_t*, size_t*))                                                   \
+  X(hipHostMalloc, hipError_t (*)(void**, size_t, unsigned))                                           \
+  X(hipHostFree, hipError_t (*)(void*))                                                                \
+  X(hipHostRegister, hipError_t (*)(void*, size_t, unsigned))                                          \
+  X(hipHostUnregister, hipError_t (*)(void*))                                                          \
+  X(hipMemcpyAsync, hipError_t (*)(void*, const void*, size_t, hipMemcpyKind, hipStream_t))            \
+  X(hipStreamCreateWithFlags, hipError_t (*)(hipStream_t*, unsigned))                                  \
+  X(hipStreamDestroy, hipError_t (*)(hipStream_t))                                                     \
+  X(hipStreamSynchronize, hipError_t (*)(hipStream_t))                                                 \
+  X(hipStreamWaitEvent, hipError_t (*)(hipStream_t, hipEvent_t, unsigned))                             \
+  X(hipStreamAddCallback, hipError_t (*)(hipStream_t, hipStreamCallback_t, void*, unsigned))           \
+  X(hipEventCreate, hipError_t (*)(hipEvent_t*))                                                       \
+  X(hipEventDestroy, hipError_t (*)(hipEvent_t))                                                       \
+  X(hipEventRecord, hipError_t (*)(hipEvent_t, hipStream_t))                                           \
+  X(hipEventSynchronize, hipError_t (*)(hipEvent_t))                                                   \
+  X(hipEventQuery, hipError_t (*)(hipEvent_t))                                                         \
+  X(hipEventElapsedTime, hipError_t (*)(float*, hipEvent_t, hipEvent_t))                               \
+  X(hipModuleLoadData, hipError_t (*)(hipModule_t*, const void*))                                      \
+  X(hipModuleUnload, hipError_t (*)(hipModule_t))                                                      \
+  X(hipModuleGetFunction, hipError_t (*)(hipFunction_t*, hipModule_t, const char*))                    \
+  X(hipModuleLaunchKernel, hipError_t (*)(hipFunction_t, unsigned, unsigned, unsigned, unsigned,      \
+                                          unsigned, unsigned, unsigned, hipStream_t, void**, void**))
+#define ROCJIT_HIP_MEMBER(name, type) \
+  using name##_type = type;           \
+  name##_type name = nullptr;
+  ROCJIT_HIP_FUNCTIONS(ROCJIT_HIP_MEMBER)
+#undef ROCJIT_HIP_MEMBER
+
+  // Throws DeviceError "CALL failed: hipErrorName (code)" when `e` is not hipSuccess.
+  void check(hipError_t e, const char* call) const;
+};
+
+// The loaded API, or nullptr with `why` saying which libraries were tried.
+const Api* load(std::string& why);
+
+}  // namespace rocjit::runtime::hip

@@ -1,0 +1,286 @@
+// AMD GPUs through HIP: device memory, streams, events, code objects loaded with
+// hipModuleLoadData and launched with hipModuleLaunchKernel.
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <deque>
+#include <sstream>
+
+#include "rocjit/compiler/compile.hpp"
+#include "rocjit/compiler/error.hpp"
+#include "runtime/hip/hip_api.hpp"
+#include "runtime/src/backend.hpp"
+
+namespace rocjit::runtime {
+namespace {
+
+using hip::Api;
+
+struct HipKernel : CompiledKernel {
+  const Api* api = nullptr;
+  hipModule_t module = nullptr;
+  hipFunction_t function = nullptr;
+  CodeObject code;
+};
+
+class HipEvent : public EventImpl {
+ public:
+  HipEvent(const Api* api, int device) : api_(api) {
+    api_->check(api_->hipSetDevice(device), "hipSetDevice");
+    api_->check(api_->hipEventCreate(&event_), "hipEventCreate");
+  }
+  ~HipEvent() override { api_->hipEventDestroy(event_); }
+  void synchronize() override { api_->check(api_->hipEventSynchronize(event_), "hipEventSynchronize"); }
+  bool query() override { return api_->hipEventQuery(event_) == hipSuccess; }
+  float elapsed_ms(EventImpl& later) override {
+    float ms = 0;
+    api_->check(api_->hipEventElapsedTime(&ms, event_, static_cast<HipEvent&>(later).event_), "hipEventElapsedTime");
+    return ms;
+  }
+  hipEvent_t handle() const { return event_; }
+
+ private:
+  const Api* api_;
+  hipEvent_t event_ = nullptr;
+};
+
+// What an enqueued operation keeps alive; released by a stream callback. HIP forbids HIP calls
+// inside callbacks (and freeing device memory is one), so callbacks only move the holder to a
+// list that the stream drains from ordinary calls.
+struct Pending {
+  std::vector<std::shared_ptr<void>> keep;
+  std::function<void()> host_work;
+};
+
+class HipStream : public StreamImpl {
+ public:
+  HipStream(std::shared_ptr<DeviceImpl> d, const Api* api, int device, bool is_default)
+      : StreamImpl(std::move(d), is_default), api_(api), device_(device) {
+    api_->check(api_->hipSetDevice(device_), "hipSetDevice");
+    if (!is_default) api_->check(api_->hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking), "hipStreamCreateWithFlags");
+  }
+  ~HipStream() override {
+    if (stream_) {
+      api_->hipStreamSynchronize(stream_);
+      drain();
+      api_->hipStreamDestroy(stream_);
+    }
+  }
+
+  void copy(void* dst, const void* src, size_t bytes, CopyKind kind, std::vector<std::shared_ptr<void>> keep) override {
+    hipMemcpyKind k = kind == CopyKind::host_to_device   ? hipMemcpyHostToDevice
+                      : kind == CopyKind::device_to_host ? hipMemcpyDeviceToHost
+                                                         : hipMemcpyDeviceToDevice;
+    api_->check(api_->hipSetDevice(device_), "hipSetDevice");
+    api_->check(api_->hipMemcpyAsync(dst, src, bytes, k, stream_), "hipMemcpyAsync");
+    finish(Pending{std::move(keep), nullptr});
+  }
+  void launch(std::shared_ptr<CompiledKernel> kernel, Dim3 grid, Dim3 block, std::shared_ptr<ArgumentPack> args) override {
+    auto& k = static_cast<HipKernel&>(*kernel);
+    api_->check(api_->hipSetDevice(device_), "hipSetDevice");
+    api_->check(api_->hipModuleLaunchKernel(k.function, static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y),
+                                            static_cast<unsigned>(grid.z), static_cast<unsigned>(block.x),
+                                            static_cast<unsigned>(block.y), static_cast<unsigned>(block.z), 0, stream_,
+                                            const_cast<void**>(args->pointers.data()), nullptr),
+                fmt::format("hipModuleLaunchKernel({})", k.name).c_str());
+    std::vector<std::shared_ptr<void>> keep = args->keep_alive;
+    keep.push_back(args);
+    keep.push_back(kernel);
+    finish(Pending{std::move(keep), nullptr});
+  }
+  void host_callback(std::function<void()> f) override { finish(Pending{{}, std::move(f)}); }
+  void record(EventImpl& e) override {
+    api_->check(api_->hipEventRecord(static_cast<HipEvent&>(e).handle(), stream_), "hipEventRecord");
+  }
+  void wait(EventImpl& e) override {
+    api_->check(api_->hipStreamWaitEvent(stream_, static_cast<HipEvent&>(e).handle(), 0), "hipStreamWaitEvent");
+  }
+  void synchronize() override {
+    api_->check(api_->hipStreamSynchronize(stream_), "hipStreamSynchronize");
+    drain();
+  }
+
+ private:
+  static void callback(hipStream_t, hipError_t, void* user) {
+    auto* self_and_pending = static_cast<std::pair<HipStream*, Pending*>*>(user);
+    HipStream* self = self_and_pending->first;
+    std::lock_guard<std::mutex> g(self->lock_);
+    self->done_.push_back(self_and_pending->second);
+    delete self_and_pending;
+  }
+
+  void finish(Pending p) {
+    if (is_default_) {  // Numba's default stream is synchronous
+      api_->check(api_->hipStreamSynchronize(stream_), "hipStreamSynchronize");
+      if (p.host_work) p.host_work();
+      drain();
+      return;
+    }
+    if (p.host_work) {  // host work needs ordering: wait for the stream first
+      synchronize();
+      p.host_work();
+      return;
+    }
+    auto* user = new std::pair<HipStream*, Pending*>(this, new Pending(std::move(p)));
+    api_->check(api_->hipStreamAddCallback(stream_, &HipStream::callback, user, 0), "hipStreamAddCallback");
+    drain();
+  }
+
+  void drain() {
+    std::deque<Pending*> done;
+    {
+      std::lock_guard<std::mutex> g(lock_);
+      done.swap(done_);
+    }
+    for (Pending* p : done) delete p;
+  }
+
+  const Api* api_;
+  int device_;
+  hipStream_t stream_ = nullptr;
+  std::mutex lock_;
+  std::deque<Pending*> done_;
+};
+
+// "gfx90a:sramecc+:xnack-" -> ("gfx90a", "+sramecc,-xnack")
+std::pair<std::string, std::string> parse_arch(const std::string& arch) {
+  std::stringstream ss(arch);
+  std::string processor, part, features;
+  std::getline(ss, processor, ':');
+  while (std::getline(ss, part, ':')) {
+    if (part.size() < 2) continue;
+    char sign = part.back();
+    if (!features.empty()) features += ",";
+    features += std::string(1, sign) + part.substr(0, part.size() - 1);
+  }
+  return {processor, features};
+}
+
+class HipDevice : public DeviceImpl {
+ public:
+  HipDevice(const Api* api, int index, const hipDeviceProp_t& props, int runtime_version)
+      : api_(api), index_(index), props_(props) {
+    std::tie(processor_, features_) = parse_arch(props.gcnArchName);
+    code_object_version_ = runtime_version >= 60000000 ? 5 : 4;
+    if (const char* env = std::getenv("ROCJIT_CODE_OBJECT_VERSION"); env && *env) code_object_version_ = std::atoi(env);
+  }
+  std::string name() const override { return props_.name; }
+  std::string kind() const override { return "hip"; }
+  std::string id() const override { return fmt::format("hip:{}", index_); }
+  std::string target() const override { return processor_; }
+  uint64_t total_memory() const override { return props_.totalGlobalMem; }
+  uint64_t free_memory() const override {
+    size_t free = 0, total = 0;
+    select();
+    api_->check(api_->hipMemGetInfo(&free, &total), "hipMemGetInfo");
+    return free;
+  }
+  void* allocate(size_t bytes) override {
+    check_open("allocate memory");
+    if (bytes > props_.totalGlobalMem)
+      throw MemoryError(fmt::format("cannot allocate {} bytes on device '{}': the device has {} bytes ({} free)", bytes,
+                                    id(), props_.totalGlobalMem, free_memory()));
+    select();
+    void* p = nullptr;
+    hipError_t e = api_->hipMalloc(&p, std::max<size_t>(bytes, 1));
+    if (e != hipSuccess)
+      throw MemoryError(fmt::format("cannot allocate {} bytes on device '{}': hipMalloc failed: {} ({} bytes free)",
+                                    bytes, id(), api_->hipGetErrorName(e), free_memory()));
+    return p;
+  }
+  void deallocate(void* p) noexcept override { api_->hipFree(p); }
+  void* allocate_pinned(size_t bytes) override {
+    select();
+    void* p = nullptr;
+    api_->check(api_->hipHostMalloc(&p, std::max<size_t>(bytes, 1), 0), "hipHostMalloc");
+    return p;
+  }
+  void deallocate_pinned(void* p) noexcept override { api_->hipHostFree(p); }
+  void page_lock(const void* p, size_t bytes) override {
+    select();
+    api_->check(api_->hipHostRegister(const_cast<void*>(p), bytes, 0), "hipHostRegister");
+  }
+  void page_unlock(const void* p) override {
+    api_->check(api_->hipHostUnregister(const_cast<void*>(p)), "hipHostUnregister");
+  }
+  std::shared_ptr<StreamImpl> create_stream() override {
+    return std::make_shared<HipStream>(shared_from_this(), api_, index_, false);
+  }
+  std::shared_ptr<StreamImpl> create_stream_locked_default() override {
+    return std::make_shared<HipStream>(shared_from_this(), api_, index_, true);
+  }
+  std::shared_ptr<EventImpl> create_event() override { return std::make_shared<HipEvent>(api_, index_); }
+
+  void check_geometry(const CompiledKernel& k, Dim3 grid, Dim3 block) override {
+    int64_t g[] = {grid.x, grid.y, grid.z}, b[] = {block.x, block.y, block.z};
+    const char* axis[] = {"x", "y", "z"};
+    for (int d = 0; d < 3; ++d) {
+      if (g[d] <= 0 || b[d] <= 0)
+        throw LaunchError(fmt::format("kernel '{}': grid.{} = {} and block.{} = {}; every dimension must be at least 1",
+                                      k.name, axis[d], g[d], axis[d], b[d]));
+      if (b[d] > props_.maxThreadsDim[d] || g[d] > props_.maxGridSize[d])
+        throw LaunchError(fmt::format("kernel '{}': block.{} = {} / grid.{} = {} exceed device '{}' limits ({} / {})",
+                                      k.name, axis[d], b[d], axis[d], g[d], id(), props_.maxThreadsDim[d],
+                                      props_.maxGridSize[d]));
+    }
+    int64_t threads = block.count();
+    if (threads > k.max_block_size || threads > props_.maxThreadsPerBlock)
+      throw LaunchError(fmt::format("kernel '{}': a block of {} work-items exceeds the kernel's maximum of {} (device "
+                                    "limit {})",
+                                    k.name, threads, k.max_block_size, props_.maxThreadsPerBlock));
+  }
+
+ protected:
+  std::shared_ptr<CompiledKernel> compile(const ir::Kernel& ir) override {
+    auto k = std::make_shared<HipKernel>();
+    CompileOptions options;
+    options.code_object_version = code_object_version_;
+    k->code = rocjit::compile(ir, Target::amdgpu(processor_, features_), options);
+    k->api = api_;
+    k->name = ir.name;
+    k->max_block_size = ir.max_block_size;
+    select();
+    api_->check(api_->hipModuleLoadData(&k->module, k->code.elf.data()), "hipModuleLoadData");
+    api_->check(api_->hipModuleGetFunction(&k->function, k->module, ir.name.c_str()), "hipModuleGetFunction");
+    return k;
+  }
+
+ private:
+  void select() const { api_->check(api_->hipSetDevice(index_), "hipSetDevice"); }
+  const Api* api_;
+  int index_;
+  hipDeviceProp_t props_;
+  std::string processor_, features_;
+  int code_object_version_ = 5;
+};
+
+}  // namespace
+
+std::vector<std::shared_ptr<DeviceImpl>> make_hip_devices(std::string& why) {
+  std::vector<std::shared_ptr<DeviceImpl>> out;
+  const Api* api = hip::load(why);
+  if (!api) return out;
+  hipError_t e = api->hipInit(0);
+  if (e != hipSuccess) {
+    why = fmt::format("{} was loaded, but hipInit failed with {}: no usable AMD GPU", api->path, api->hipGetErrorName(e));
+    return out;
+  }
+  int count = 0;
+  e = api->hipGetDeviceCount(&count);
+  if (e != hipSuccess || count == 0) {
+    why = fmt::format("{} was loaded, but it reports no HIP device ({})", api->path,
+                      e == hipSuccess ? "0 devices" : api->hipGetErrorName(e));
+    return out;
+  }
+  int version = 0;
+  api->hipRuntimeGetVersion(&version);
+  for (int i = 0; i < count; ++i) {
+    hipDeviceProp_t props{};
+    if (api->hipGetDeviceProperties(&props, i) != hipSuccess) continue;
+    out.push_back(std::make_shared<HipDevice>(api, i, props, version));
+  }
+  if (out.empty()) why = fmt::format("{} was loaded, but no device's properties could be read", api->path);
+  return out;
+}
+
+}  // namespace rocjit::runtime

@@ -1,0 +1,262 @@
+// Host and device arrays with shapes, strides and order, after Numba's device arrays.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "rocjit/compiler/ir.hpp"
+#include "rocjit/runtime/device.hpp"
+#include "rocjit/runtime/stream.hpp"
+
+namespace rocjit {
+
+enum class Order { C, F };
+
+using Shape = std::vector<int64_t>;
+
+template <class T>
+constexpr ir::Type dtype_of() {
+  if constexpr (std::is_same_v<T, int32_t>) return ir::Type::i32;
+  else if constexpr (std::is_same_v<T, int64_t>) return ir::Type::i64;
+  else if constexpr (std::is_same_v<T, uint32_t>) return ir::Type::u32;
+  else if constexpr (std::is_same_v<T, uint64_t>) return ir::Type::u64;
+  else if constexpr (std::is_same_v<T, float>) return ir::Type::f32;
+  else if constexpr (std::is_same_v<T, double>) return ir::Type::f64;
+  else static_assert(sizeof(T) == 0, "rocjit arrays hold int32_t, int64_t, uint32_t, uint64_t, float or double");
+}
+
+namespace runtime {
+struct HostStorage;    // host memory: ordinary, pinned (page-locked) or borrowed
+struct Allocation;     // device memory, owned by a device
+}  // namespace runtime
+
+// Shape/stride bookkeeping shared by host and device arrays. Strides are in bytes, as in NumPy.
+struct ArrayLayout {
+  Shape shape;
+  std::vector<int64_t> strides;
+  ir::Type dtype = ir::Type::f32;
+
+  static ArrayLayout contiguous(const Shape& shape, ir::Type dtype, Order order);
+  int64_t size() const;     // elements
+  int64_t nbytes() const;   // size() * itemsize
+  int64_t itemsize() const { return ir::byte_size(dtype); }
+  size_t ndim() const { return shape.size(); }
+  bool is_c_contiguous() const;
+  bool is_f_contiguous() const;
+};
+
+// A host array owning (or borrowing) its memory: what copy_to_host() returns and pinned_array()
+// makes. Element access with operator()(i, j, ...) in the array's own order.
+template <class T>
+class HostArray {
+ public:
+  HostArray() = default;
+  explicit HostArray(const Shape& shape, Order order = Order::C);
+  HostArray(std::shared_ptr<runtime::HostStorage> storage, const Shape& shape, Order order);
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  const Shape& shape() const { return layout_.shape; }
+  const std::vector<int64_t>& strides() const { return layout_.strides; }
+  int64_t size() const { return layout_.size(); }
+  int64_t nbytes() const { return layout_.nbytes(); }
+  size_t ndim() const { return layout_.ndim(); }
+  const ArrayLayout& layout() const { return layout_; }
+  bool is_pinned() const;
+  std::span<T> span() { return {data_, static_cast<size_t>(size())}; }
+  std::vector<T> to_vector() const { return std::vector<T>(data_, data_ + size()); }
+
+  template <class... I>
+  T& operator()(I... index) {
+    int64_t idx[] = {static_cast<int64_t>(index)...};
+    int64_t offset = 0;
+    for (size_t d = 0; d < sizeof...(I); ++d) offset += idx[d] * layout_.strides[d];
+    return *reinterpret_cast<T*>(reinterpret_cast<std::byte*>(data_) + offset);
+  }
+  template <class... I>
+  const T& operator()(I... index) const {
+    return const_cast<HostArray*>(this)->operator()(index...);
+  }
+  const std::shared_ptr<runtime::HostStorage>& storage() const { return storage_; }
+
+ private:
+  std::shared_ptr<runtime::HostStorage> storage_;
+  T* data_ = nullptr;
+  ArrayLayout layout_;
+};
+
+// The untyped part of a device array: a view (offset, shape, strides) of a device allocation.
+class DeviceArrayBase {
+ public:
+  const Shape& shape() const { return layout_.shape; }
+  const std::vector<int64_t>& strides() const { return layout_.strides; }
+  int64_t size() const { return layout_.size(); }
+  int64_t nbytes() const { return layout_.nbytes(); }
+  size_t ndim() const { return layout_.ndim(); }
+  ir::Type dtype() const { return layout_.dtype; }
+  bool is_c_contiguous() const { return layout_.is_c_contiguous(); }
+  bool is_f_contiguous() const { return layout_.is_f_contiguous(); }
+  const ArrayLayout& layout() const { return layout_; }
+  Device device() const;
+  // Address of the first element on the device (valid while the array lives).
+  void* device_pointer() const;
+  const std::shared_ptr<runtime::Allocation>& allocation() const { return allocation_; }
+  explicit operator bool() const { return allocation_ != nullptr; }
+
+ protected:
+  DeviceArrayBase() = default;
+  DeviceArrayBase(std::shared_ptr<runtime::Allocation> a, int64_t offset, ArrayLayout layout)
+      : allocation_(std::move(a)), offset_(offset), layout_(std::move(layout)) {}
+  static DeviceArrayBase allocate(const Shape& shape, ir::Type dtype, Order order, const Device& device);
+  // Copies between this array and host memory laid out as `host`. Both must match in shape and
+  // dtype; non-contiguous views are copied element-wise through a staging buffer.
+  void copy_from_host(const void* host, const ArrayLayout& host_layout, const Stream& stream,
+                      std::shared_ptr<void> keep_alive) const;
+  void copy_to_host_memory(void* host, const ArrayLayout& host_layout, const Stream& stream,
+                           std::shared_ptr<void> keep_alive) const;
+  DeviceArrayBase reshaped(const Shape& shape, Order order) const;
+  DeviceArrayBase raveled(Order order) const;
+
+  std::shared_ptr<runtime::Allocation> allocation_;
+  int64_t offset_ = 0;  // bytes
+  ArrayLayout layout_;
+};
+
+// An array in device memory. A shared handle: copies, ravel() and reshape() are views of the
+// same memory (as in Numba); the memory is freed when the last handle and the last pending
+// stream operation using it are gone.
+template <class T>
+class DeviceArray : public DeviceArrayBase {
+ public:
+  using element_type = T;
+  DeviceArray() = default;
+  explicit DeviceArray(const DeviceArrayBase& base) : DeviceArrayBase(base) {}
+
+  // Copies to a new host array (synchronous on the default stream; on another stream the
+  // returned array is filled when the stream reaches the copy).
+  HostArray<T> copy_to_host(const Stream& stream = {}) const {
+    HostArray<T> out(layout_.shape, is_f_contiguous() && !is_c_contiguous() ? Order::F : Order::C);
+    copy_to_host_memory(out.data(), out.layout(), stream, out.storage());
+    return out;
+  }
+  // Copies into an existing host array of the same shape and dtype.
+  void copy_to_host(HostArray<T>& out, const Stream& stream = {}) const {
+    copy_to_host_memory(out.data(), out.layout(), stream, out.storage());
+  }
+  // Copies into a contiguous host buffer of exactly size() elements, C order.
+  void copy_to_host(std::span<T> out, const Stream& stream = {}) const {
+    copy_to_host_memory(out.data(), host_layout(out.size()), stream, nullptr);
+  }
+  void copy_to_device(const HostArray<T>& host, const Stream& stream = {}) const {
+    copy_from_host(host.data(), host.layout(), stream, host.storage());
+  }
+  void copy_to_device(std::span<const T> host, const Stream& stream = {}) const {
+    copy_from_host(host.data(), host_layout(host.size()), stream, nullptr);
+  }
+  void copy_to_device(const DeviceArray<T>& other, const Stream& stream = {}) const;
+
+  DeviceArray ravel(Order order = Order::C) const { return DeviceArray(raveled(order)); }
+  DeviceArray reshape(const Shape& shape, Order order = Order::C) const { return DeviceArray(reshaped(shape, order)); }
+
+ private:
+  ArrayLayout host_layout(size_t elements) const {
+    ArrayLayout l = ArrayLayout::contiguous(layout_.shape, layout_.dtype, Order::C);
+    if (static_cast<int64_t>(elements) != l.size()) {
+      l.shape = {static_cast<int64_t>(elements)};
+      l.strides = {static_cast<int64_t>(sizeof(T))};
+    }
+    return l;
+  }
+};
+
+// Allocates an uninitialised device array.
+template <class T>
+DeviceArray<T> device_array(const Shape& shape, Order order = Order::C, const Device& device = {});
+
+template <class T>
+DeviceArray<T> device_array_like(const DeviceArray<T>& other) {
+  return device_array<T>(other.shape(), other.is_f_contiguous() && !other.is_c_contiguous() ? Order::F : Order::C,
+                         other.device());
+}
+template <class T>
+DeviceArray<T> device_array_like(const HostArray<T>& other, const Device& device = {}) {
+  return device_array<T>(other.shape(), Order::C, device);
+}
+
+// Allocates a device array and copies `host` into it.
+template <class T>
+DeviceArray<T> to_device(const HostArray<T>& host, const Stream& stream = {}, const Device& device = {});
+template <class T>
+DeviceArray<T> to_device(const std::vector<T>& host, const Stream& stream = {}, const Device& device = {});
+// A span with an explicit shape: its length must equal the shape's element count.
+template <class T>
+DeviceArray<T> to_device(std::span<const T> host, const Shape& shape, Order order = Order::C,
+                         const Stream& stream = {}, const Device& device = {});
+
+namespace runtime {
+// Non-template helpers behind the templates above.
+DeviceArrayBase allocate_array(const Shape& shape, ir::Type dtype, Order order, const Device& device);
+std::shared_ptr<HostStorage> allocate_host(size_t bytes);
+void* host_storage_data(const HostStorage& s);
+bool host_storage_pinned(const HostStorage& s);
+void check_host_size(const char* what, size_t elements, const Shape& shape);
+void copy_device_to_device(const DeviceArrayBase& dst, const DeviceArrayBase& src, const Stream& stream);
+}  // namespace runtime
+
+// ---- template definitions --------------------------------------------------------------------
+
+template <class T>
+HostArray<T>::HostArray(const Shape& shape, Order order)
+    : layout_(ArrayLayout::contiguous(shape, dtype_of<T>(), order)) {
+  storage_ = runtime::allocate_host(static_cast<size_t>(layout_.nbytes()));
+  data_ = static_cast<T*>(runtime::host_storage_data(*storage_));
+}
+
+template <class T>
+HostArray<T>::HostArray(std::shared_ptr<runtime::HostStorage> storage, const Shape& shape, Order order)
+    : storage_(std::move(storage)), layout_(ArrayLayout::contiguous(shape, dtype_of<T>(), order)) {
+  data_ = static_cast<T*>(runtime::host_storage_data(*storage_));
+}
+
+template <class T>
+bool HostArray<T>::is_pinned() const {
+  return storage_ && runtime::host_storage_pinned(*storage_);
+}
+
+template <class T>
+DeviceArray<T> device_array(const Shape& shape, Order order, const Device& device) {
+  return DeviceArray<T>(runtime::allocate_array(shape, dtype_of<T>(), order, device));
+}
+
+template <class T>
+void DeviceArray<T>::copy_to_device(const DeviceArray<T>& other, const Stream& stream) const {
+  runtime::copy_device_to_device(*this, other, stream);
+}
+
+template <class T>
+DeviceArray<T> to_device(const HostArray<T>& host, const Stream& stream, const Device& device) {
+  DeviceArray<T> d = device_array<T>(host.shape(), Order::C, device ? device : stream ? stream.device() : Device());
+  d.copy_to_device(host, stream);
+  return d;
+}
+
+template <class T>
+DeviceArray<T> to_device(const std::vector<T>& host, const Stream& stream, const Device& device) {
+  return to_device<T>(std::span<const T>(host), Shape{static_cast<int64_t>(host.size())}, Order::C, stream, device);
+}
+
+template <class T>
+DeviceArray<T> to_device(std::span<const T> host, const Shape& shape, Order order, const Stream& stream,
+                         const Device& device) {
+  runtime::check_host_size("to_device", host.size(), shape);
+  DeviceArray<T> d = device_array<T>(shape, order, device ? device : stream ? stream.device() : Device());
+  d.copy_to_device(host, stream);
+  return d;
+}
+
+}  // namespace rocjit

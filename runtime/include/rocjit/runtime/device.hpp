@@ -1,0 +1,61 @@
+// Devices: the CPU (always present) and AMD GPUs through HIP (loaded at run time).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rocjit {
+
+namespace runtime {
+class DeviceImpl;
+}
+
+// A handle on one device. Copies refer to the same device.
+class Device {
+ public:
+  Device() = default;
+  explicit Device(std::shared_ptr<runtime::DeviceImpl> impl) : impl_(std::move(impl)) {}
+
+  std::string name() const;    // "AMD Instinct MI210", "CPU (16 threads)"
+  std::string kind() const;    // "cpu" or "hip"
+  std::string id() const;      // "cpu", "hip:0"
+  std::string target() const;  // "host" or the gfx processor, e.g. "gfx90a"
+  uint64_t total_memory() const;
+  uint64_t free_memory() const;
+  // Waits for all work on every stream of the device.
+  void synchronize() const;
+  // Releases the device: arrays, streams and kernels that still refer to it fail with a
+  // DeviceError from now on (like numba.cuda.close()).
+  void close() const;
+  bool closed() const;
+
+  explicit operator bool() const { return impl_ != nullptr; }
+  runtime::DeviceImpl& impl() const;
+  const std::shared_ptr<runtime::DeviceImpl>& impl_ptr() const { return impl_; }
+  bool operator==(const Device& o) const { return impl_ == o.impl_; }
+
+ private:
+  std::shared_ptr<runtime::DeviceImpl> impl_;
+};
+
+// Every usable device: HIP GPUs first (when libamdhip64 and a GPU are present), then the CPU.
+std::vector<Device> devices();
+
+// The device new arrays, streams and launches use when none is given: $ROCJIT_DEVICE
+// ("cpu", "hip", "hip:N") if set, else the first HIP GPU, else the CPU.
+Device default_device();
+
+// A device by id: "cpu", "hip" (= "hip:0") or "hip:N". Throws DeviceError saying why a HIP
+// device is not available (library not found and where rocjit looked, or no GPU).
+Device get_device(const std::string& id);
+
+// A separate instance of the CPU device with its own streams and kernel cache, independent of
+// the shared "cpu" device (for isolation, e.g. a device that can be closed on its own).
+Device new_cpu_device();
+
+// Makes `d` the default device for this process.
+void set_default_device(const Device& d);
+
+}  // namespace rocjit

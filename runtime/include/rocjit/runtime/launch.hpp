@@ -1,0 +1,96 @@
+// Launching kernels: kernel[{grid, block}](args...) and kernel[{grid, block, stream}](args...).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "rocjit/compiler/host.hpp"
+#include "rocjit/dsl/kernel.hpp"
+#include "rocjit/runtime/array.hpp"
+#include "rocjit/runtime/smart_array.hpp"
+#include "rocjit/runtime/stream.hpp"
+
+namespace rocjit {
+
+// grid: work-groups per dimension (Numba's blocks per grid); block: work-items per group.
+struct LaunchConfig {
+  LaunchConfig(Dim3 g, Dim3 b, Stream s = {}) : grid(g), block(b), stream(std::move(s)) {}
+  Dim3 grid;
+  Dim3 block;
+  Stream stream;  // empty: the default stream of the default device
+};
+
+namespace runtime {
+
+// One launch argument, type-erased: a device array view or a scalar's bits and type.
+struct LaunchArgument {
+  const DeviceArrayBase* array = nullptr;
+  ir::Type scalar_type = ir::Type::none;
+  unsigned char bits[8] = {};
+  const char* cxx_type = "";
+};
+
+template <class A>
+LaunchArgument make_argument(A& a) {
+  LaunchArgument arg;
+  using D = std::decay_t<A>;
+  if constexpr (std::is_base_of_v<DeviceArrayBase, D>) {
+    arg.array = &a;
+  } else if constexpr (std::is_arithmetic_v<D>) {
+    if constexpr (std::is_same_v<D, bool>) arg.scalar_type = ir::Type::i1;
+    else if constexpr (std::is_same_v<D, float>) arg.scalar_type = ir::Type::f32;
+    else if constexpr (std::is_same_v<D, double>) arg.scalar_type = ir::Type::f64;
+    else if constexpr (std::is_integral_v<D> && std::is_signed_v<D>) arg.scalar_type = sizeof(D) <= 4 ? ir::Type::i32 : ir::Type::i64;
+    else arg.scalar_type = sizeof(D) <= 4 ? ir::Type::u32 : ir::Type::u64;
+    std::memcpy(arg.bits, &a, sizeof(D));
+  } else {
+    static_assert(sizeof(D) == 0, "kernel arguments are DeviceArray<T>, SmartArray<T> or arithmetic scalars");
+  }
+  return arg;
+}
+
+void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<LaunchArgument>& args);
+
+}  // namespace runtime
+
+// Checks the arguments against the kernel's signature, compiles on first use for the stream's
+// device (then reuses the compiled kernel), and enqueues the launch.
+class Launcher {
+ public:
+  Launcher(Kernel kernel, LaunchConfig config) : kernel_(std::move(kernel)), config_(std::move(config)) {}
+
+  template <class... A>
+  void operator()(A&&... args) const {
+    std::vector<runtime::LaunchArgument> list;
+    (push(list, args), ...);
+    runtime::launch(kernel_, config_, list);
+    (after(args), ...);
+  }
+
+ private:
+  template <class A>
+  static void push(std::vector<runtime::LaunchArgument>& list, A& a) {
+    if constexpr (is_smart<std::decay_t<A>>::value)
+      list.push_back(runtime::make_argument(a.device()));
+    else
+      list.push_back(runtime::make_argument(a));
+  }
+  template <class A>
+  static void after(A& a) {
+    // The kernel may have written a SmartArray's device side: refresh the host lazily.
+    if constexpr (is_smart<std::decay_t<A>>::value) a.mark_changed(Where::device);
+  }
+  template <class X>
+  struct is_smart : std::false_type {};
+  template <class T>
+  struct is_smart<SmartArray<T>> : std::true_type {};
+
+  Kernel kernel_;
+  LaunchConfig config_;
+};
+
+inline Launcher Kernel::operator[](const LaunchConfig& config) const { return Launcher(*this, config); }
+
+}  // namespace rocjit

@@ -1,0 +1,81 @@
+// Streams (ordered queues of copies and launches) and events, after Numba's stream API.
+#pragma once
+
+#include <memory>
+
+#include "rocjit/runtime/device.hpp"
+
+namespace rocjit {
+
+namespace runtime {
+class StreamImpl;
+class EventImpl;
+}  // namespace runtime
+
+class Event;
+
+// An ordered queue on one device. The default stream (Stream() / default_stream()) is
+// synchronous like Numba's: work on it has finished when the call returns. Streams made with
+// stream() are asynchronous on every device.
+class Stream {
+ public:
+  Stream() = default;
+  explicit Stream(std::shared_ptr<runtime::StreamImpl> impl) : impl_(std::move(impl)) {}
+
+  // Waits until everything enqueued so far has finished (rethrows the first failure).
+  void synchronize() const;
+  // Makes later work on this stream wait for `e`.
+  void wait(const Event& e) const;
+  Device device() const;
+  bool is_default() const;
+
+  // RAII scope that synchronises the stream when it ends: `{ auto s = st.auto_synchronize(); ... }`
+  [[nodiscard]] class AutoSynchronize auto_synchronize() const;
+
+  explicit operator bool() const { return impl_ != nullptr; }
+  runtime::StreamImpl& impl() const;
+  const std::shared_ptr<runtime::StreamImpl>& impl_ptr() const { return impl_; }
+
+ private:
+  std::shared_ptr<runtime::StreamImpl> impl_;
+};
+
+// Synchronises its stream when the scope ends (Numba's `with stream.auto_synchronize():`).
+class AutoSynchronize {
+ public:
+  explicit AutoSynchronize(Stream s) : stream_(std::move(s)) {}
+  ~AutoSynchronize() noexcept(false);
+  AutoSynchronize(const AutoSynchronize&) = delete;
+  AutoSynchronize& operator=(const AutoSynchronize&) = delete;
+
+ private:
+  Stream stream_;
+};
+
+inline AutoSynchronize Stream::auto_synchronize() const { return AutoSynchronize(*this); }
+
+// A new asynchronous stream on `device` (default: the default device).
+Stream stream(const Device& device = {});
+// The synchronous default stream of `device`.
+Stream default_stream(const Device& device = {});
+
+// A point in a stream: record it, wait for it, time between two of them.
+class Event {
+ public:
+  Event() = default;
+  explicit Event(std::shared_ptr<runtime::EventImpl> impl) : impl_(std::move(impl)) {}
+  // Enqueues the event on `s`; it completes when everything before it on `s` has.
+  void record(const Stream& s = {}) const;
+  void synchronize() const;
+  bool query() const;  // completed?
+  // Milliseconds between two completed events.
+  float elapsed_time(const Event& later) const;
+  runtime::EventImpl& impl() const;
+
+ private:
+  std::shared_ptr<runtime::EventImpl> impl_;
+};
+
+Event event(const Device& device = {});
+
+}  // namespace rocjit

@@ -1,0 +1,140 @@
+// The interface every device backend implements (runtime/cpu, runtime/hip). Internal.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "rocjit/compiler/host.hpp"
+#include "rocjit/compiler/ir.hpp"
+#include "rocjit/runtime/device.hpp"
+
+namespace rocjit::runtime {
+
+class DeviceImpl;
+class StreamImpl;
+
+// Device memory owned by a device; freed by the device when the last reference goes.
+struct Allocation {
+  std::shared_ptr<DeviceImpl> device;
+  void* pointer = nullptr;
+  size_t bytes = 0;
+  ~Allocation();
+};
+
+// Host memory for HostArray: ordinary (aligned new) or pinned by a device.
+struct HostStorage {
+  void* data = nullptr;
+  size_t bytes = 0;
+  std::shared_ptr<DeviceImpl> pinned_by;  // null for ordinary memory
+  ~HostStorage();
+};
+
+// A kernel compiled and loaded for one device.
+struct CompiledKernel {
+  virtual ~CompiledKernel() = default;
+  std::string name;
+  uint32_t max_block_size = 1024;
+};
+
+// Arguments in kernel order, each stored in its own cell; `pointers` is the kernelParams array.
+struct ArgumentPack {
+  std::vector<unsigned char> bytes;  // cells, 8-byte aligned
+  std::vector<const void*> pointers;
+  std::vector<std::shared_ptr<void>> keep_alive;  // allocations the launch uses
+};
+
+enum class CopyKind { host_to_device, device_to_host, device_to_device };
+
+class EventImpl {
+ public:
+  virtual ~EventImpl() = default;
+  virtual void synchronize() = 0;
+  virtual bool query() = 0;
+  virtual float elapsed_ms(EventImpl& later) = 0;
+};
+
+class StreamImpl {
+ public:
+  explicit StreamImpl(std::shared_ptr<DeviceImpl> device, bool is_default)
+      : device_(std::move(device)), is_default_(is_default) {}
+  virtual ~StreamImpl() = default;
+  // `keep_alive` holds what the operation uses until it has completed.
+  virtual void copy(void* dst, const void* src, size_t bytes, CopyKind kind,
+                    std::vector<std::shared_ptr<void>> keep_alive) = 0;
+  virtual void launch(std::shared_ptr<CompiledKernel> kernel, Dim3 grid, Dim3 block,
+                      std::shared_ptr<ArgumentPack> args) = 0;
+  // Runs `f` on the host once everything before it on the stream has completed.
+  virtual void host_callback(std::function<void()> f) = 0;
+  virtual void record(EventImpl& e) = 0;
+  virtual void wait(EventImpl& e) = 0;
+  virtual void synchronize() = 0;
+  bool is_default() const { return is_default_; }
+  const std::shared_ptr<DeviceImpl>& device() const { return device_; }
+
+ protected:
+  std::shared_ptr<DeviceImpl> device_;
+  bool is_default_;
+};
+
+class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
+ public:
+  virtual ~DeviceImpl() = default;
+  virtual std::string name() const = 0;
+  virtual std::string kind() const = 0;
+  virtual std::string id() const = 0;
+  virtual std::string target() const = 0;
+  virtual uint64_t total_memory() const = 0;
+  virtual uint64_t free_memory() const = 0;
+
+  // Throws MemoryError naming the bytes requested and available.
+  virtual void* allocate(size_t bytes) = 0;
+  virtual void deallocate(void* p) noexcept = 0;
+  virtual void* allocate_pinned(size_t bytes) = 0;
+  virtual void deallocate_pinned(void* p) noexcept = 0;
+  virtual void page_lock(const void* p, size_t bytes) = 0;
+  virtual void page_unlock(const void* p) = 0;
+
+  virtual std::shared_ptr<StreamImpl> create_stream() = 0;
+  // The synchronous default stream (called once, under the device's lock).
+  virtual std::shared_ptr<StreamImpl> create_stream_locked_default() = 0;
+  virtual std::shared_ptr<EventImpl> create_event() = 0;
+  // Compiles (or finds) the kernel for this device.
+  std::shared_ptr<CompiledKernel> kernel(const std::shared_ptr<const ir::Kernel>& ir);
+  virtual void check_geometry(const CompiledKernel& k, Dim3 grid, Dim3 block) = 0;
+
+  std::shared_ptr<StreamImpl> default_stream();
+  void synchronize();
+  void close();
+  bool closed() const { return closed_; }
+  // Throws DeviceError when the device was closed; `what` says what was attempted.
+  void check_open(const std::string& what) const;
+
+  // Registered host ranges (bookkeeping for register/deregister errors).
+  void register_range(const void* p, size_t bytes);
+  void deregister_range(const void* p, size_t bytes);
+
+ protected:
+  virtual std::shared_ptr<CompiledKernel> compile(const ir::Kernel& ir) = 0;
+
+ private:
+  std::mutex lock_;
+  std::shared_ptr<StreamImpl> default_stream_;
+  std::vector<std::weak_ptr<StreamImpl>> streams_;
+  std::map<const ir::Kernel*, std::pair<std::shared_ptr<const ir::Kernel>, std::shared_ptr<CompiledKernel>>> kernels_;
+  std::map<const void*, size_t> registered_;
+  bool closed_ = false;
+
+ public:
+  void remember_stream(const std::shared_ptr<StreamImpl>& s);
+};
+
+// Backends.
+std::shared_ptr<DeviceImpl> make_cpu_device();
+// HIP GPUs found through libamdhip64, or empty with `why` saying why there are none.
+std::vector<std::shared_ptr<DeviceImpl>> make_hip_devices(std::string& why);
+
+}  // namespace rocjit::runtime

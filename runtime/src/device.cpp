@@ -1,0 +1,247 @@
+// The device registry, the default device, and the handle classes Device, Stream and Event.
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#include "rocjit/compiler/error.hpp"
+#include "rocjit/runtime/stream.hpp"
+#include "runtime/src/backend.hpp"
+
+namespace rocjit {
+namespace runtime {
+
+Allocation::~Allocation() {
+  if (device && pointer) device->deallocate(pointer);
+}
+
+HostStorage::~HostStorage() {
+  if (!data) return;
+  if (pinned_by)
+    pinned_by->deallocate_pinned(data);
+  else
+    ::operator delete[](data, std::align_val_t(64));
+}
+
+std::shared_ptr<CompiledKernel> DeviceImpl::kernel(const std::shared_ptr<const ir::Kernel>& ir) {
+  check_open("compile kernel '" + ir->name + "'");
+  {
+    std::lock_guard<std::mutex> g(lock_);
+    auto it = kernels_.find(ir.get());
+    if (it != kernels_.end()) return it->second.second;
+  }
+  // Compile outside the lock; a second thread racing here compiles too and one result wins.
+  std::shared_ptr<CompiledKernel> compiled = compile(*ir);
+  std::lock_guard<std::mutex> g(lock_);
+  auto [it, inserted] = kernels_.try_emplace(ir.get(), ir, compiled);
+  return it->second.second;
+}
+
+std::shared_ptr<StreamImpl> DeviceImpl::default_stream() {
+  std::lock_guard<std::mutex> g(lock_);
+  if (!default_stream_) default_stream_ = create_stream_locked_default();
+  return default_stream_;
+}
+
+void DeviceImpl::remember_stream(const std::shared_ptr<StreamImpl>& s) {
+  std::lock_guard<std::mutex> g(lock_);
+  std::erase_if(streams_, [](const auto& w) { return w.expired(); });
+  streams_.push_back(s);
+}
+
+void DeviceImpl::synchronize() {
+  std::vector<std::shared_ptr<StreamImpl>> live;
+  {
+    std::lock_guard<std::mutex> g(lock_);
+    for (auto& w : streams_)
+      if (auto s = w.lock()) live.push_back(s);
+    if (default_stream_) live.push_back(default_stream_);
+  }
+  for (auto& s : live) s->synchronize();
+}
+
+void DeviceImpl::close() {
+  if (closed_) return;
+  synchronize();
+  std::lock_guard<std::mutex> g(lock_);
+  closed_ = true;
+  kernels_.clear();
+}
+
+void DeviceImpl::check_open(const std::string& what) const {
+  if (closed_)
+    throw DeviceError(fmt::format("cannot {}: device '{}' was closed; arrays, streams and kernels of a closed device "
+                                  "can no longer be used",
+                                  what, id()));
+}
+
+void DeviceImpl::register_range(const void* p, size_t bytes) {
+  check_open("register host memory");
+  std::lock_guard<std::mutex> g(lock_);
+  auto it = registered_.upper_bound(p);
+  if (it != registered_.begin()) {
+    auto prev = std::prev(it);
+    if (static_cast<const char*>(prev->first) + prev->second > p)
+      throw MemoryError(fmt::format("host memory at {} ({} bytes) is already registered with device '{}'", p,
+                                    bytes, id()));
+  }
+  if (it != registered_.end() && static_cast<const char*>(p) + bytes > it->first)
+    throw MemoryError(fmt::format("host memory at {} ({} bytes) overlaps memory already registered with device '{}'",
+                                  p, bytes, id()));
+  page_lock(p, bytes);
+  registered_[p] = bytes;
+}
+
+void DeviceImpl::deregister_range(const void* p, size_t bytes) {
+  std::lock_guard<std::mutex> g(lock_);
+  auto it = registered_.find(p);
+  if (it == registered_.end())
+    throw MemoryError(fmt::format("host memory at {} was not registered with device '{}'; nothing to deregister", p,
+                                  id()));
+  page_unlock(p);
+  registered_.erase(it);
+}
+
+namespace {
+
+struct Registry {
+  std::once_flag once;
+  std::vector<std::shared_ptr<DeviceImpl>> hip;
+  std::string hip_why;
+  std::shared_ptr<DeviceImpl> cpu;
+  std::mutex lock;
+  std::shared_ptr<DeviceImpl> chosen_default;
+};
+
+Registry& registry() {
+  static Registry r;
+  std::call_once(r.once, [&] {
+    r.cpu = make_cpu_device();
+    r.hip = make_hip_devices(r.hip_why);
+  });
+  return r;
+}
+
+}  // namespace
+}  // namespace runtime
+
+using runtime::registry;
+
+std::string Device::name() const { return impl().name(); }
+std::string Device::kind() const { return impl().kind(); }
+std::string Device::id() const { return impl().id(); }
+std::string Device::target() const { return impl().target(); }
+uint64_t Device::total_memory() const { return impl().total_memory(); }
+uint64_t Device::free_memory() const { return impl().free_memory(); }
+void Device::synchronize() const { impl().synchronize(); }
+void Device::close() const { impl().close(); }
+bool Device::closed() const { return impl().closed(); }
+
+runtime::DeviceImpl& Device::impl() const {
+  if (impl_) return *impl_;
+  return *default_device().impl_;
+}
+
+std::vector<Device> devices() {
+  auto& r = registry();
+  std::vector<Device> out;
+  for (auto& d : r.hip) out.emplace_back(d);
+  out.emplace_back(r.cpu);
+  return out;
+}
+
+Device get_device(const std::string& id) {
+  auto& r = registry();
+  if (id == "cpu") return Device(r.cpu);
+  if (id == "hip" || id.rfind("hip:", 0) == 0) {
+    size_t index = 0;
+    if (id.size() > 4) {
+      char* end = nullptr;
+      long v = std::strtol(id.c_str() + 4, &end, 10);
+      if (*end || v < 0) throw DeviceError(fmt::format("'{}' is not a device id; use cpu, hip or hip:N", id));
+      index = static_cast<size_t>(v);
+    }
+    if (r.hip.empty()) throw DeviceError(fmt::format("no HIP device for '{}': {}", id, r.hip_why));
+    if (index >= r.hip.size())
+      throw DeviceError(fmt::format("no HIP device '{}': {} HIP device(s) present (hip:0 .. hip:{})", id, r.hip.size(),
+                                    r.hip.size() - 1));
+    return Device(r.hip[index]);
+  }
+  throw DeviceError(fmt::format("'{}' is not a device id; use cpu, hip or hip:N", id));
+}
+
+Device new_cpu_device() { return Device(runtime::make_cpu_device()); }
+
+Device default_device() {
+  auto& r = registry();
+  std::lock_guard<std::mutex> g(r.lock);
+  if (!r.chosen_default) {
+    if (const char* env = std::getenv("ROCJIT_DEVICE"); env && *env)
+      r.chosen_default = get_device(env).impl_ptr();
+    else
+      r.chosen_default = r.hip.empty() ? r.cpu : r.hip.front();
+  }
+  return Device(r.chosen_default);
+}
+
+void set_default_device(const Device& d) {
+  auto& r = registry();
+  std::lock_guard<std::mutex> g(r.lock);
+  r.chosen_default = d.impl_ptr();
+}
+
+// ---- streams and events ------------------------------------------------------------------
+
+runtime::StreamImpl& Stream::impl() const {
+  if (impl_) return *impl_;
+  return *default_stream().impl_;
+}
+
+void Stream::synchronize() const {
+  impl().device()->check_open("synchronize a stream");
+  impl().synchronize();
+}
+void Stream::wait(const Event& e) const { impl().wait(e.impl()); }
+Device Stream::device() const { return Device(impl().device()); }
+bool Stream::is_default() const { return !impl_ || impl_->is_default(); }
+
+AutoSynchronize::~AutoSynchronize() noexcept(false) {
+  if (std::uncaught_exceptions() > 0) {
+    try {
+      stream_.synchronize();
+    } catch (...) {  // an exception is already propagating
+    }
+    return;
+  }
+  stream_.synchronize();
+}
+
+Stream stream(const Device& device) {
+  Device d = device ? device : default_device();
+  d.impl().check_open("create a stream");
+  auto s = d.impl().create_stream();
+  d.impl().remember_stream(s);
+  return Stream(s);
+}
+
+Stream default_stream(const Device& device) {
+  Device d = device ? device : default_device();
+  return Stream(d.impl().default_stream());
+}
+
+runtime::EventImpl& Event::impl() const {
+  if (!impl_) throw Error("this Event was default-constructed; create events with rocjit::event()");
+  return *impl_;
+}
+void Event::record(const Stream& s) const { s.impl().record(impl()); }
+void Event::synchronize() const { impl().synchronize(); }
+bool Event::query() const { return impl().query(); }
+float Event::elapsed_time(const Event& later) const { return impl().elapsed_ms(later.impl()); }
+
+Event event(const Device& device) {
+  Device d = device ? device : default_device();
+  d.impl().check_open("create an event");
+  return Event(d.impl().create_event());
+}
+
+}  // namespace rocjit

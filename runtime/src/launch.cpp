@@ -1,0 +1,119 @@
+// Launch: arguments checked against the traced signature, the kernel compiled once per device,
+// geometry checked, then the launch enqueued with everything it uses kept alive.
+#include "rocjit/runtime/launch.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "rocjit/compiler/error.hpp"
+#include "runtime/src/backend.hpp"
+
+namespace rocjit::runtime {
+namespace {
+
+std::string describe_argument(const LaunchArgument& a) {
+  if (a.array)
+    return fmt::format("DeviceArray<{}> of rank {}", ir::type_name(a.array->dtype()), a.array->ndim());
+  return fmt::format("scalar {}", ir::type_name(a.scalar_type));
+}
+
+[[noreturn]] void refuse(const Kernel& k, const std::string& what) {
+  throw LaunchError(fmt::format("kernel '{}': {}; the kernel's signature is {} (defined at {})", k.name(), what,
+                                k.signature(), k.ir().loc.str()));
+}
+
+template <class T>
+void put(ArgumentPack& pack, T value) {
+  size_t at = pack.bytes.size();
+  pack.bytes.resize(at + 8);
+  std::memcpy(pack.bytes.data() + at, &value, sizeof(T));
+}
+
+// Scalars: exact types, or integers whose value fits the parameter's integer type.
+void put_scalar(const Kernel& k, ArgumentPack& pack, const ir::Param& p, const LaunchArgument& a, size_t index) {
+  ir::Type want = p.type, have = a.scalar_type;
+  if (have == want || (want == ir::Type::i1 && have == ir::Type::i1)) {
+    size_t at = pack.bytes.size();
+    pack.bytes.resize(at + 8);
+    std::memcpy(pack.bytes.data() + at, a.bits, 8);
+    return;
+  }
+  if (ir::is_integer(want) && ir::is_integer(have)) {
+    __int128 v = 0;
+    if (have == ir::Type::i32) { int32_t x; std::memcpy(&x, a.bits, 4); v = x; }
+    else if (have == ir::Type::i64) { int64_t x; std::memcpy(&x, a.bits, 8); v = x; }
+    else if (have == ir::Type::u32) { uint32_t x; std::memcpy(&x, a.bits, 4); v = x; }
+    else { uint64_t x; std::memcpy(&x, a.bits, 8); v = x; }
+    bool fits = false;
+    switch (want) {
+      case ir::Type::i32: fits = v >= INT32_MIN && v <= INT32_MAX; if (fits) put(pack, static_cast<int32_t>(v)); break;
+      case ir::Type::i64: fits = v >= INT64_MIN && v <= INT64_MAX; if (fits) put(pack, static_cast<int64_t>(v)); break;
+      case ir::Type::u32: fits = v >= 0 && v <= UINT32_MAX; if (fits) put(pack, static_cast<uint32_t>(v)); break;
+      case ir::Type::u64: fits = v >= 0; if (fits) put(pack, static_cast<uint64_t>(v)); break;
+      default: break;
+    }
+    if (fits) return;
+    refuse(k, fmt::format("argument {} ('{}') does not fit {}", index, p.name, ir::type_name(want)));
+  }
+  refuse(k, fmt::format("argument {} ('{}') is {} but the parameter is {} (convert it explicitly, e.g. {})", index,
+                        p.name, describe_argument(a), ir::type_name(want),
+                        want == ir::Type::f32 ? "2.5f or static_cast<float>(x)" : "static_cast<T>(x)"));
+}
+
+}  // namespace
+
+void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<LaunchArgument>& args) {
+  const ir::Kernel& ir = kernel.ir();
+  Stream stream = config.stream ? config.stream : default_stream();
+  std::shared_ptr<DeviceImpl> device = stream.impl().device();
+  device->check_open(fmt::format("launch kernel '{}'", kernel.name()));
+  if (args.size() != ir.params.size())
+    refuse(kernel, fmt::format("it takes {} arguments, {} were given", ir.params.size(), args.size()));
+
+  auto pack = std::make_shared<ArgumentPack>();
+  pack->bytes.reserve(8 * (args.size() + 16));
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ir::Param& p = ir.params[i];
+    const LaunchArgument& a = args[i];
+    if (p.kind == ir::Param::Kind::scalar) {
+      if (a.array) refuse(kernel, fmt::format("argument {} ('{}') is a {}, but the parameter is a scalar {}", i, p.name,
+                                              describe_argument(a), ir::type_name(p.type)));
+      put_scalar(kernel, *pack, p, a, i);
+      continue;
+    }
+    const ir::Memory& m = ir.memories[p.memory];
+    if (!a.array)
+      refuse(kernel, fmt::format("argument {} ('{}') is a {}, but the parameter is array<{}, {}>", i, p.name,
+                                 describe_argument(a), ir::type_name(m.element), m.rank));
+    const DeviceArrayBase& arr = *a.array;
+    if (!arr) refuse(kernel, fmt::format("argument {} ('{}') is an empty DeviceArray", i, p.name));
+    if (arr.dtype() != m.element || arr.ndim() != m.rank)
+      refuse(kernel, fmt::format("argument {} ('{}') is a {}, but the parameter is array<{}, {}>", i, p.name,
+                                 describe_argument(a), ir::type_name(m.element), m.rank));
+    if (arr.allocation()->device != device)
+      refuse(kernel, fmt::format("argument {} ('{}') lives on device '{}' but the launch is on '{}'", i, p.name,
+                                 arr.allocation()->device->id(), device->id()));
+    arr.allocation()->device->check_open(fmt::format("pass argument '{}' to kernel '{}'", p.name, kernel.name()));
+    if (m.layout == ir::Layout::C && !arr.is_c_contiguous())
+      refuse(kernel, fmt::format("argument {} ('{}') must be C-contiguous", i, p.name));
+    if (m.layout == ir::Layout::F && !arr.is_f_contiguous())
+      refuse(kernel, fmt::format("argument {} ('{}') must be F-contiguous", i, p.name));
+    put(*pack, arr.device_pointer());
+    for (int64_t e : arr.shape()) {
+      if (e > std::numeric_limits<int32_t>::max())
+        refuse(kernel, fmt::format("argument {} ('{}') has extent {}; kernels index with 32-bit extents", i, p.name, e));
+      put(*pack, static_cast<int32_t>(e));
+    }
+    if (m.layout == ir::Layout::strided)
+      for (int64_t s : arr.strides()) put(*pack, s / arr.layout().itemsize());
+    pack->keep_alive.push_back(arr.allocation());
+  }
+  for (size_t at = 0; at < pack->bytes.size(); at += 8) pack->pointers.push_back(pack->bytes.data() + at);
+
+  std::shared_ptr<CompiledKernel> compiled = device->kernel(kernel.ir_ptr());
+  device->check_geometry(*compiled, config.grid, config.block);
+  stream.impl().launch(std::move(compiled), config.grid, config.block, std::move(pack));
+}
+
+}  // namespace rocjit::runtime

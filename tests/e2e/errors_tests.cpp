@@ -1,0 +1,79 @@
+// Bad input to the runtime: each a clear error, and no data lost.
+#include <catch2/catch.hpp>
+
+#include "e2e.hpp"
+#include "sample_kernels.hpp"
+
+using namespace rocjit;
+using Catch::Matchers::Contains;
+using rocjit::testing::test_device;
+
+TEST_CASE("launch arguments are checked against the signature before anything is enqueued") {
+  Kernel k = samples::saxpy();
+  std::vector<float> x(64, 1.0f), y(64, 5.0f);
+  auto dx = to_device(x), dy = to_device(y);
+  auto signature = Contains("saxpy(f32 a, array<f32, 1> x, array<f32, 1> y)");
+  CHECK_THROWS_AS((k[{1, 64}](2.0f, dx)), LaunchError);
+  CHECK_THROWS_WITH((k[{1, 64}](2.0f, dx)), Contains("takes 3 arguments, 2 were given") && signature);
+  CHECK_THROWS_WITH((k[{1, 64}](2.0, dx, dy)), Contains("argument 0 ('a') is scalar f64 but the parameter is f32"));
+  auto di = to_device(std::vector<int32_t>(64, 1));
+  CHECK_THROWS_WITH((k[{1, 64}](2.0f, di, dy)),
+                    Contains("argument 1 ('x') is a DeviceArray<i32> of rank 1, but the parameter is array<f32, 1>"));
+  auto d2 = device_array<float>({8, 8});
+  CHECK_THROWS_WITH((k[{1, 64}](2.0f, d2, dy)), Contains("DeviceArray<f32> of rank 2"));
+  CHECK_THROWS_WITH((k[{1, 64}](dx, dx, dy)), Contains("argument 0 ('a') is a DeviceArray<f32> of rank 1, but the "
+                                                     "parameter is a scalar f32"));
+  CHECK_THROWS_WITH((k[{0, 64}](2.0f, dx, dy)), Contains("kernel 'saxpy'"));
+  CHECK_THROWS_WITH((samples::reverse()[{1, 512}](dx, dy)), Contains("maximum of 256"));
+  // Nothing ran: y is untouched.
+  CHECK(dy.copy_to_host().to_vector() == y);
+}
+
+TEST_CASE("host buffers must match the shape; copies must match shape and dtype") {
+  std::vector<float> v(10);
+  CHECK_THROWS_WITH(to_device(std::span<const float>(v), {3, 4}),
+                    Contains("holds 10 elements but shape (3, 4) needs 12"));
+  auto d = to_device(std::vector<float>(12, 7.0f)).reshape({3, 4});
+  HostArray<float> wrong({4, 3});
+  wrong.data()[0] = -1.0f;
+  CHECK_THROWS_WITH(d.copy_to_host(wrong), Contains("destination is f32[4, 3] but the device array is f32[3, 4]"));
+  CHECK(wrong.data()[0] == -1.0f);  // untouched
+  std::vector<float> small(5);
+  CHECK_THROWS_WITH(d.copy_to_host(std::span<float>(small)), Contains("shapes and element types must match"));
+  CHECK_THROWS_WITH(d.copy_to_device(std::span<const float>(small)), Contains("nothing was copied"));
+  CHECK(d.copy_to_host()(2, 3) == 7.0f);  // the device data survived the refused copies
+}
+
+TEST_CASE("an allocation larger than the device says how much was requested and available") {
+  uint64_t too_much = test_device().total_memory() * 4;
+  CHECK_THROWS_AS(device_array<float>({static_cast<int64_t>(too_much / 4)}), MemoryError);
+  CHECK_THROWS_WITH(device_array<float>({static_cast<int64_t>(too_much / 4)}),
+                    Contains("cannot allocate " + std::to_string(too_much / 4 * 4) + " bytes") &&
+                        Contains("bytes of memory"));
+  // The device still works.
+  CHECK(to_device(std::vector<float>{1, 2}).copy_to_host().data()[1] == 2.0f);
+}
+
+TEST_CASE("arrays of a closed device raise DeviceError instead of touching freed memory") {
+  Device own = new_cpu_device();
+  DeviceArray<float> d = device_array<float>({16}, Order::C, own);
+  own.close();
+  CHECK(own.closed());
+  CHECK_THROWS_AS(d.copy_to_host(), DeviceError);
+  CHECK_THROWS_WITH(d.copy_to_host(), Contains("device 'cpu' was closed"));
+  CHECK_THROWS_WITH(device_array<float>({4}, Order::C, own), Contains("was closed"));
+  CHECK_THROWS_WITH(stream(own), Contains("was closed"));
+}
+
+TEST_CASE("asking for a HIP device that is not there says why and where rocjit looked") {
+  bool have_hip = false;
+  for (auto& d : devices()) have_hip |= d.kind() == "hip";
+  if (have_hip) {
+    CHECK(get_device("hip:0").kind() == "hip");
+    CHECK_THROWS_WITH(get_device("hip:99"), Contains("no HIP device 'hip:99'"));
+  } else {
+    CHECK_THROWS_AS(get_device("hip:0"), DeviceError);
+    CHECK_THROWS_WITH(get_device("hip:0"), Contains("no HIP device for 'hip:0'") &&
+                                               (Contains("libamdhip64") || Contains("not found")));
+  }
+}

@@ -1,0 +1,39 @@
+// Runs the end-to-end tests on one device: `rocjit-e2e --device=cpu|hip[:N] [catch options]`.
+// Exits with 77 (reported by ctest as skipped, never as passed) when the device is absent.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "e2e.hpp"
+
+namespace rocjit::testing {
+Device& test_device() {
+  static Device d;
+  return d;
+}
+}  // namespace rocjit::testing
+
+int main(int argc, char** argv) {
+  std::string id = "cpu";
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--device=", 9) == 0)
+      id = argv[i] + 9;
+    else
+      rest.push_back(argv[i]);
+  }
+  try {
+    rocjit::testing::test_device() = rocjit::get_device(id);
+  } catch (const rocjit::DeviceError& e) {
+    std::printf("SKIPPED: no device '%s': %s\n", id.c_str(), e.what());
+    return 77;
+  }
+  rocjit::set_default_device(rocjit::testing::test_device());
+  std::printf("end-to-end tests on %s (%s, target %s)\n", id.c_str(), rocjit::testing::test_device().name().c_str(),
+              rocjit::testing::test_device().target().c_str());
+  return Catch::Session().run(static_cast<int>(rest.size()), rest.data());
+}

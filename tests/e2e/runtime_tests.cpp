@@ -1,0 +1,236 @@
+// The seed documents' memory API, point by point, on the device under test.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <numeric>
+#include <thread>
+
+#include "e2e.hpp"
+#include "sample_kernels.hpp"
+
+using namespace rocjit;
+using Catch::Matchers::Contains;
+using rocjit::testing::test_device;
+
+namespace {
+std::vector<float> iota_floats(size_t n, float start = 0) {
+  std::vector<float> v(n);
+  std::iota(v.begin(), v.end(), start);
+  return v;
+}
+
+// A kernel slow enough that work queued after it really waits: out(i) = sum_{k<n} in(i)+k.
+Kernel slow_fill() {
+  using namespace rocjit::dsl;
+  return kernel("slow_fill", [](Array<float> out, Int n) {
+    Int i = global_id(0);
+    If(i < out.shape(0), [&] {
+      Var<float> acc = 0.0f;
+      For(0, n, [&](Int k) { acc += cast<float>(k % 7); });
+      out(i) = acc;
+    });
+  });
+}
+}  // namespace
+
+TEST_CASE("devices() lists the device under test and the CPU") {
+  auto all = devices();
+  REQUIRE(!all.empty());
+  CHECK(all.back().kind() == "cpu");
+  CHECK(all.back().target() == "host");
+  CHECK(test_device().total_memory() > 0);
+  CHECK(default_device() == test_device());
+  CHECK(get_device("cpu").id() == "cpu");
+  CHECK_THROWS_WITH(get_device("tpu:0"), Contains("'tpu:0' is not a device id"));
+}
+
+TEST_CASE("device_array, to_device and copy_to_host round-trip data with shape and strides") {
+  auto host = iota_floats(12);
+  DeviceArray<float> d = to_device(host);
+  CHECK(d.shape() == Shape{12});
+  CHECK(d.size() == 12);
+  CHECK(d.nbytes() == 48);
+  CHECK(d.ndim() == 1);
+  CHECK(d.device() == test_device());
+  HostArray<float> back = d.copy_to_host();
+  CHECK(back.to_vector() == host);
+
+  DeviceArray<double> m = device_array<double>({3, 4});
+  CHECK(m.strides() == std::vector<int64_t>{32, 8});
+  CHECK(m.is_c_contiguous());
+  CHECK_FALSE(m.is_f_contiguous());
+  DeviceArray<double> f = device_array<double>({3, 4}, Order::F);
+  CHECK(f.strides() == std::vector<int64_t>{8, 24});
+  CHECK(f.is_f_contiguous());
+  auto like = device_array_like(f);
+  CHECK(like.shape() == f.shape());
+  CHECK(like.is_f_contiguous());
+
+  std::vector<double> values(12);
+  std::iota(values.begin(), values.end(), 0.0);
+  DeviceArray<double> d2 = to_device(std::span<const double>(values), {3, 4});
+  HostArray<double> h2 = d2.copy_to_host();
+  CHECK(h2(1, 2) == 6.0);
+  HostArray<double> into({3, 4});
+  d2.copy_to_host(into);
+  CHECK(into(2, 3) == 11.0);
+  std::vector<double> flat(12);
+  d2.copy_to_host(std::span<double>(flat));
+  CHECK(flat == values);
+}
+
+TEST_CASE("an F-ordered device array receives C-ordered host data in the right places") {
+  std::vector<float> c_order = {0, 1, 2, 3, 4, 5};  // 2x3, C order
+  DeviceArray<float> f = device_array<float>({2, 3}, Order::F);
+  f.copy_to_device(std::span<const float>(c_order));
+  HostArray<float> back = f.copy_to_host();  // an F-ordered host array
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) CHECK(back(i, j) == c_order[i * 3 + j]);
+}
+
+TEST_CASE("copy_to_device refreshes an existing array; device-to-device copies") {
+  DeviceArray<int32_t> a = device_array<int32_t>({4});
+  std::vector<int32_t> v{1, 2, 3, 4};
+  a.copy_to_device(std::span<const int32_t>(v));
+  DeviceArray<int32_t> b = device_array_like(a);
+  b.copy_to_device(a);
+  CHECK(b.copy_to_host().to_vector() == v);
+}
+
+TEST_CASE("ravel and reshape are views of the same memory") {
+  DeviceArray<float> d = to_device(iota_floats(6));
+  DeviceArray<float> m = d.reshape({2, 3});
+  CHECK(m.shape() == Shape{2, 3});
+  CHECK(m.device_pointer() == d.device_pointer());
+  CHECK(m.ravel().shape() == Shape{6});
+  CHECK(m.copy_to_host()(1, 0) == 3.0f);
+  CHECK_THROWS_WITH(d.reshape({4, 2}), Contains("element count must stay the same"));
+  DeviceArray<float> f = device_array<float>({2, 3}, Order::F);
+  CHECK(f.ravel(Order::F).shape() == Shape{6});
+  CHECK_THROWS_WITH(f.ravel(Order::C), Contains("without a copy") && Contains("not C-contiguous"));
+}
+
+TEST_CASE("kernels launch Numba-style on the default stream and compile once") {
+  Kernel k = samples::saxpy();
+  auto x = iota_floats(1000), y = iota_floats(1000, 1);
+  DeviceArray<float> dx = to_device(x), dy = to_device(y);
+  k[{(1000 + 255) / 256, 256}](2.0f, dx, dy);
+  auto out = dy.copy_to_host();
+  for (int i = 0; i < 1000; ++i) REQUIRE(out.data()[i] == 2.0f * i + (i + 1));
+  // Second launch reuses the compiled kernel; a second Kernel object with its own IR compiles once more.
+  k[{4, 256}](1.0f, dx, dy);
+  CHECK(dy.copy_to_host().data()[10] == 2.0f * 10 + 11 + 10);
+}
+
+TEST_CASE("matmul with 2-D geometry through the runtime") {
+  Kernel k = samples::matmul();
+  int n = 40, m = 30, p = 20;
+  std::vector<float> a(n * m), b(m * p);
+  for (int i = 0; i < n * m; ++i) a[i] = float(i % 7) - 3;
+  for (int i = 0; i < m * p; ++i) b[i] = float(i % 5) - 2;
+  auto da = to_device(std::span<const float>(a), {n, m});
+  auto db = to_device(std::span<const float>(b), {m, p});
+  auto dc = device_array<float>({n, p});
+  k[{{(p + 15) / 16, (n + 15) / 16}, {16, 16}}](da, db, dc);
+  auto c = dc.copy_to_host();
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < p; ++j) {
+      float ref = 0;
+      for (int q = 0; q < m; ++q) ref += a[i * m + q] * b[q * p + j];
+      REQUIRE(c(i, j) == ref);
+    }
+}
+
+TEST_CASE("asynchronous streams order their work; events order work between streams") {
+  Kernel slow = slow_fill();
+  Stream s1 = stream(), s2 = stream();
+  CHECK_FALSE(s1.is_default());
+  const int n = 4096;
+  DeviceArray<float> d = device_array<float>({n});
+  Event start = event(), done = event();
+  start.record(s1);
+  slow[{n / 256, 256, s1}](d, 2000);
+  done.record(s1);
+  s2.wait(done);  // s2's copy must see the kernel's result
+  HostArray<float> out = d.copy_to_host(s2);
+  s2.synchronize();
+  float ref = 0;
+  for (int k = 0; k < 2000; ++k) ref += float(k % 7);
+  for (int i = 0; i < n; ++i) REQUIRE(out.data()[i] == ref);
+  CHECK(done.query());
+  CHECK(start.elapsed_time(done) >= 0.0f);
+}
+
+TEST_CASE("auto_synchronize waits for the stream when the scope ends") {
+  Stream s = stream();
+  DeviceArray<float> d = device_array<float>({1024});
+  HostArray<float> out({1024});
+  {
+    auto sync = s.auto_synchronize();
+    slow_fill()[{4, 256, s}](d, 500);
+    d.copy_to_host(out, s);
+  }
+  float ref = 0;
+  for (int k = 0; k < 500; ++k) ref += float(k % 7);
+  CHECK(out.data()[1023] == ref);
+}
+
+TEST_CASE("pending work keeps memory alive after the user drops the array") {
+  Stream s = stream();
+  HostArray<float> out({2048});
+  {
+    DeviceArray<float> d = device_array<float>({2048});
+    slow_fill()[{8, 256, s}](d, 3000);
+    d.copy_to_host(out, s);
+  }  // `d` is gone; the launch and the copy still hold its memory
+  s.synchronize();
+  float ref = 0;
+  for (int k = 0; k < 3000; ++k) ref += float(k % 7);
+  CHECK(out.data()[0] == ref);
+  CHECK(out.data()[2047] == ref);
+}
+
+TEST_CASE("pinned arrays and registered host memory") {
+  HostArray<float> p = pinned_array<float>({256});
+  CHECK(p.is_pinned());
+  for (int i = 0; i < 256; ++i) p.data()[i] = float(i);
+  DeviceArray<float> d = to_device(p);
+  CHECK(d.copy_to_host().data()[255] == 255.0f);
+
+  std::vector<float> a(64, 1.0f), b(32, 2.0f);
+  {
+    auto guard = registered(a, b);
+    CHECK_THROWS_WITH(register_host(a), Contains("already registered"));
+    DeviceArray<float> da = to_device(a);
+    CHECK(da.copy_to_host().data()[0] == 1.0f);
+  }
+  CHECK_THROWS_WITH(deregister_host(a), Contains("was not registered"));
+  register_host(a);  // after the guard ended, registering again is fine
+  deregister_host(a);
+  { auto guard = pinned(b); }  // Numba's cuda.pinned(*arrays) spelling
+}
+
+TEST_CASE("SmartArray transfers only when the other side changed") {
+  using namespace rocjit::dsl;
+  Kernel twice = kernel("twice", [](Array<float> x) {
+    Int i = global_id(0);
+    If(i < x.shape(0), [&] { x(i) = x(i) * 2.0f; });
+  });
+  SmartArray<float> s(iota_floats(512));
+  twice[{2, 256}](s);  // host -> device once
+  CHECK(s.host_to_device_copies() == 1);
+  CHECK(s.device_to_host_copies() == 0);
+  twice[{2, 256}](s);  // data stays on the device
+  twice[{2, 256}](s);
+  CHECK(s.host_to_device_copies() == 1);
+  CHECK(s.device_to_host_copies() == 0);
+  CHECK(s.host().data()[3] == 24.0f);  // the host is updated lazily, once
+  CHECK(s.host().data()[4] == 32.0f);
+  CHECK(s.device_to_host_copies() == 1);
+  s.host().data()[0] = 100.0f;
+  s.mark_changed(Where::host);
+  twice[{2, 256}](s);
+  CHECK(s.host_to_device_copies() == 2);
+  CHECK(s.host().data()[0] == 200.0f);
+  CHECK(s.device_to_host_copies() == 2);
+}

@@ -1,0 +1,219 @@
+// The .rjir parser: print -> parse -> print is the identity, and bad text is reported with
+// source:line:column.
+#include <catch2/catch.hpp>
+
+#include <rocjit/compiler/parser.hpp>
+
+#include <cmath>
+#include <set>
+
+#include "sample_kernels.hpp"
+
+using namespace rocjit;
+using namespace rocjit::dsl;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+// One kernel that records every op kind, every atomic, every math function, both kinds of
+// scalar and memory objects and all three layouts.
+Kernel every_op() {
+  return kernel("every_op", [](Array<float, 2, ir::Layout::F> a, Array<float, 3, ir::Layout::strided> s3,
+                               Array<int32_t> counts, Array<float> f, Int n, Float scale) {
+    auto tmp = local::array<float>({4}, "tmp");
+    auto lds = shared::array<int32_t>({8, 2}, "lds");
+    Var<float> acc = 0.0f;
+    Var<int32_t> j = 0;
+    Int i = global_id(0);
+    Int ids = local_id(0) + group_id(1) + local_size(2) + num_groups(0) + global_size(1);
+    For(0, n, 2, [&](Int k) {
+      tmp(k % 4) = a(i, k) * scale;
+      acc += tmp(k % 4);
+    });
+    While([&] { return j < 3; }, [&] {
+      j += 1;
+      If(j == 2, [&] { Break(); });
+    });
+    If(acc > 1.0f, [&] { a(i, 0) = acc; }).Else([&] { a(i, 1) = acc; });
+    Value x = acc;
+    Value m = sqrt(x) + rsqrt(x) + exp(x) + exp2(x) + log(x) + log2(x) + sin(x) + cos(x) + tan(x) + pow(x, x) +
+              fma(x, x, x) + fabs(x) + floor(x) + ceil(x) + fmin(x, x) + fmax(x, x);
+    s3(i, j, n) = select(m >= 0.0f, -m, cast<float>(cast<double>(m)));
+    Value bits = (ids / 3) - (ids % 5) + min(ids, n) + max(ids, n) + abs(ids);
+    Value mixed = (bits & 7) | (bits ^ 1) | (bits << 2) | (bits >> 1) | ~bits;
+    Value c64 = cast<int64_t>(mixed) + int64_t{5000000000};
+    If(c64 != int64_t{0} && c64 <= int64_t{1} && mixed < 4, [&] { counts(0) = cast<int32_t>(cast<uint32_t>(mixed)); });
+    Value old = atomic::add(counts, i, 1);
+    atomic::sub(counts, i, old);
+    atomic::min(counts, i, old);
+    atomic::max(counts, i, old);
+    atomic::and_(counts, i, old);
+    atomic::or_(counts, i, old);
+    atomic::xor_(counts, i, old);
+    atomic::exchange(counts, i, old);
+    atomic::compare_exchange(counts, i, old, 7);
+    atomic::add(f, i, 1.5f);
+    atomic::compare_exchange(lds, {local_id(0), 1}, old, 7);
+    atomic::add(lds, {local_id(0), 0}, 1);
+    If(i > 0, [&] { f(i) = lds(1, 1) * 1.0f; });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    barrier(0);
+    wavebarrier();
+  });
+}
+
+std::string round_trip(const std::string& text, bool locations) {
+  return ir::print(ir::parse(text, "test.rjir"), {.locations = locations});
+}
+
+// A kernel header around `body` (one op per line, indented by two spaces).
+std::string wrap(const std::string& body) {
+  return "kernel @bad(@x: array<f32, 1, C>, %1 n: i32) max_block_size(64) {\n" + body + "}\n";
+}
+
+}  // namespace
+
+TEST_CASE("every sample kernel prints, parses and prints back identically, with and without locations") {
+  for (auto make : {samples::saxpy, samples::reverse, samples::matmul, samples::reduce, samples::transpose,
+                    samples::histogram, samples::jacobi}) {
+    Kernel k = make();
+    for (bool locations : {true, false}) {
+      DYNAMIC_SECTION(k.name() << (locations ? " with" : " without") << " locations") {
+        std::string text = k.print(locations);
+        CHECK(round_trip(text, locations) == text);
+        ir::Kernel parsed = ir::parse(text);
+        CHECK(parsed.name == k.name());
+        CHECK(parsed.params.size() == k.ir().params.size());
+        CHECK(parsed.shared_bytes() == k.ir().shared_bytes());
+        CHECK(parsed.max_block_size == k.ir().max_block_size);
+      }
+    }
+  }
+}
+
+TEST_CASE("a parsed sample kernel lowers to exactly the LLVM IR of the traced one") {
+  for (auto make : {samples::matmul, samples::reduce, samples::histogram}) {
+    Kernel k = make();
+    CompileOptions options;
+    options.emit_llvm_ir = true;
+    options.opt_level = 0;
+    CodeObject traced = compile(k.ir(), Target::amdgpu("gfx90a"), options);
+    CodeObject parsed = compile(ir::parse(k.print(false)), Target::amdgpu("gfx90a"), options);
+    CHECK(parsed.llvm_ir == traced.llvm_ir);
+    CHECK(parsed.kernels.at(0).group_segment_fixed_size == traced.kernels.at(0).group_segment_fixed_size);
+  }
+}
+
+TEST_CASE("a kernel using every op kind round-trips, with and without locations") {
+  Kernel k = every_op();
+  std::set<ir::OpKind> kinds;
+  ir::walk(k.ir().body, [&](const ir::Op& op) { kinds.insert(op.kind); });
+  CHECK(kinds.size() == static_cast<size_t>(ir::OpKind::break_) + 1);  // the kernel really uses every op
+  for (bool locations : {true, false}) {
+    std::string text = k.print(locations);
+    INFO(text);
+    CHECK(round_trip(text, locations) == text);
+  }
+  ir::Kernel parsed = ir::parse(k.print(true));
+  CHECK(parsed.memories.size() == k.ir().memories.size());
+  CHECK(parsed.memories[1].layout == ir::Layout::strided);
+  CHECK(parsed.slots.size() == 2);
+  CHECK(parsed.values.size() == k.ir().values.size());
+}
+
+TEST_CASE("sparse value ids, float literals, escaped file names and i1 constants survive a round trip") {
+  const std::string text =
+      "kernel @lit(@out: array<f64, 1, C>, %7 n: i64) max_block_size(128) loc(\"dir/\\\"odd\\\\.cpp\":3:9) {\n"
+      "  var $acc: f64 loc(\"k.cpp\":4:1)\n"
+      "  %10 = const nan : f64\n"
+      "  %12 = const inf : f64\n"
+      "  %20 = const -inf : f64\n"
+      "  %21 = const 1e-05 : f64\n"
+      "  %22 = const -0.0 : f64\n"
+      "  %23 = const 1.0 : f64\n"
+      "  %24 = const 1e+300 : f64\n"
+      "  %30 = const 1 : i1\n"
+      "  %31 = const -9223372036854775808 : i64\n"
+      "  %40 = global_id 0 : i32\n"
+      "  if %30 {\n"
+      "    store @out[%40], %21 : f64\n"
+      "  } else {\n"
+      "    var.store $acc, %10 : f64\n"
+      "  }\n"
+      "}\n";
+  CHECK(round_trip(text, true) == text);
+  ir::Kernel k = ir::parse(text);
+  CHECK(k.loc.file == "dir/\"odd\\.cpp");
+  CHECK(k.values.size() == 41);
+  REQUIRE(k.body.ops.size() == 11);
+  CHECK(std::isnan(k.body.ops[0]->float_value));
+  CHECK(k.body.ops[1]->float_value == std::numeric_limits<double>::infinity());
+  CHECK(k.body.ops[2]->float_value == -std::numeric_limits<double>::infinity());
+  CHECK(k.body.ops[3]->float_value == 1e-05);
+  CHECK(std::signbit(k.body.ops[4]->float_value));
+  CHECK(k.body.ops[8]->int_value == std::numeric_limits<int64_t>::min());
+  CHECK(k.values[23].def == k.body.ops[5].get());  // index_definitions() ran
+}
+
+TEST_CASE("a file may hold several kernels; parse() wants exactly one") {
+  std::string text = samples::saxpy().print(false) + "\n// a comment between kernels\n" + samples::jacobi().print(false);
+  auto kernels = ir::parse_all(text, "two.rjir");
+  REQUIRE(kernels.size() == 2);
+  CHECK(kernels[0].name == "saxpy");
+  CHECK(kernels[1].name == "jacobi");
+  CHECK_THROWS_WITH(ir::parse(text, "two.rjir"), StartsWith("two.rjir:13:1: expected end of file, got 'kernel'"));
+}
+
+TEST_CASE("parse errors name the source, line and column") {
+  SECTION("a truncated file") {
+    std::string text = samples::reduce().print(false);
+    text.resize(text.find("barrier local"));
+    CHECK_THROWS_WITH(ir::parse(text, "cut.rjir"), StartsWith("cut.rjir:8:3: expected '}', got end of file"));
+    CHECK_THROWS_WITH(ir::parse("kernel @k(@x: array<f32, 1", "cut.rjir"),
+                      StartsWith("cut.rjir:1:27: expected ',', got end of file"));
+  }
+  SECTION("an unknown op") {
+    CHECK_THROWS_WITH(ir::parse(wrap("  %2 = frobnicate %1 : i32\n"), "t.rjir"),
+                      StartsWith("t.rjir:2:8: unknown op 'frobnicate'"));
+    CHECK_THROWS_WITH(ir::parse(wrap("  %2 = math.cbrt %1 : f32\n"), "t.rjir"),
+                      StartsWith("t.rjir:2:8: unknown op 'math.cbrt'; expected one of math.ceil, math.cos"));
+  }
+  SECTION("a type mismatch") {
+    CHECK_THROWS_WITH(ir::parse(wrap("  %2 = const 1.0 : f32\n  %3 = add %1, %2 : i32\n"), "t.rjir"),
+                      StartsWith("t.rjir:3:16: expected a value of type i32, got %2 of type f32"));
+    CHECK_THROWS_WITH(ir::parse(wrap("  %2 = load @x[%1] : f64\n"), "t.rjir"),
+                      StartsWith("t.rjir:2:23: expected f32 (the element type of @x), got f64"));
+    CHECK_THROWS_WITH(ir::parse(wrap("  %2 = const 1.5 : i32\n"), "t.rjir"),
+                      StartsWith("t.rjir:2:14: expected an integer literal for i32, got '1.5'"));
+  }
+  SECTION("an undefined value") {
+    CHECK_THROWS_WITH(ir::parse(wrap("  %2 = add %1, %9 : i32\n"), "t.rjir"),
+                      StartsWith("t.rjir:2:17: use of undefined value %9"));
+    CHECK_THROWS_WITH(ir::parse(wrap("  %2 = const 1 : i1\n  if %2 {\n    %3 = const 0 : i32\n  }\n"
+                                     "  %4 = add %3, %1 : i32\n"),
+                                "t.rjir"),
+                      StartsWith("t.rjir:6:12: value %3 (defined at 4:5) is used outside the region that defines it"));
+    CHECK_THROWS_WITH(ir::parse(wrap("  %2 = load @y[%1] : f32\n"), "t.rjir"),
+                      StartsWith("t.rjir:2:13: unknown array '@y'"));
+  }
+  SECTION("a duplicate name") {
+    CHECK_THROWS_WITH(ir::parse(wrap("  %2 = const 1 : i32\n  %2 = const 2 : i32\n"), "t.rjir"),
+                      StartsWith("t.rjir:3:3: duplicate value %2: it is already defined at 2:3"));
+    CHECK_THROWS_WITH(ir::parse(wrap("  %1 = const 1 : i32\n"), "t.rjir"),
+                      StartsWith("t.rjir:2:3: duplicate value %1: it is already defined at 1:40"));
+    CHECK_THROWS_WITH(ir::parse(wrap("  shared @x: f32[4]\n"), "t.rjir"),
+                      StartsWith("t.rjir:2:10: duplicate array name '@x': it is already declared at 1:11"));
+    CHECK_THROWS_WITH(ir::parse(wrap("  var $v: f32\n  var $v: i32\n"), "t.rjir"),
+                      StartsWith("t.rjir:3:7: duplicate variable name '$v': it is already declared at 2:7"));
+  }
+  SECTION("a kernel the verifier rejects is reported at its header") {
+    // A barrier under a condition that depends on the work-item breaks the uniformity rule.
+    CHECK_THROWS_WITH(ir::parse("\n" + wrap("  %2 = local_id 0 : i32\n  %3 = cmp.lt %2, %1 : i32\n  if %3 {\n"
+                                            "    barrier local\n  }\n"),
+                                "t.rjir"),
+                      StartsWith("t.rjir:2:1: kernel 'bad'") && Contains("barrier"));
+  }
+}

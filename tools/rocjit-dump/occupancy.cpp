@@ -1,0 +1,112 @@
+// Occupancy estimate for `rocjit-dump --emit=meta`.
+//
+// The formula follows LLVM's AMDGPU backend (AMDGPUBaseInfo.cpp: getMaxWavesPerEU,
+// getTotalNumVGPRs, getVGPRAllocGranule, getNumWavesPerEUWithNumVGPRs, getOccupancyWithNumSGPRs,
+// getMaxWorkGroupsPerCU, getWavesPerEUForWorkGroup), which is also what the "; Occupancy:" line
+// of the assembly reports:
+//
+//   waves_per_workgroup = ceil(max_work_group_size / wavefront_size)
+//   per_simd(groups)    = groups * ceil(waves_per_workgroup / simds_per_cu)
+//   by_vgprs            = vgpr_file / round_up(vgpr_count, vgpr_granule)
+//   by_sgprs            = LLVM's table for gfx6-gfx9 (SGPRs do not limit gfx10+)
+//   by_lds              = per_simd(lds_per_cu / round_up(lds_bytes, lds_granule))
+//   by_workgroup_size   = per_simd(waves_per_workgroup == 1 ? max_waves * simds_per_cu
+//                                  : min(max_waves * simds_per_cu / waves_per_workgroup, barriers))
+//   waves_per_simd      = min(max_waves, by_vgprs, by_sgprs, by_lds, by_workgroup_size)
+//
+// The numbers are the conservative, well-known ones: where a processor has more than the
+// family's baseline (the 1.5x VGPR file of gfx1100/gfx1101/gfx1151/gfx12, the 128 KiB LDS of a
+// gfx10+ work-group processor in WGP mode), the baseline is used, so the estimate never
+// promises more waves than the hardware runs.
+#include "occupancy.hpp"
+
+#include <rocjit/compiler/compile.hpp>
+
+#include <algorithm>
+
+namespace rocjit::dump {
+namespace {
+
+unsigned round_up(uint64_t v, unsigned granule) { return static_cast<unsigned>((v + granule - 1) / granule * granule); }
+unsigned divide_up(unsigned a, unsigned b) { return (a + b - 1) / b; }
+
+// gfx900 -> 9, gfx90a -> 9, gfx1030 -> 10, gfx1200 -> 12.
+unsigned major_version(const std::string& processor) {
+  std::string digits = processor.substr(3);
+  return static_cast<unsigned>(std::stoul(digits.substr(0, digits.size() >= 4 ? 2 : 1)));
+}
+
+// gfx90a, gfx940, gfx941, gfx942, gfx950: one 512-entry file for VGPRs and AGPRs.
+bool unified_register_file(const std::string& processor) {
+  return processor == "gfx90a" || processor.starts_with("gfx94") || processor.starts_with("gfx95");
+}
+
+}  // namespace
+
+SimdLimits simd_limits(const std::string& processor, unsigned wavefront_size) {
+  SimdLimits l;
+  const unsigned major = major_version(processor);
+  const bool wave32 = wavefront_size == 32;
+  l.lds_per_cu = static_cast<unsigned>(amdgpu_lds_limit(processor));  // 64 KiB; 160 KiB on gfx950
+  l.lds_granule = 512;  // 128 dwords
+  l.simds_per_cu = 4;   // a gfx6-gfx9 CU; a gfx10+ work-group processor (two CUs of two SIMDs)
+  if (major < 10) {
+    l.max_waves_per_simd = unified_register_file(processor) ? 8 : 10;
+    l.vgpr_file = unified_register_file(processor) ? 512 : 256;
+    l.vgpr_granule = unified_register_file(processor) ? 8 : 4;
+    l.sgpr_limited = true;
+    l.max_barriers_per_cu = 16;
+  } else {
+    const bool gfx10_1 = major == 10 && processor.size() >= 6 && processor[5] < '3';
+    l.max_waves_per_simd = gfx10_1 ? 20 : 16;
+    l.vgpr_file = wave32 ? 1024 : 512;
+    l.vgpr_granule = gfx10_1 ? (wave32 ? 8 : 4) : (wave32 ? 16 : 8);
+    l.max_barriers_per_cu = 32;
+  }
+  return l;
+}
+
+Occupancy occupancy(const KernelMetadata& k, const std::string& processor) {
+  Occupancy o;
+  o.limits = simd_limits(processor, k.wavefront_size);
+  const SimdLimits& l = o.limits;
+  const unsigned max_waves = l.max_waves_per_simd;
+  o.by_hardware = max_waves;
+
+  // .vgpr_count is LLVM's total: on gfx90a-class processors it already counts AGPRs (arch VGPRs
+  // aligned to 4, plus AGPRs); on gfx908 AGPRs are a separate file of the same size.
+  unsigned vgprs = std::max(k.vgpr_count, major_version(processor) == 9 && !unified_register_file(processor)
+                                              ? k.agpr_count : 0u);
+  o.by_vgprs = vgprs < l.vgpr_granule ? max_waves
+                                      : std::min(max_waves, std::max(1u, l.vgpr_file / round_up(vgprs, l.vgpr_granule)));
+
+  o.by_sgprs = max_waves;
+  if (l.sgpr_limited) {
+    const unsigned s = k.sgpr_count;
+    if (major_version(processor) >= 8)
+      o.by_sgprs = s <= 80 ? 10 : s <= 88 ? 9 : s <= 100 ? 8 : 7;
+    else
+      o.by_sgprs = s <= 48 ? 10 : s <= 56 ? 9 : s <= 64 ? 8 : s <= 72 ? 7 : s <= 80 ? 6 : 5;
+    o.by_sgprs = std::min(o.by_sgprs, max_waves);
+  }
+
+  const unsigned wave_size = std::max(1u, k.wavefront_size);
+  o.waves_per_workgroup = divide_up(std::max(1u, k.max_flat_workgroup_size), wave_size);
+  const unsigned waves_per_simd_per_group = divide_up(o.waves_per_workgroup, l.simds_per_cu);
+  auto per_simd = [&](unsigned groups) { return std::min(max_waves, groups * waves_per_simd_per_group); };
+
+  o.by_lds = max_waves;
+  if (k.group_segment_fixed_size > 0)
+    o.by_lds = per_simd(static_cast<unsigned>(l.lds_per_cu / round_up(k.group_segment_fixed_size, l.lds_granule)));
+
+  const unsigned wave_slots = max_waves * l.simds_per_cu;
+  const unsigned groups = o.waves_per_workgroup == 1
+                              ? wave_slots
+                              : std::min(wave_slots / o.waves_per_workgroup, l.max_barriers_per_cu);
+  o.by_workgroup_size = per_simd(groups);
+
+  o.waves_per_simd = std::min({max_waves, o.by_vgprs, o.by_sgprs, o.by_lds, o.by_workgroup_size});
+  return o;
+}
+
+}  // namespace rocjit::dump

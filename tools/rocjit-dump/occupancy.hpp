@@ -1,0 +1,38 @@
+// How many waves of a compiled kernel fit on one SIMD at once, and what limits it.
+#pragma once
+
+#include <string>
+
+#include <rocjit/compiler/code_object.hpp>
+
+namespace rocjit::dump {
+
+// Per-processor numbers the estimate uses (see occupancy.cpp for their sources).
+struct SimdLimits {
+  unsigned max_waves_per_simd = 0;  // hardware wave slots per SIMD
+  unsigned simds_per_cu = 0;        // SIMDs that share a work-group's LDS and barriers
+  unsigned vgpr_file = 0;           // VGPRs per lane that all waves on a SIMD share
+  unsigned vgpr_granule = 0;        // VGPRs are allocated in blocks of this many
+  bool sgpr_limited = false;        // gfx6-gfx9: SGPRs can limit occupancy
+  unsigned lds_per_cu = 0;          // bytes of LDS the work-groups on one CU share
+  unsigned lds_granule = 0;         // LDS is allocated in blocks of this many bytes
+  unsigned max_barriers_per_cu = 0; // work-groups of more than one wave need a barrier each
+};
+
+struct Occupancy {
+  unsigned waves_per_simd = 0;  // the minimum of the bounds below
+  unsigned by_hardware = 0;
+  unsigned by_vgprs = 0;
+  unsigned by_sgprs = 0;
+  unsigned by_lds = 0;
+  unsigned by_workgroup_size = 0;
+  unsigned waves_per_workgroup = 0;
+  SimdLimits limits;
+};
+
+SimdLimits simd_limits(const std::string& processor, unsigned wavefront_size);
+
+// The estimate assumes launches at the kernel's maximum work-group size.
+Occupancy occupancy(const KernelMetadata& kernel, const std::string& processor);
+
+}  // namespace rocjit::dump
