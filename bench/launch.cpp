@@ -1,0 +1,91 @@
+// Host-side launch overhead and copy bandwidth on the CPU device: prints a table.
+//   build/bin/bench-launch [--repeat=N]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <rocjit/rocjit.hpp>
+
+using namespace rocjit;
+using namespace rocjit::dsl;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Median microseconds per launch over `rounds` rounds of `per_round` launches.
+template <class F>
+double time_launches(F&& launch_once, const Stream& s, int rounds, int per_round) {
+  std::vector<double> samples;
+  for (int r = 0; r < rounds; ++r) {
+    auto t0 = Clock::now();
+    for (int i = 0; i < per_round; ++i) launch_once();
+    auto t1 = Clock::now();
+    s.synchronize();
+    samples.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / per_round);
+  }
+  return median(samples);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rounds = 11;
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--repeat=", 9) == 0) rounds = std::max(1, std::atoi(argv[i] + 9));
+  Device cpu = get_device("cpu");
+  set_default_device(cpu);
+
+  Kernel empty0 = kernel("empty0", [] {}, {.max_block_size = 64});
+  Kernel empty4 = kernel("empty4", [](Array<float> a, Array<float> b, Float x, Int n) {}, {.max_block_size = 64});
+  DeviceArray<float> a = device_array<float>({64}), b = device_array<float>({64});
+  Stream async = stream();
+  Stream sync = default_stream();
+  empty0[{1, 64}]();  // compile outside the timed region
+  empty4[{1, 64}](a, b, 1.0f, 64);
+
+  const int per_round = 2000;
+  double d0 = time_launches([&] { empty0[{1, 64}](); }, sync, rounds, per_round);
+  double d4 = time_launches([&] { empty4[{1, 64}](a, b, 1.0f, 64); }, sync, rounds, per_round);
+  double a0 = time_launches([&] { empty0[{1, 64, async}](); }, async, rounds, per_round);
+  double a4 = time_launches([&] { empty4[{1, 64, async}](a, b, 1.0f, 64); }, async, rounds, per_round);
+
+  std::printf("launch overhead, empty kernel, CPU device (%u worker threads), median of %d rounds x %d launches\n",
+              host_thread_count(), rounds, per_round);
+  std::printf("%-28s %12s %12s\n", "stream", "0 args (us)", "4 args (us)");
+  std::printf("%-28s %12.2f %12.2f\n", "default (synchronous)", d0, d4);
+  std::printf("%-28s %12.2f %12.2f\n", "async (enqueue only)", a0, a4);
+  std::printf("goal: async launch < 5 us\n\n");
+
+  std::printf("copy bandwidth, CPU device, median of %d copies\n", rounds);
+  std::printf("%-12s %14s %14s %14s\n", "size", "H2D (GB/s)", "D2H (GB/s)", "H2D pinned");
+  for (int64_t n : {int64_t(1) << 16, int64_t(1) << 20, int64_t(1) << 24}) {
+    std::vector<float> host(n, 1.0f);
+    HostArray<float> pinned_host = pinned_array<float>({n});
+    DeviceArray<float> d = device_array<float>({n});
+    std::vector<double> h2d, d2h, pin;
+    for (int r = 0; r < rounds; ++r) {
+      auto t0 = Clock::now();
+      d.copy_to_device(std::span<const float>(host));
+      auto t1 = Clock::now();
+      d.copy_to_host(std::span<float>(host));
+      auto t2 = Clock::now();
+      d.copy_to_device(pinned_host);
+      auto t3 = Clock::now();
+      double bytes = static_cast<double>(n) * sizeof(float);
+      h2d.push_back(bytes / std::chrono::duration<double>(t1 - t0).count() / 1e9);
+      d2h.push_back(bytes / std::chrono::duration<double>(t2 - t1).count() / 1e9);
+      pin.push_back(bytes / std::chrono::duration<double>(t3 - t2).count() / 1e9);
+    }
+    std::printf("%-12s %14.2f %14.2f %14.2f\n", (std::to_string(n * 4 / 1024) + " KiB").c_str(), median(h2d),
+                median(d2h), median(pin));
+  }
+  return 0;
+}
