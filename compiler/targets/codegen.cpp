@@ -12,14 +12,14 @@
 
 namespace rocjit::targets {
 
-void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool vectorize) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = opt_level >= 2;
-  tuning.SLPVectorization = opt_level >= 2;
+  tuning.LoopVectorization = vectorize && opt_level >= 2;
+  tuning.SLPVectorization = vectorize && opt_level >= 2;
   llvm::PassBuilder pb(&tm, tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

@@ -9,8 +9,10 @@
 
 namespace rocjit::targets {
 
-// Runs the new pass manager's default pipeline at `opt_level` (0..3).
-void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level);
+// Runs the new pass manager's default pipeline at `opt_level` (0..3). `vectorize` enables the
+// loop and SLP vectorisers (the host's work-item loops need them; GPU kernels are scalar per
+// lane, where they cost compile time for nothing).
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool vectorize);
 
 // Emits a relocatable object or assembly text. Codegen may change the module: emit assembly
 // from a clone when the object is still needed.

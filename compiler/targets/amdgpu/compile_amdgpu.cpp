@@ -89,7 +89,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
                             : options.opt_level == 1 ? llvm::CodeGenOptLevel::Less
                             : options.opt_level == 2 ? llvm::CodeGenOptLevel::Default
                                                      : llvm::CodeGenOptLevel::Aggressive);
-    optimize(module, *machine.tm, options.opt_level);
+    optimize(module, *machine.tm, options.opt_level, false);
     if (options.emit_llvm_ir_optimized) out.llvm_ir_optimized = to_string(module);
     if (options.emit_assembly) {
       auto clone = llvm::CloneModule(module);

@@ -82,7 +82,7 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& opti
                                    kernel.name, broken));
   {
     std::lock_guard<std::mutex> guard(h.lock);
-    targets::optimize(module, *h.tm, options.opt_level);
+    targets::optimize(module, *h.tm, options.opt_level, true);
     if (options.emit_assembly) {
       auto clone = llvm::CloneModule(module);
       auto text = targets::emit(*clone, *h.tm, true);
