@@ -172,6 +172,8 @@ class Var {
   Var& operator^=(const Operand& v) { return update(ir::BinaryOp::xor_, v); }
 
   Value load(const std::source_location& loc) const { return load_slot(slot_, ir_type_v<T>, trace_, loc); }
+  // Reads the current value: Value v = acc;
+  operator Value() const { return load(std::source_location::current()); }
   // Reads the current value as a typed expression.
   Expr<T> get(std::source_location loc = std::source_location::current()) const { return Expr<T>(load(loc), loc); }
 
