@@ -169,7 +169,7 @@ class HostLowering : public KernelLowering {
     ir::walk(kernel_.body, [&](const ir::Op& op) {
       int seg = segment_of_.at(&op);
       for (ir::ValueId v : op.operands)
-        if (def_segment_[v] != group_segment && def_segment_[v] != seg) spilled_[v] = true;
+        if (def_segment_[v] != group_segment && def_segment_[v] != seg && !rematerializable(v)) spilled_[v] = true;
       if (op.kind == OpKind::var_load || op.kind == OpKind::var_store) slot_segments[op.ref].insert(seg);
       if (op.kind == OpKind::load || op.kind == OpKind::store || op.kind == OpKind::atomic)
         memory_segments[op.ref].insert(seg);
@@ -182,7 +182,7 @@ class HostLowering : public KernelLowering {
     for (ir::ValueId v = 1; v < kernel_.values.size(); ++v)
       if (spilled_[v]) {
         value_offset_[v] = storage_per_item_;
-        storage_per_item_ += 8;
+        storage_per_item_ += 8;  // 8-aligned item offsets; each item holds item_bytes per work-item
       }
     slot_offset_.assign(kernel_.slots.size(), -1);
     for (uint32_t s = 0; s < kernel_.slots.size(); ++s)
@@ -203,6 +203,15 @@ class HostLowering : public KernelLowering {
     }
   }
 
+  // Work-item queries, constants and shapes are recomputed where they are used instead of
+  // being stored per work-item: cheaper, and it keeps the work-item loops vectorisable.
+  bool rematerializable(ir::ValueId v) const {
+    const ir::Op* def = kernel_.values[v].def;
+    return def && (def->kind == OpKind::workitem || def->kind == OpKind::constant || def->kind == OpKind::shape);
+  }
+
+  static uint64_t item_bytes(ir::Type t) { return std::max(4u, ir::byte_size(t)); }
+
   // ---- per-work-item storage ------------------------------------------------------------
   // storage + offset * threads + work_item * item_bytes: each item is contiguous over work-items.
   llvm::Value* storage_address(uint64_t offset, uint64_t item_bytes) {
@@ -214,13 +223,21 @@ class HostLowering : public KernelLowering {
 
   llvm::Value* value(ir::ValueId id) override {
     if (spilled_[id] && def_segment_[id] != segment_)
-      return builder_.CreateLoad(llvm_type(kernel_.value_type(id)), storage_address(value_offset_[id], 8));
+      return builder_.CreateLoad(llvm_type(kernel_.value_type(id)),
+                                 storage_address(value_offset_[id], item_bytes(kernel_.value_type(id))));
+    if (def_segment_[id] != group_segment && def_segment_[id] != segment_ && rematerializable(id)) {
+      const ir::Op& def = *kernel_.values[id].def;
+      if (def.kind == OpKind::workitem) return workitem(def.workitem(), def.dim);
+      if (def.kind == OpKind::shape) return shape_of(kernel_.memories[def.ref], def.dim);
+      return values_.at(id);  // constants are LLVM constants: valid everywhere
+    }
     return values_.at(id);
   }
 
   void define(const ir::Op& op, llvm::Value* v) override {
     values_[op.result] = v;
-    if (spilled_[op.result]) builder_.CreateStore(v, storage_address(value_offset_[op.result], 8));
+    if (spilled_[op.result])
+      builder_.CreateStore(v, storage_address(value_offset_[op.result], item_bytes(kernel_.value_type(op.result))));
   }
 
   llvm::Value* slot_pointer(uint32_t slot) override {
