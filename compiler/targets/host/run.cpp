@@ -115,16 +115,21 @@ WorkerPool& pool() {
   return instance;
 }
 
+struct AlignedFree {
+  void operator()(void* p) const { ::operator delete(p, std::align_val_t(64)); }
+};
+using AlignedBuffer = std::unique_ptr<void, AlignedFree>;
+
 // Per-worker buffers, grown on demand and kept between launches.
 struct WorkerBuffers {
-  std::unique_ptr<std::byte[]> shared, storage;
+  AlignedBuffer shared, storage;
   size_t shared_size = 0, storage_size = 0;
   alignas(64) std::byte scratch[64];
 };
 
-std::byte* aligned_buffer(std::unique_ptr<std::byte[]>& buffer, size_t& size, size_t wanted) {
+void* aligned_buffer(AlignedBuffer& buffer, size_t& size, size_t wanted) {
   if (wanted > size) {
-    buffer.reset(new (std::align_val_t(64)) std::byte[wanted]);
+    buffer.reset(::operator new(wanted, std::align_val_t(64)));
     size = wanted;
   }
   return buffer.get();
