@@ -5,6 +5,7 @@
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/verifier.hpp"
+#include "cache/kernel_cache.h"
 #include "targets/amdgpu/compile_amdgpu.h"
 #include "targets/amdgpu/target_machine.h"
 
@@ -36,7 +37,9 @@ const KernelMetadata& CodeObject::kernel(const std::string& name) const {
 CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
   ir::verify(kernel);
   switch (target.kind) {
-    case Target::Kind::amdgpu: return targets::amdgpu::compile(kernel, target, options);
+    case Target::Kind::amdgpu:
+      return cache::lookup_or_compile(kernel, target, options,
+                                      [&] { return targets::amdgpu::compile(kernel, target, options); });
     case Target::Kind::host: break;
   }
   throw CompileError(fmt::format("kernel '{}': target '{}' is not supported by compile()", kernel.name, target.str()));

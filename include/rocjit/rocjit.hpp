@@ -1,6 +1,7 @@
 // The umbrella header for rocjit users: the kernel DSL, compile(), the host JIT and the runtime.
 #pragma once
 
+#include "rocjit/compiler/cache.hpp"
 #include "rocjit/compiler/code_object.hpp"
 #include "rocjit/compiler/compile.hpp"
 #include "rocjit/compiler/error.hpp"

@@ -1,0 +1,291 @@
+// In-memory and on-disk kernel cache.
+//
+// Disk entries: <dir>/<key>.rjco, written to a temporary file and renamed into place. Header:
+// magic "RJCACHE1", format version, the 32-hex-digit key, payload length and an FNV-1a checksum
+// of the payload; anything that does not verify is ignored and replaced. The directory is
+// bounded by ROCJIT_CACHE_MAX_MB (default 512) with least-recently-used eviction (a hit
+// refreshes the entry's modification time).
+#include "cache/kernel_cache.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <llvm/Config/llvm-config.h>
+#include <sys/stat.h>
+#include <utime.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <mutex>
+#include <random>
+
+#include "rocjit/compiler/cache.hpp"
+#include "rocjit/compiler/printer.hpp"
+#include "targets/amdgpu/metadata.h"
+
+namespace rocjit {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char magic[8] = {'R', 'J', 'C', 'A', 'C', 'H', 'E', '1'};
+constexpr uint32_t format_version = 1;
+
+struct Header {
+  char magic[8];
+  uint32_t version;
+  uint32_t reserved;
+  char key[32];
+  uint64_t payload_bytes;
+  uint64_t checksum;
+};
+
+uint64_t fnv1a(const void* data, size_t n, uint64_t h = 1469598103934665603ull) {
+  auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+struct Counters {
+  std::atomic<uint64_t> memory_hits{0}, disk_hits{0}, misses{0}, disk_writes{0}, disk_rejected{0};
+};
+Counters counters;
+
+std::mutex memory_lock;
+std::map<std::string, std::shared_future<CodeObject>> memory;
+
+void warn_once(const std::string& what) {
+  static std::once_flag once;
+  std::call_once(once, [&] { std::fprintf(stderr, "rocjit: warning: kernel disk cache disabled for now: %s\n", what.c_str()); });
+}
+
+template <class T>
+void put(std::string& out, T v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+template <class T>
+bool take(const std::string& in, size_t& at, T& v) {
+  if (at + sizeof v > in.size()) return false;
+  std::memcpy(&v, in.data() + at, sizeof v);
+  at += sizeof v;
+  return true;
+}
+
+std::string serialize(const CodeObject& co) {
+  std::string out;
+  put<uint32_t>(out, static_cast<uint32_t>(co.code_object_version));
+  std::vector<std::string> names;
+  for (const auto& a : co.kernels.at(0).args)
+    if (a.value_kind.rfind("hidden_", 0) != 0) names.push_back(a.name);
+  put<uint32_t>(out, static_cast<uint32_t>(names.size()));
+  for (const auto& n : names) {
+    put<uint32_t>(out, static_cast<uint32_t>(n.size()));
+    out += n;
+  }
+  put<uint64_t>(out, co.elf.size());
+  out.append(reinterpret_cast<const char*>(co.elf.data()), co.elf.size());
+  return out;
+}
+
+bool deserialize(const std::string& in, const Target& target, CodeObject& co) {
+  size_t at = 0;
+  uint32_t version = 0, count = 0;
+  if (!take(in, at, version) || !take(in, at, count) || count > 4096) return false;
+  std::vector<std::string> names(count);
+  for (auto& n : names) {
+    uint32_t len = 0;
+    if (!take(in, at, len) || at + len > in.size()) return false;
+    n.assign(in.data() + at, len);
+    at += len;
+  }
+  uint64_t elf_bytes = 0;
+  if (!take(in, at, elf_bytes) || at + elf_bytes != in.size()) return false;
+  co.target = target;
+  co.code_object_version = static_cast<int>(version);
+  co.elf.assign(in.begin() + static_cast<std::ptrdiff_t>(at), in.end());
+  try {
+    co.kernels = targets::amdgpu::read_metadata(co.elf, names);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+bool disk_enabled() {
+  const char* v = std::getenv("ROCJIT_CACHE");
+  return !(v && std::string(v) == "0");
+}
+
+uint64_t max_bytes() {
+  if (const char* v = std::getenv("ROCJIT_CACHE_MAX_MB"); v && *v) {
+    long long mb = std::atoll(v);
+    if (mb > 0) return static_cast<uint64_t>(mb) << 20;
+  }
+  return uint64_t(512) << 20;
+}
+
+bool ensure_directory(const std::string& dir) {
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return true;
+  fs::create_directories(fs::path(dir).parent_path(), ec);
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    warn_once(fmt::format("cannot create {}: {}", dir, std::strerror(errno)));
+    return false;
+  }
+  return true;
+}
+
+bool load(const std::string& path, const std::string& key, const Target& target, CodeObject& co) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Header h{};
+  bool ok = bytes.size() >= sizeof h;
+  if (ok) std::memcpy(&h, bytes.data(), sizeof h);
+  ok = ok && std::memcmp(h.magic, magic, sizeof magic) == 0 && h.version == format_version &&
+       std::memcmp(h.key, key.data(), 32) == 0 && h.payload_bytes == bytes.size() - sizeof h;
+  std::string payload = ok ? bytes.substr(sizeof h) : std::string();
+  ok = ok && fnv1a(payload.data(), payload.size()) == h.checksum && deserialize(payload, target, co);
+  if (!ok) {
+    ++counters.disk_rejected;
+    std::error_code ec;
+    fs::remove(path, ec);  // replaced by the fresh compile
+    return false;
+  }
+  utime(path.c_str(), nullptr);  // most recently used
+  return true;
+}
+
+void evict(const std::string& dir, uint64_t limit) {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  uint64_t total = 0;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".rjco") continue;
+    total += e.file_size(ec);
+    entries.emplace_back(e.last_write_time(ec), e.path());
+  }
+  if (total <= limit) return;
+  std::sort(entries.begin(), entries.end());
+  for (const auto& [time, path] : entries) {
+    if (total <= limit) break;
+    uint64_t size = fs::file_size(path, ec);
+    if (fs::remove(path, ec)) total -= size;
+  }
+}
+
+void store(const std::string& dir, const std::string& key, const CodeObject& co) {
+  std::string payload = serialize(co);
+  Header h{};
+  std::memcpy(h.magic, magic, sizeof magic);
+  h.version = format_version;
+  std::memcpy(h.key, key.data(), 32);
+  h.payload_bytes = payload.size();
+  h.checksum = fnv1a(payload.data(), payload.size());
+  static std::atomic<uint64_t> sequence{0};
+  std::string tmp = fmt::format("{}/.tmp-{}-{}-{}", dir, getpid(), sequence.fetch_add(1), std::random_device{}());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(&h), sizeof h);
+    out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      warn_once(fmt::format("cannot write to {} (unwritable or full)", dir));
+      return;
+    }
+  }
+  if (std::rename(tmp.c_str(), fmt::format("{}/{}.rjco", dir, key).c_str()) != 0) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    warn_once(fmt::format("cannot rename into {}: {}", dir, std::strerror(errno)));
+    return;
+  }
+  ++counters.disk_writes;
+  evict(dir, max_bytes());
+}
+
+}  // namespace
+
+CacheStats cache_stats() {
+  return CacheStats{counters.memory_hits, counters.disk_hits, counters.misses, counters.disk_writes,
+                    counters.disk_rejected};
+}
+
+void clear_memory_cache() {
+  std::lock_guard<std::mutex> g(memory_lock);
+  memory.clear();
+}
+
+std::string cache_directory() {
+  if (!disk_enabled()) return {};
+  if (const char* d = std::getenv("ROCJIT_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/rocjit";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/rocjit";
+  return {};
+}
+
+namespace cache {
+
+std::string key(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
+  ir::PrintOptions no_locations;
+  no_locations.locations = false;
+  std::string text = fmt::format("rocjit {}|LLVM {}|{}|cov{}|O{}|", ROCJIT_VERSION, LLVM_VERSION_STRING, target.str(),
+                                 options.code_object_version, options.opt_level);
+  text += ir::print(kernel, no_locations);
+  return fmt::format("{:016x}{:016x}", fnv1a(text.data(), text.size()),
+                     fnv1a(text.data(), text.size(), 0x84222325cbf29ce4ull));
+}
+
+CodeObject lookup_or_compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options,
+                             const std::function<CodeObject()>& compile) {
+  if (options.emit_llvm_ir || options.emit_llvm_ir_optimized || options.emit_assembly) return compile();
+  std::string k = key(kernel, target, options);
+  std::promise<CodeObject> promise;
+  std::shared_future<CodeObject> future;
+  bool owner = false;
+  {
+    std::lock_guard<std::mutex> g(memory_lock);
+    auto it = memory.find(k);
+    if (it != memory.end()) {
+      future = it->second;
+    } else {
+      future = promise.get_future().share();
+      memory.emplace(k, future);
+      owner = true;
+    }
+  }
+  if (!owner) {  // another call compiles (or compiled) this key: wait for its result
+    ++counters.memory_hits;
+    return future.get();
+  }
+  try {
+    CodeObject co;
+    std::string dir = cache_directory();
+    std::string path = dir.empty() ? std::string() : fmt::format("{}/{}.rjco", dir, k);
+    if (!dir.empty() && load(path, k, target, co)) {
+      ++counters.disk_hits;
+    } else {
+      ++counters.misses;
+      co = compile();
+      if (!dir.empty() && ensure_directory(dir)) store(dir, k, co);
+    }
+    promise.set_value(co);
+    return co;
+  } catch (...) {
+    promise.set_exception(std::current_exception());
+    std::lock_guard<std::mutex> g(memory_lock);
+    memory.erase(k);  // a failed compile is not cached: the next call reports the error again
+    throw;
+  }
+}
+
+}  // namespace cache
+}  // namespace rocjit

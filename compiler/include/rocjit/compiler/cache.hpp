@@ -1,0 +1,25 @@
+// The kernel cache: compiled code objects keyed by a content hash of the kernel IR, the
+// target, the options and the compiler's version; in memory and on disk.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rocjit {
+
+struct CacheStats {
+  uint64_t memory_hits = 0;
+  uint64_t disk_hits = 0;
+  uint64_t misses = 0;         // compiled
+  uint64_t disk_writes = 0;
+  uint64_t disk_rejected = 0;  // corrupt, truncated, foreign or wrong-version entries ignored
+};
+
+CacheStats cache_stats();
+// Forgets the in-memory entries (the on-disk cache stays).
+void clear_memory_cache();
+// The on-disk cache directory in use: $ROCJIT_CACHE_DIR, else $XDG_CACHE_HOME/rocjit, else
+// ~/.cache/rocjit; empty when ROCJIT_CACHE=0 disables the disk cache.
+std::string cache_directory();
+
+}  // namespace rocjit

@@ -1,0 +1,186 @@
+// The kernel cache: never compile twice, in memory or on disk; bad entries are ignored and
+// replaced; an unusable directory only costs a warning; concurrent processes share a cache.
+#include <catch2/catch.hpp>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "sample_kernels.hpp"
+
+using namespace rocjit;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh cache directory for one test, removed afterwards.
+struct TemporaryCache {
+  std::string dir;
+  TemporaryCache() {
+    char pattern[] = "/tmp/rocjit-cache-test-XXXXXX";
+    dir = mkdtemp(pattern);
+    dir += "/cache";
+    setenv("ROCJIT_CACHE_DIR", dir.c_str(), 1);
+    unsetenv("ROCJIT_CACHE");
+    clear_memory_cache();
+  }
+  ~TemporaryCache() {
+    std::error_code ec;
+    fs::remove_all(fs::path(dir).parent_path(), ec);
+  }
+  std::vector<fs::path> entries() const {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".rjco") out.push_back(e.path());
+    return out;
+  }
+};
+
+CacheStats delta(const CacheStats& before) {
+  CacheStats now = cache_stats();
+  return CacheStats{now.memory_hits - before.memory_hits, now.disk_hits - before.disk_hits,
+                    now.misses - before.misses, now.disk_writes - before.disk_writes,
+                    now.disk_rejected - before.disk_rejected};
+}
+
+}  // namespace
+
+TEST_CASE("a kernel compiled again, or an identical second kernel, is not recompiled") {
+  TemporaryCache cache;
+  CacheStats before = cache_stats();
+  CodeObject first = compile(samples::matmul(), Target::amdgpu("gfx90a"));
+  CodeObject again = compile(samples::matmul(), Target::amdgpu("gfx90a"));  // a second trace, same IR
+  CacheStats d = delta(before);
+  CHECK(d.misses == 1);
+  CHECK(d.memory_hits == 1);
+  CHECK(again.elf == first.elf);
+  compile(samples::matmul(), Target::amdgpu("gfx1100"));  // another target is another key
+  CompileOptions v4;
+  v4.code_object_version = 4;
+  compile(samples::matmul(), Target::amdgpu("gfx90a"), v4);  // so are other options
+  CHECK(delta(before).misses == 3);
+}
+
+TEST_CASE("the on-disk cache serves a new process (simulated by clearing memory) with identical results") {
+  TemporaryCache cache;
+  CodeObject compiled = compile(samples::histogram(), Target::amdgpu("gfx942"));
+  REQUIRE(cache.entries().size() == 1);
+  CHECK((fs::status(cache.dir).permissions() & fs::perms::all) == fs::perms::owner_all);
+  clear_memory_cache();
+  CacheStats before = cache_stats();
+  CodeObject loaded = compile(samples::histogram(), Target::amdgpu("gfx942"));
+  CHECK(delta(before).disk_hits == 1);
+  CHECK(delta(before).misses == 0);
+  CHECK(loaded.elf == compiled.elf);
+  const auto& a = loaded.kernel("histogram");
+  const auto& b = compiled.kernel("histogram");
+  CHECK(a.group_segment_fixed_size == b.group_segment_fixed_size);
+  REQUIRE(a.args.size() == b.args.size());
+  for (size_t i = 0; i < a.args.size(); ++i) CHECK(a.args[i].name == b.args[i].name);
+}
+
+TEST_CASE("corrupt, truncated, empty and wrong-version entries are ignored and replaced") {
+  TemporaryCache cache;
+  CodeObject good = compile(samples::saxpy(), Target::amdgpu("gfx90a"));
+  fs::path entry = cache.entries().at(0);
+  std::string original;
+  {
+    std::ifstream in(entry, std::ios::binary);
+    original.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  auto damage = [&](const std::string& bytes) {
+    std::ofstream out(entry, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  };
+  std::string flipped = original;
+  flipped[flipped.size() - 100] ^= 0x5a;
+  std::string wrong_version = original;
+  wrong_version[8] = 99;
+  for (const std::string& bad : {flipped, original.substr(0, original.size() / 2), std::string(),
+                                 wrong_version, std::string("not a rocjit cache entry at all")}) {
+    damage(bad);
+    clear_memory_cache();
+    CacheStats before = cache_stats();
+    CodeObject co = compile(samples::saxpy(), Target::amdgpu("gfx90a"));
+    CHECK(delta(before).disk_rejected == 1);
+    CHECK(delta(before).misses == 1);
+    CHECK(co.elf == good.elf);
+    // The entry was replaced by a valid one.
+    clear_memory_cache();
+    CacheStats after = cache_stats();
+    compile(samples::saxpy(), Target::amdgpu("gfx90a"));
+    CHECK(delta(after).disk_hits == 1);
+  }
+}
+
+TEST_CASE("an unusable cache directory costs a warning, never a failed compile") {
+  TemporaryCache cache;
+  fs::create_directories(fs::path(cache.dir).parent_path());
+  std::string blocker = fs::path(cache.dir).parent_path() / "a-file";
+  std::ofstream(blocker) << "x";
+  setenv("ROCJIT_CACHE_DIR", (blocker + "/cache").c_str(), 1);  // a directory below a file
+  clear_memory_cache();
+  CodeObject co = compile(samples::jacobi(), Target::amdgpu("gfx90a"));
+  CHECK(co.kernel("jacobi").vgpr_count > 0);
+  setenv("ROCJIT_CACHE", "0", 1);  // disabled: no directory at all
+  CHECK(cache_directory().empty());
+  clear_memory_cache();
+  CHECK_NOTHROW(compile(samples::jacobi(), Target::amdgpu("gfx90a")));
+  unsetenv("ROCJIT_CACHE");
+}
+
+TEST_CASE("two processes filling the same cache concurrently leave only valid entries") {
+  TemporaryCache cache;
+  Kernel (*makers[])() = {samples::saxpy,     samples::reverse,   samples::matmul, samples::reduce,
+                          samples::transpose, samples::histogram, samples::jacobi};
+  // Separate processes (not fork(): the test process already runs LLVM's threads and locks).
+  std::vector<pid_t> children;
+  for (int p = 0; p < 2; ++p) {
+    pid_t pid = 0;
+    char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), nullptr};
+    REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, environ) == 0);
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  CHECK(cache.entries().size() == 7);
+  for (const auto& e : fs::directory_iterator(cache.dir)) CHECK(e.path().extension() == ".rjco");  // no temp files left
+  clear_memory_cache();
+  CacheStats before = cache_stats();
+  for (auto make : makers) compile(make(), Target::amdgpu("gfx90a"));
+  CHECK(delta(before).disk_hits == 7);
+  CHECK(delta(before).disk_rejected == 0);
+}
+
+TEST_CASE("the disk cache is bounded with least-recently-used eviction") {
+  TemporaryCache cache;
+  setenv("ROCJIT_CACHE_MAX_MB", "0", 1);  // ignored: not positive, the default applies
+  compile(samples::saxpy(), Target::amdgpu("gfx90a"));
+  CHECK(cache.entries().size() == 1);
+  // Fill past a limit of 1 MiB with padding entries older than everything else.
+  for (int i = 0; i < 3; ++i) {
+    fs::path pad = fs::path(cache.dir) / ("old" + std::to_string(i) + ".rjco");
+    std::ofstream(pad) << std::string(400 * 1024, 'x');
+    fs::last_write_time(pad, fs::file_time_type::clock::now() - std::chrono::hours(24 + i));
+  }
+  setenv("ROCJIT_CACHE_MAX_MB", "1", 1);
+  clear_memory_cache();
+  compile(samples::reverse(), Target::amdgpu("gfx90a"));  // a write triggers eviction
+  unsetenv("ROCJIT_CACHE_MAX_MB");
+  auto left = cache.entries();
+  uint64_t total = 0;
+  for (const auto& e : left) total += fs::file_size(e);
+  CHECK(total <= (1u << 20));
+  CHECK_FALSE(fs::exists(fs::path(cache.dir) / "old2.rjco"));  // the oldest went first
+  size_t kernels = 0;
+  for (const auto& e : left) kernels += e.filename().string().rfind("old", 0) != 0;
+  CHECK(kernels == 2);  // the recently used kernel entries stayed
+}
