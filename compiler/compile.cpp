@@ -42,7 +42,9 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
                                       [&] { return targets::amdgpu::compile(kernel, target, options); });
     case Target::Kind::host: break;
   }
-  throw CompileError(fmt::format("kernel '{}': target '{}' is not supported by compile()", kernel.name, target.str()));
+  throw CompileError(fmt::format("kernel '{}': compile() produces code objects for AMDGPU targets; the host CPU "
+                                 "target is compiled with compile_host()",
+                                 kernel.name));
 }
 
 }  // namespace rocjit
