@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/compiler/verifier.hpp"
 #include "cache/kernel_cache.h"
 #include "targets/amdgpu/compile_amdgpu.h"
@@ -35,7 +36,11 @@ const KernelMetadata& CodeObject::kernel(const std::string& name) const {
 }
 
 CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
-  ir::verify(kernel);
+  time_trace::Record record(kernel.name, target.str());
+  {
+    time_trace::Phase phase("verify");
+    ir::verify(kernel);
+  }
   switch (target.kind) {
     case Target::Kind::amdgpu:
       return cache::lookup_or_compile(kernel, target, options,

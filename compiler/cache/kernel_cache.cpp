@@ -22,10 +22,12 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 
 #include "rocjit/compiler/cache.hpp"
 #include "rocjit/compiler/printer.hpp"
+#include "rocjit/compiler/time_trace.hpp"
 #include "targets/amdgpu/metadata.h"
 
 namespace rocjit {
@@ -247,6 +249,7 @@ std::string key(const ir::Kernel& kernel, const Target& target, const CompileOpt
 CodeObject lookup_or_compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options,
                              const std::function<CodeObject()>& compile) {
   if (options.emit_llvm_ir || options.emit_llvm_ir_optimized || options.emit_assembly) return compile();
+  std::optional<time_trace::Phase> lookup_phase(std::in_place, "cache lookup");
   std::string k = key(kernel, target, options);
   std::promise<CodeObject> promise;
   std::shared_future<CodeObject> future;
@@ -264,16 +267,27 @@ CodeObject lookup_or_compile(const ir::Kernel& kernel, const Target& target, con
   }
   if (!owner) {  // another call compiles (or compiled) this key: wait for its result
     ++counters.memory_hits;
-    return future.get();
+    CodeObject co = future.get();
+    lookup_phase.reset();
+    time_trace::current_record_cache("memory");
+    return co;
   }
+  lookup_phase.reset();
   try {
     CodeObject co;
     std::string dir = cache_directory();
     std::string path = dir.empty() ? std::string() : fmt::format("{}/{}.rjco", dir, k);
-    if (!dir.empty() && load(path, k, target, co)) {
+    bool loaded = false;
+    if (!dir.empty()) {
+      time_trace::Phase phase("load");
+      loaded = load(path, k, target, co);
+    }
+    if (loaded) {
       ++counters.disk_hits;
+      time_trace::current_record_cache("disk");
     } else {
       ++counters.misses;
+      time_trace::current_record_cache("miss");
       co = compile();
       if (!dir.empty() && ensure_directory(dir)) store(dir, k, co);
     }

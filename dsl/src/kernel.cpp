@@ -80,7 +80,10 @@ Kernel finish(Trace& t, const KernelOptions& options) {
                                        k.params[i].name, k.loc.str()));
   auto owned = std::make_shared<ir::Kernel>(std::move(k));
   owned->index_definitions();
-  ir::verify(*owned);
+  {
+    time_trace::Phase phase("verify");
+    ir::verify(*owned);
+  }
   return Kernel(std::move(owned));
 }
 

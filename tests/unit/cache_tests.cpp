@@ -184,3 +184,46 @@ TEST_CASE("the disk cache is bounded with least-recently-used eviction") {
   for (const auto& e : left) kernels += e.filename().string().rfind("old", 0) != 0;
   CHECK(kernels == 2);  // the recently used kernel entries stayed
 }
+
+TEST_CASE("every compile leaves a per-kernel record of its phases and cache outcome") {
+  TemporaryCache cache;
+  Kernel k = samples::reduce();
+  CompileRecord traced = last_compile_record("reduce", "dsl");
+  CHECK(traced.phase_ms("trace") > 0);
+  CHECK(traced.phase_ms("verify") > 0);
+  compile(k, Target::amdgpu("gfx90a"));
+  CompileRecord miss = last_compile_record("reduce", "amdgpu:gfx90a");
+  CHECK(miss.cache == "miss");
+  for (const char* phase : {"verify", "cache lookup", "lower", "optimise", "codegen", "link", "metadata"})
+    CHECK(miss.phase_ms(phase) > 0);
+  CHECK(miss.total_ms >= miss.phase_ms("codegen") + miss.phase_ms("optimise"));
+  compile(k, Target::amdgpu("gfx90a"));
+  CHECK(last_compile_record("reduce", "amdgpu:gfx90a").cache == "memory");
+  clear_memory_cache();
+  compile(k, Target::amdgpu("gfx90a"));
+  CompileRecord disk = last_compile_record("reduce", "amdgpu:gfx90a");
+  CHECK(disk.cache == "disk");
+  CHECK(disk.phase_ms("load") > 0);
+  CHECK(disk.phase_ms("codegen") == 0);
+}
+
+TEST_CASE("ROCJIT_TIME_TRACE writes Chrome trace events when the process exits") {
+  TemporaryCache cache;
+  std::string trace = fs::path(cache.dir).parent_path() / "trace.json";
+  fs::create_directories(fs::path(cache.dir).parent_path());
+  setenv("ROCJIT_TIME_TRACE", trace.c_str(), 1);
+  pid_t pid = 0;
+  char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), nullptr};
+  REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, environ) == 0);
+  unsetenv("ROCJIT_TIME_TRACE");
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WEXITSTATUS(status) == 0);
+  std::ifstream in(trace);
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(json.rfind("{\"traceEvents\":[", 0) == 0);
+  for (const char* name : {"\"name\":\"trace\"", "\"name\":\"lower\"", "\"name\":\"optimise\"", "\"name\":\"codegen\"",
+                           "\"name\":\"link\"", "\"name\":\"cache lookup\"", "\"kernel\":\"matmul\"", "\"ph\":\"X\""})
+    CHECK(json.find(name) != std::string::npos);
+  CHECK(json.find("]") != std::string::npos);
+}

@@ -8,7 +8,10 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <optional>
+
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/time_trace.hpp"
 #include "targets/amdgpu/device_libs.h"
 #include "targets/amdgpu/link.h"
 #include "targets/amdgpu/lower.h"
@@ -70,6 +73,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
   CodeObject out;
   out.target = target;
   out.code_object_version = options.code_object_version;
+  std::optional<time_trace::Phase> lower_phase(std::in_place, "lower");
   LoweredModule lowered = lower(kernel, context, *machine.tm, options.code_object_version);
   llvm::Module& module = *lowered.module;
   if (options.emit_llvm_ir) out.llvm_ir = to_string(module);
@@ -82,6 +86,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
     link_device_libs(module, kernel.name, target.processor, wavefront_size(target.processor, target.features),
                      options.code_object_version, lowered.device_lib_users);
 
+  lower_phase.reset();
   llvm::SmallVector<char, 0> object;
   {
     std::lock_guard<std::mutex> guard(*machine.lock);
@@ -89,20 +94,28 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
                             : options.opt_level == 1 ? llvm::CodeGenOptLevel::Less
                             : options.opt_level == 2 ? llvm::CodeGenOptLevel::Default
                                                      : llvm::CodeGenOptLevel::Aggressive);
-    optimize(module, *machine.tm, options.opt_level, false);
+    {
+      time_trace::Phase phase("optimise");
+      optimize(module, *machine.tm, options.opt_level, false);
+    }
     if (options.emit_llvm_ir_optimized) out.llvm_ir_optimized = to_string(module);
     if (options.emit_assembly) {
       auto clone = llvm::CloneModule(module);
       auto text = emit(*clone, *machine.tm, true);
       out.assembly.assign(text.begin(), text.end());
     }
+    time_trace::Phase phase("codegen");
     object = emit(module, *machine.tm, false);
   }
   if (!errors.empty())
     throw CompileError(fmt::format("kernel '{}': code generation for {} failed: {}", kernel.name, target.str(),
                                    fmt::join(errors, "; ")));
   if (options.emit_object) out.object.assign(object.begin(), object.end());
-  out.elf = link(object, kernel.name);
+  {
+    time_trace::Phase phase("link");
+    out.elf = link(object, kernel.name);
+  }
+  time_trace::Phase phase("metadata");
   out.kernels = read_metadata(out.elf, lowered.argument_names);
   return out;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rocjit/compiler/ir.hpp"
+#include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/dsl/array.hpp"
 #include "rocjit/dsl/value.hpp"
 
@@ -102,7 +103,9 @@ Kernel kernel(std::string name, F&& body, KernelOptions options = {},
               std::source_location loc = std::source_location::current()) {
   using Args = typename dsl::detail::lambda_traits<std::decay_t<F>>::args;
   dsl::detail::TraceScope scope(name, loc);
+  time_trace::Record record(name, "dsl");
   try {
+    time_trace::Phase phase("trace");
     dsl::detail::invoke_traced(scope.trace(), body, options, std::make_index_sequence<std::tuple_size_v<Args>>{});
   } catch (...) {
     dsl::detail::rethrow_tracing_error(name, loc);
