@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "sample_kernels.hpp"
 
@@ -226,4 +227,18 @@ TEST_CASE("ROCJIT_TIME_TRACE writes Chrome trace events when the process exits")
                            "\"name\":\"link\"", "\"name\":\"cache lookup\"", "\"kernel\":\"matmul\"", "\"ph\":\"X\""})
     CHECK(json.find(name) != std::string::npos);
   CHECK(json.find("]") != std::string::npos);
+}
+
+TEST_CASE("two threads asking for the same kernel at once compile it once") {
+  TemporaryCache cache;
+  Kernel k = samples::transpose();
+  CacheStats before = cache_stats();
+  CodeObject a, b;
+  std::thread t1([&] { a = compile(k, Target::amdgpu("gfx1030")); });
+  std::thread t2([&] { b = compile(k, Target::amdgpu("gfx1030")); });
+  t1.join();
+  t2.join();
+  CHECK(delta(before).misses == 1);
+  CHECK(delta(before).memory_hits == 1);
+  CHECK(a.elf == b.elf);
 }
