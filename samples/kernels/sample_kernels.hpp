@@ -62,7 +62,10 @@ inline Kernel reduce() {
     auto sums = shared::array<float>({BLOCK}, "sums");
     Int t = local_id(0);
     Int i = global_id(0);
-    sums(t) = select(i < in.shape(0), in(i), 0.0f);
+    // Work-items past the end contribute 0. (Not select(i < n, in(i), 0.0f): both sides of a
+    // select are evaluated, so that would read in(i) out of bounds in the last block.)
+    sums(t) = 0.0f;
+    If(i < in.shape(0), [&] { sums(t) = in(i); });
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = BLOCK / 2; s > 32; s /= 2) {  // unrolled while tracing
       If(t < s, [&] { sums(t) += sums(t + s); });
