@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <map>
 #include <unordered_map>
 
 #include "rocjit/compiler/error.hpp"
@@ -52,108 +53,87 @@ class Lexer {
 
   Token next() {
     skip_blanks();
-    Token t;
-    t.line = line_;
-    t.column = column_;
+    Token t{Tok::eof, {}, line_, column_};
     if (pos_ >= text_.size()) return t;
     const size_t start = pos_;
-    const char c = text_[pos_];
+    const char c = peek();
     auto finish = [&](Tok kind) {
       t.kind = kind;
       t.text = text_.substr(start, pos_ - start);
       return t;
     };
     if (c == '\n') {
-      while (pos_ < text_.size() && text_[pos_] == '\n') {
+      while (peek() == '\n') {
         advance();
         skip_blanks();
       }
-      t.kind = Tok::newline;
-      t.text = "\n";
-      return t;
+      return finish(Tok::newline);
     }
     if (c == '%') {
       advance();
-      if (pos_ >= text_.size() || !is_digit(text_[pos_])) error(t, "expected a value id such as %1 after '%'");
-      while (pos_ < text_.size() && is_digit(text_[pos_])) advance();
+      if (!is_digit(peek())) error(t, "expected a value id such as %1 after '%'");
+      skip_while(is_digit);
       return finish(Tok::value);
     }
     if (c == '@' || c == '$') {
       advance();
-      while (pos_ < text_.size() && is_name_char(text_[pos_])) advance();
+      skip_while(is_name_char);
       if (pos_ == start + 1) error(t, fmt::format("expected a name after '{}'", c));
       return finish(c == '@' ? Tok::global : Tok::slot);
     }
-    if (c == '-' && pos_ + 1 < text_.size() && is_alpha(text_[pos_ + 1])) {  // -inf, -nan
+    if (is_alpha(c) || (c == '-' && is_alpha(peek(1)))) {  // words, and -inf, -nan
       advance();
-      while (pos_ < text_.size() && is_word_char(text_[pos_])) advance();
+      skip_while(is_word_char);
       return finish(Tok::word);
     }
     if (is_digit(c) || c == '-') {
       advance();
-      if (c == '-' && (pos_ >= text_.size() || !is_digit(text_[pos_]))) error(t, "expected a number after '-'");
-      while (pos_ < text_.size() && is_digit(text_[pos_])) advance();
-      if (pos_ < text_.size() && text_[pos_] == '.') {
+      if (c == '-' && !is_digit(peek())) error(t, "expected a number after '-'");
+      skip_while(is_digit);
+      if (peek() == '.') {
         advance();
-        while (pos_ < text_.size() && is_digit(text_[pos_])) advance();
+        skip_while(is_digit);
       }
-      if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      if (peek() == 'e' || peek() == 'E') {
         advance();
-        if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) advance();
-        if (pos_ >= text_.size() || !is_digit(text_[pos_])) error(t, "expected digits in the exponent of a number");
-        while (pos_ < text_.size() && is_digit(text_[pos_])) advance();
+        if (peek() == '+' || peek() == '-') advance();
+        if (!is_digit(peek())) error(t, "expected digits in the exponent of a number");
+        skip_while(is_digit);
       }
       return finish(Tok::number);
     }
-    if (is_alpha(c)) {
-      while (pos_ < text_.size() && is_word_char(text_[pos_])) advance();
-      return finish(Tok::word);
-    }
     if (c == '"') {
       advance();
-      while (pos_ < text_.size() && text_[pos_] != '"' && text_[pos_] != '\n') {
-        if (text_[pos_] == '\\' && pos_ + 1 < text_.size() && text_[pos_ + 1] != '\n') advance();
-        advance();
+      while (pos_ < text_.size() && peek() != '"' && peek() != '\n') {
+        if (peek() == '\\' && peek(1) != '\n') advance();
+        if (pos_ < text_.size()) advance();
       }
-      if (pos_ >= text_.size() || text_[pos_] != '"')
-        error(t, fmt::format("expected '\"' to end the string, got {}",
-                             pos_ >= text_.size() ? "end of file" : "end of line"));
+      if (peek() != '"')
+        error(t, fmt::format("expected '\"' to end the string, got {}", pos_ >= text_.size() ? "end of file" : "end of line"));
       advance();
       return finish(Tok::string);
     }
-    if (std::string_view("(){}[]<>,:=|").find(c) != std::string_view::npos) {
-      advance();
-      return finish(Tok::punct);
-    }
-    error(t, fmt::format("unexpected character '{}'", c));
+    if (std::string_view("(){}[]<>,:=|").find(c) == std::string_view::npos)
+      error(t, fmt::format("unexpected character '{}'", c));
+    advance();
+    return finish(Tok::punct);
   }
 
  private:
-  [[noreturn]] void error(const Token& at, const std::string& what) const {
-    fail(source_, at.line, at.column, what);
+  [[noreturn]] void error(const Token& at, const std::string& what) const { fail(source_, at.line, at.column, what); }
+  char peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
+  void skip_while(bool (*pred)(char)) {
+    while (pos_ < text_.size() && pred(text_[pos_])) advance();
   }
-
   void advance() {
-    if (text_[pos_] == '\n') {
-      ++line_;
-      column_ = 1;
-    } else {
-      ++column_;
-    }
-    ++pos_;
+    column_ = text_[pos_] == '\n' ? 1 : column_ + 1;
+    line_ += text_[pos_++] == '\n';
   }
-
   // Spaces, tabs, carriage returns and `//` comments; never the line end itself.
   void skip_blanks() {
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (c == ' ' || c == '\t' || c == '\r') {
-        advance();
-      } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
-        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
-      } else {
-        break;
-      }
+    skip_while([](char c) { return c == ' ' || c == '\t' || c == '\r'; });
+    if (peek() == '/' && peek(1) == '/') {
+      skip_while([](char c) { return c != '\n'; });
     }
   }
 
@@ -169,21 +149,18 @@ struct OpSpelling {
   uint8_t sub = 0;
 };
 
-const std::unordered_map<std::string, OpSpelling>& op_spellings() {
+const std::map<std::string, OpSpelling>& op_spellings() {
   static const auto table = [] {
-    std::unordered_map<std::string, OpSpelling> t;
-    for (int i = 0; i <= static_cast<int>(BinaryOp::shr); ++i)
-      t[std::string(binary_op_name(BinaryOp(i)))] = {OpKind::binary, uint8_t(i)};
-    for (int i = 0; i <= static_cast<int>(UnaryOp::abs); ++i)
-      t[std::string(unary_op_name(UnaryOp(i)))] = {OpKind::unary, uint8_t(i)};
-    for (int i = 0; i <= static_cast<int>(ComparePred::ge); ++i)
-      t["cmp." + std::string(compare_pred_name(ComparePred(i)))] = {OpKind::compare, uint8_t(i)};
-    for (int i = 0; i <= static_cast<int>(MathFn::fmax); ++i)
-      t["math." + std::string(math_fn_name(MathFn(i)))] = {OpKind::math, uint8_t(i)};
-    for (int i = 0; i <= static_cast<int>(WorkItem::global_size); ++i)
-      t[std::string(workitem_name(WorkItem(i)))] = {OpKind::workitem, uint8_t(i)};
-    for (int i = 0; i <= static_cast<int>(AtomicOp::compare_exchange); ++i)
-      t["atomic." + std::string(atomic_op_name(AtomicOp(i)))] = {OpKind::atomic, uint8_t(i)};
+    std::map<std::string, OpSpelling> t;
+    auto family = [&](OpKind kind, int last, std::string_view prefix, auto name_of) {
+      for (int i = 0; i <= last; ++i) t[std::string(prefix) + std::string(name_of(i))] = {kind, uint8_t(i)};
+    };
+    family(OpKind::binary, int(BinaryOp::shr), "", [](int i) { return binary_op_name(BinaryOp(i)); });
+    family(OpKind::unary, int(UnaryOp::abs), "", [](int i) { return unary_op_name(UnaryOp(i)); });
+    family(OpKind::compare, int(ComparePred::ge), "cmp.", [](int i) { return compare_pred_name(ComparePred(i)); });
+    family(OpKind::math, int(MathFn::fmax), "math.", [](int i) { return math_fn_name(MathFn(i)); });
+    family(OpKind::workitem, int(WorkItem::global_size), "", [](int i) { return workitem_name(WorkItem(i)); });
+    family(OpKind::atomic, int(AtomicOp::compare_exchange), "atomic.", [](int i) { return atomic_op_name(AtomicOp(i)); });
     for (OpKind k : {OpKind::constant, OpKind::select, OpKind::cast, OpKind::shape, OpKind::load, OpKind::store,
                      OpKind::var_load, OpKind::var_store, OpKind::barrier, OpKind::wavebarrier, OpKind::if_,
                      OpKind::for_, OpKind::while_, OpKind::condition, OpKind::break_})
@@ -193,23 +170,35 @@ const std::unordered_map<std::string, OpSpelling>& op_spellings() {
   return table;
 }
 
-// "cmp.eq, cmp.ne, ..." for the family an unknown spelling claims to belong to.
-std::string family_members(std::string_view prefix) {
-  std::vector<std::string> names;
-  for (const auto& [name, spelling] : op_spellings())
-    if (name.starts_with(prefix)) names.push_back(name);
-  std::sort(names.begin(), names.end());
-  return fmt::format("{}", fmt::join(names, ", "));
+// The message for a spelling that is no op, listing the family it claims to belong to.
+std::string unknown_op(std::string_view name) {
+  for (std::string_view prefix : {"cmp.", "math.", "atomic."}) {
+    if (!name.starts_with(prefix)) continue;
+    std::vector<std::string> members;
+    for (const auto& entry : op_spellings())
+      if (entry.first.starts_with(prefix)) members.push_back(entry.first);
+    return fmt::format("unknown op '{}'; expected one of {}", name, fmt::join(members, ", "));
+  }
+  if (name == "shared" || name == "local" || name == "var")
+    return fmt::format("'{}' declarations must come before the kernel's first op", name);
+  return fmt::format("unknown op '{}'; expected an operation such as const, add, cmp.lt, math.sqrt, cast, select, "
+                     "global_id, shape, load, store, atomic.add, var.load, var.store, barrier, wavebarrier, if, "
+                     "for, while, condition or break", name);
 }
 
 bool produces_value(OpKind k) {
   switch (k) {
-    case OpKind::store: case OpKind::var_store: case OpKind::barrier: case OpKind::wavebarrier:
-    case OpKind::if_: case OpKind::for_: case OpKind::while_: case OpKind::condition: case OpKind::break_:
-      return false;
-    default:
-      return true;
+    case OpKind::store: case OpKind::var_store: case OpKind::barrier: case OpKind::wavebarrier: case OpKind::if_:
+    case OpKind::for_: case OpKind::while_: case OpKind::condition: case OpKind::break_: return false;
+    default: return true;
   }
+}
+
+// Whole-token number conversion: "12x" is not 12.
+template <class T>
+bool to_number(std::string_view text, T& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
 }
 
 struct Use {
@@ -220,23 +209,20 @@ struct Use {
 
 class Parser {
  public:
-  Parser(std::string_view text, std::string_view source) : lexer_(text, source), source_(source) {
-    tok_ = lexer_.next();
-  }
+  Parser(std::string_view text, std::string_view source) : lexer_(text, source), source_(source) { take(); }
 
   bool at_end() {
-    skip_newlines();
+    while (tok_.kind == Tok::newline) take();
     return tok_.kind == Tok::eof;
   }
-
   void expect_end() {
     if (!at_end()) expected("end of file");
   }
 
   Kernel kernel() {
-    skip_newlines();
+    at_end();
     Kernel k;
-    kernel_ = &k;
+    kernel_ = &k;  // names and values are per kernel
     values_.clear();
     live_.clear();
     memories_.clear();
@@ -256,15 +242,11 @@ class Parser {
     k.max_block_size = static_cast<uint32_t>(unsigned_number("the maximum block size", 1u << 30));
     expect_punct(')');
     if (auto loc = location()) k.loc = *loc;
-    expect_punct('{');
-    expect_newline();
-    declarations();
-    region(k.body);
-    expect_punct('}');
+    block(k.body, [&] { declarations(); });
     expect_newline();
 
     ValueId highest = 0;
-    for (const auto& [id, state] : values_) highest = std::max(highest, id);
+    for (const auto& entry : values_) highest = std::max(highest, entry.first);
     k.values.assign(highest + 1, ValueInfo{});
     for (const auto& [id, state] : values_) k.values[id].type = state.type;
     k.index_definitions();
@@ -280,7 +262,7 @@ class Parser {
  private:
   struct ValueState {
     Type type;
-    bool live;
+    bool live;  // defined in a region that is still open
     uint32_t line, column;
   };
   struct Declared {
@@ -300,11 +282,7 @@ class Parser {
   }
   bool at_punct(char c) const { return tok_.kind == Tok::punct && tok_.text[0] == c; }
   bool at_word(std::string_view w) const { return tok_.kind == Tok::word && tok_.text == w; }
-  bool accept_punct(char c) {
-    if (!at_punct(c)) return false;
-    take();
-    return true;
-  }
+  bool accept_punct(char c) { return at_punct(c) && (take(), true); }
   void expect_punct(char c) {
     if (!accept_punct(c)) expected(fmt::format("'{}'", c));
   }
@@ -317,69 +295,51 @@ class Parser {
     return take();
   }
   void expect_newline() {
+    if (tok_.kind != Tok::newline && tok_.kind != Tok::eof) expected("end of line");
     if (tok_.kind == Tok::newline) take();
-    else if (tok_.kind != Tok::eof) expected("end of line");
-  }
-  void skip_newlines() {
-    while (tok_.kind == Tok::newline) take();
   }
 
   // --- literals ----------------------------------------------------------------------------
   uint64_t unsigned_number(std::string_view what, uint64_t limit) {
     uint64_t v = 0;
-    const Token t = tok_;
-    auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
-    if (t.kind != Tok::number || ec != std::errc() || end != t.text.data() + t.text.size() || v > limit)
+    if (tok_.kind != Tok::number || !to_number(tok_.text, v) || v > limit)
       expected(fmt::format("{} (an integer from 0 to {})", what, limit));
     take();
     return v;
   }
 
   Type type() {
-    if (tok_.kind == Tok::word)
-      for (Type t : {Type::i1, Type::i32, Type::i64, Type::u32, Type::u64, Type::f32, Type::f64})
-        if (tok_.text == type_name(t)) {
-          take();
-          return t;
-        }
+    for (Type t : {Type::i1, Type::i32, Type::i64, Type::u32, Type::u64, Type::f32, Type::f64})
+      if (at_word(type_name(t))) return take(), t;
     expected("a type (i1, i32, i64, u32, u64, f32 or f64)");
   }
 
   // A constant's literal, read once its type is known.
-  void literal(const Token& t, Type ty, Op& op) {
-    if (is_float(ty)) {
-      if (t.text == "nan" || t.text == "-nan") op.float_value = std::numeric_limits<double>::quiet_NaN();
-      else if (t.text == "inf") op.float_value = std::numeric_limits<double>::infinity();
-      else if (t.text == "-inf") op.float_value = -std::numeric_limits<double>::infinity();
-      else {
-        auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), op.float_value);
-        if (t.kind != Tok::number || ec != std::errc() || end != t.text.data() + t.text.size())
-          fail_at(t, fmt::format("expected a {} literal (such as 1.0, 1e-05, inf or nan), got {}", type_name(ty),
-                                 describe(t)));
-      }
-      return;
+  void literal(const Token& t, Type ty, Op& op) const {
+    if (!is_float(ty)) {
+      if (t.kind != Tok::number || !to_number(t.text, op.int_value))
+        fail_at(t, fmt::format("expected an integer literal for {}, got {}", type_name(ty), describe(t)));
+    } else if (t.text == "nan" || t.text == "-nan") {
+      op.float_value = std::numeric_limits<double>::quiet_NaN();
+    } else if (t.text == "inf" || t.text == "-inf") {
+      op.float_value = t.text[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+    } else if (t.kind != Tok::number || !to_number(t.text, op.float_value)) {
+      fail_at(t, fmt::format("expected a {} literal (such as 1.0, 1e-05, inf or nan), got {}", type_name(ty),
+                             describe(t)));
     }
-    auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), op.int_value);
-    if (t.kind != Tok::number || ec != std::errc() || end != t.text.data() + t.text.size())
-      fail_at(t, fmt::format("expected an integer literal for {}, got {}", type_name(ty), describe(t)));
   }
 
-  std::string unquote(const Token& t) {
-    std::string out;
-    for (size_t i = 1; i + 1 < t.text.size(); ++i) {
-      if (t.text[i] == '\\') ++i;
-      out += t.text[i];
-    }
-    return out;
-  }
-
-  // loc("file":line:column)
+  // loc("file":line:column); the printer escapes '"' and '\' with a backslash.
   std::optional<SourceLoc> location() {
     if (!at_word("loc")) return std::nullopt;
     take();
     expect_punct('(');
     SourceLoc loc;
-    loc.file = unquote(expect(Tok::string, "a quoted file name"));
+    std::string_view quoted = expect(Tok::string, "a quoted file name").text;
+    for (size_t i = 1; i + 1 < quoted.size(); ++i) {
+      if (quoted[i] == '\\') ++i;
+      loc.file += quoted[i];
+    }
     expect_punct(':');
     loc.line = static_cast<uint32_t>(unsigned_number("a line number", UINT32_MAX));
     expect_punct(':');
@@ -391,8 +351,7 @@ class Parser {
   // --- names and values ---------------------------------------------------------------------
   ValueId value_id(const Token& t) const {
     uint64_t id = 0;
-    std::from_chars(t.text.data() + 1, t.text.data() + t.text.size(), id);
-    if (id == 0 || id > max_value_id || t.text.size() > 12)
+    if (!to_number(t.text.substr(1), id) || id == 0 || id > max_value_id)
       fail_at(t, fmt::format("expected a value id from %1 to %{}, got '{}'", max_value_id, t.text));
     return static_cast<ValueId>(id);
   }
@@ -406,8 +365,7 @@ class Parser {
   }
 
   Use use() {
-    if (tok_.kind != Tok::value) expected("a value such as %1");
-    Token t = take();
+    Token t = expect(Tok::value, "a value such as %1");
     ValueId id = value_id(t);
     auto it = values_.find(id);
     if (it == values_.end()) fail_at(t, fmt::format("use of undefined value %{}", id));
@@ -423,30 +381,23 @@ class Parser {
                                    type_name(u.type)));
   }
 
-  void declare(std::unordered_map<std::string, Declared>& names, const Token& t, std::string_view what, uint32_t id) {
-    auto [it, fresh] = names.try_emplace(std::string(t.text), Declared{id, t.line, t.column});
+  // `what` names the kind of object in the message; names keep their sigil.
+  void declare(std::map<std::string, Declared>& names, const Token& t, std::string_view what, size_t id) {
+    auto [it, fresh] = names.try_emplace(std::string(t.text), Declared{uint32_t(id), t.line, t.column});
     if (!fresh)
       fail_at(t, fmt::format("duplicate {} name '{}': it is already declared at {}:{}", what, t.text,
                              it->second.line, it->second.column));
   }
 
-  const Memory& memory(Op& op) {
-    if (tok_.kind != Tok::global) expected("an array such as @x");
-    Token t = take();
-    auto it = memories_.find(std::string(t.text));
-    if (it == memories_.end()) fail_at(t, fmt::format("unknown array '{}'", t.text));
-    op.ref = it->second.id;
-    return kernel_->memories[op.ref];
+  // @name or $name declared earlier; sets op.ref to its index.
+  uint32_t reference(Op& op, Tok kind, const std::map<std::string, Declared>& names, std::string_view what) {
+    Token t = expect(kind, fmt::format("{} such as {}", what, kind == Tok::global ? "@x" : "$v0"));
+    auto it = names.find(std::string(t.text));
+    if (it == names.end()) fail_at(t, fmt::format("unknown {} '{}'", what.substr(what.find(' ') + 1), t.text));
+    return op.ref = it->second.id;
   }
-
-  const Slot& slot(Op& op) {
-    if (tok_.kind != Tok::slot) expected("a variable such as $v0");
-    Token t = take();
-    auto it = slots_.find(std::string(t.text));
-    if (it == slots_.end()) fail_at(t, fmt::format("unknown variable '{}'", t.text));
-    op.ref = it->second.id;
-    return kernel_->slots[op.ref];
-  }
+  const Memory& memory(Op& op) { return kernel_->memories[reference(op, Tok::global, memories_, "an array")]; }
+  const Slot& slot(Op& op) { return kernel_->slots[reference(op, Tok::slot, slots_, "a variable")]; }
 
   // [%i, %j]: exactly one integer index per dimension.
   void indices(Op& op, const Memory& m) {
@@ -464,47 +415,41 @@ class Parser {
                                 op.operands.size()));
   }
 
-  void element_type(const Token& at, Type ty, const Memory& m) const {
-    if (ty != m.element)
-      fail_at(at, fmt::format("expected {} (the element type of @{}), got {}", type_name(m.element), m.name,
-                              type_name(ty)));
+  // The annotated type of an op against the one its array or variable fixes.
+  void declared_type(const Token& at, Type ty, Type want, std::string_view what) const {
+    if (ty != want) fail_at(at, fmt::format("expected {} ({}), got {}", type_name(want), what, type_name(ty)));
   }
 
-  // --- kernel header -----------------------------------------------------------------------
+  // --- kernel header and declarations -------------------------------------------------------
   void parameter() {
     Kernel& k = *kernel_;
     Param p;
     if (tok_.kind == Tok::global) {
       Token name = take();
+      Memory m;
+      m.name = p.name = std::string(name.text.substr(1));
       expect_punct(':');
       expect_word("array");
       expect_punct('<');
-      Memory m;
-      m.name = std::string(name.text.substr(1));
-      m.element = type();
+      m.element = p.type = type();
       expect_punct(',');
       m.rank = static_cast<unsigned>(unsigned_number("a rank", 3));
       if (m.rank == 0) fail_at(name, fmt::format("expected a rank of 1, 2 or 3 for {}, got 0", name.text));
       expect_punct(',');
-      if (at_word("C")) m.layout = Layout::C;
-      else if (at_word("F")) m.layout = Layout::F;
-      else if (at_word("strided")) m.layout = Layout::strided;
-      else expected("a layout (C, F or strided)");
+      if (!at_word("C") && !at_word("F") && !at_word("strided")) expected("a layout (C, F or strided)");
+      m.layout = at_word("C") ? Layout::C : at_word("F") ? Layout::F : Layout::strided;
       take();
       expect_punct('>');
       m.param_index = static_cast<int>(k.params.size());
-      declare(memories_, name, "array", static_cast<uint32_t>(k.memories.size()));
+      declare(memories_, name, "array", k.memories.size());
       declare(param_names_, Token{Tok::word, name.text.substr(1), name.line, name.column}, "parameter", 0);
       p.kind = Param::Kind::array;
-      p.name = m.name;
-      p.type = m.element;
       p.memory = static_cast<MemoryId>(k.memories.size());
       k.memories.push_back(std::move(m));
     } else if (tok_.kind == Tok::value) {
       Token id = take();
       Token name = expect(Tok::word, "a parameter name");
       expect_punct(':');
-      p.kind = Param::Kind::scalar;
       p.name = std::string(name.text);
       p.type = type();
       p.value = value_id(id);
@@ -521,30 +466,26 @@ class Parser {
     Kernel& k = *kernel_;
     while (at_word("shared") || at_word("local") || at_word("var")) {
       const Token keyword = take();
+      const Token name = keyword.text == "var" ? expect(Tok::slot, "a variable name such as $v0")
+                                               : expect(Tok::global, "an array name such as @tile");
+      expect_punct(':');
+      const Type element = type();
       if (keyword.text == "var") {
-        Token name = expect(Tok::slot, "a variable name such as $v0");
-        expect_punct(':');
-        Slot s;
-        s.name = std::string(name.text.substr(1));
-        s.type = type();
-        if (auto loc = location()) s.loc = *loc;
-        declare(slots_, name, "variable", static_cast<uint32_t>(k.slots.size()));
+        Slot s{std::string(name.text.substr(1)), element, location().value_or(SourceLoc{})};
+        declare(slots_, name, "variable", k.slots.size());
         k.slots.push_back(std::move(s));
       } else {
         Memory m;
         m.space = keyword.text == "shared" ? MemorySpace::shared : MemorySpace::local;
-        Token name = expect(Tok::global, "an array name such as @tile");
         m.name = std::string(name.text.substr(1));
-        expect_punct(':');
-        m.element = type();
+        m.element = element;
         expect_punct('[');
-        do {
-          m.shape.push_back(static_cast<int64_t>(unsigned_number("an extent", INT32_MAX)));
-        } while (accept_punct(','));
+        do m.shape.push_back(static_cast<int64_t>(unsigned_number("an extent", INT32_MAX)));
+        while (accept_punct(','));
         expect_punct(']');
         m.rank = static_cast<unsigned>(m.shape.size());
-        if (auto loc = location()) m.loc = *loc;
-        declare(memories_, name, "array", static_cast<uint32_t>(k.memories.size()));
+        m.loc = location().value_or(SourceLoc{});
+        declare(memories_, name, "array", k.memories.size());
         k.memories.push_back(std::move(m));
       }
       expect_newline();
@@ -552,12 +493,18 @@ class Parser {
   }
 
   // --- ops -----------------------------------------------------------------------------------
-  void region(Region& r) {
+  // { <end of line> ops } — values defined inside are visible only inside; `before` runs first.
+  template <class F = void (*)()>
+  void block(Region& r, F&& before = [] {}) {
+    expect_punct('{');
+    expect_newline();
     const size_t mark = live_.size();
+    before();
     while (!at_punct('}')) {
       if (tok_.kind == Tok::eof) expected("'}'");
       operation(r);
     }
+    take();
     close_scope(mark);
   }
 
@@ -567,12 +514,7 @@ class Parser {
   }
 
   void operation(Region& r);
-  void body(Op& op, size_t region_index) {
-    expect_punct('{');
-    expect_newline();
-    region(op.regions[region_index]);
-    expect_punct('}');
-  }
+  void operands(Op& op, const Token& name, Token& result_token);
 
   Lexer lexer_;
   std::string_view source_;
@@ -580,7 +522,7 @@ class Parser {
   Kernel* kernel_ = nullptr;
   std::unordered_map<ValueId, ValueState> values_;
   std::vector<ValueId> live_;  // values defined in the open regions, innermost last
-  std::unordered_map<std::string, Declared> memories_, slots_, param_names_;
+  std::map<std::string, Declared> memories_, slots_, param_names_;
 };
 
 void Parser::operation(Region& r) {
@@ -590,20 +532,9 @@ void Parser::operation(Region& r) {
     result_token = take();
     expect_punct('=');
   }
-  if (tok_.kind != Tok::word) expected("an operation such as 'add' or 'load'");
-  const Token name = take();
+  const Token name = expect(Tok::word, "an operation such as 'add' or 'load'");
   const auto found = op_spellings().find(std::string(name.text));
-  if (found == op_spellings().end()) {
-    if (name.text == "shared" || name.text == "local" || name.text == "var")
-      fail_at(name, fmt::format("'{}' declarations must come before the kernel's first op", name.text));
-    for (std::string_view family : {"cmp.", "math.", "atomic."})
-      if (name.text.starts_with(family))
-        fail_at(name, fmt::format("unknown op '{}'; expected one of {}", name.text, family_members(family)));
-    fail_at(name, fmt::format("unknown op '{}'; expected an operation such as const, add, cmp.lt, math.sqrt, cast, "
-                              "select, global_id, shape, load, store, atomic.add, var.load, var.store, barrier, "
-                              "wavebarrier, if, for, while, condition or break",
-                              name.text));
-  }
+  if (found == op_spellings().end()) fail_at(name, unknown_op(name.text));
   auto op = std::make_unique<Op>();
   op->kind = found->second.kind;
   op->sub = found->second.sub;
@@ -612,7 +543,33 @@ void Parser::operation(Region& r) {
   if (!produces_value(op->kind) && has_result)
     fail_at(result_token, fmt::format("expected an operation after '{} =' that produces a value, got '{}'",
                                       result_token.text, name.text));
+  operands(*op, name, result_token);
+  op->loc = location().value_or(SourceLoc{});
 
+  if (op->kind == OpKind::if_ || op->kind == OpKind::while_) {
+    op->regions.resize(2);
+    block(op->regions[0]);
+    if (op->kind == OpKind::while_) {
+      expect_word("do");
+      block(op->regions[1]);
+    } else if (at_word("else")) {
+      take();
+      block(op->regions[1]);
+    }
+  } else if (op->kind == OpKind::for_) {
+    op->regions.resize(1);
+    // The induction variable is visible in the body only.
+    block(op->regions[0], [&] { define(result_token, op->result, op->type); });
+  } else if (has_result) {
+    op->result = value_id(result_token);
+    define(result_token, op->result, op->type);
+  }
+  expect_newline();
+  r.ops.push_back(std::move(op));
+}
+
+// Everything between an op's name and its loc(...): operands, immediates and type annotation.
+void Parser::operands(Op& op, const Token& name, Token& result_token) {
   Token type_token;
   auto annotated_type = [&] {
     expect_punct(':');
@@ -629,92 +586,80 @@ void Parser::operation(Region& r) {
       fail_at(uses.front().token, fmt::format("expected {} operand{} for '{}', got {}", n, n == 1 ? "" : "s",
                                               name.text, uses.size()));
   };
-  auto slot_type = [&](const Slot& s, Type t) {
-    if (t != s.type)
-      fail_at(type_token, fmt::format("expected {} (the type of ${}), got {}", type_name(s.type), s.name,
-                                      type_name(t)));
+  auto element_type = [&](Type t, const Memory& m) {
+    declared_type(type_token, t, m.element, fmt::format("the element type of @{}", m.name));
+  };
+  auto slot_type = [&](Type t, const Slot& s) {
+    declared_type(type_token, t, s.type, fmt::format("the type of ${}", s.name));
   };
 
-  switch (op->kind) {
+  switch (op.kind) {
     case OpKind::constant: {
       const Token lit = tok_;
       if (lit.kind != Tok::number && lit.kind != Tok::word) expected("a literal such as 1, 1.0 or nan");
       take();
-      op->type = annotated_type();
-      literal(lit, op->type, *op);
+      op.type = annotated_type();
+      literal(lit, op.type, op);
       break;
     }
     case OpKind::binary: case OpKind::unary: case OpKind::compare: case OpKind::select: case OpKind::math: {
       operand_list();
-      op->type = annotated_type();
-      const OpKind k = op->kind;
-      arity(k == OpKind::unary ? 1 : k == OpKind::select ? 3 : k == OpKind::math ? math_fn_arity(op->math_fn()) : 2);
-      for (size_t i = 0; i < uses.size(); ++i)
-        check_type(uses[i], k == OpKind::select && i == 0 ? Type::i1 : op->type);
-      if (k == OpKind::compare) op->type = Type::i1;
+      op.type = annotated_type();
+      const OpKind k = op.kind;
+      arity(k == OpKind::unary ? 1 : k == OpKind::select ? 3 : k == OpKind::math ? math_fn_arity(op.math_fn()) : 2);
+      for (size_t i = 0; i < uses.size(); ++i) check_type(uses[i], k == OpKind::select && i == 0 ? Type::i1 : op.type);
+      if (k == OpKind::compare) op.type = Type::i1;
       break;
     }
-    case OpKind::cast: {
+    case OpKind::cast:
       uses.push_back(use());
       check_type(uses[0], annotated_type());
       expect_word("to");
-      op->type = type();
+      op.type = type();
       break;
-    }
     case OpKind::workitem:
-      op->dim = static_cast<uint8_t>(unsigned_number("a dimension", 2));
-      op->type = annotated_type();
+      op.dim = static_cast<uint8_t>(unsigned_number("a dimension", 2));
+      op.type = annotated_type();
       break;
     case OpKind::shape: {
-      const Memory& m = memory(*op);
+      const Memory& m = memory(op);
       expect_punct(',');
       const Token dim = tok_;
-      op->dim = static_cast<uint8_t>(unsigned_number("a dimension", 2));
-      if (op->dim >= m.rank)
-        fail_at(dim, fmt::format("expected a dimension below {} (the rank of @{}), got {}", m.rank, m.name, op->dim));
-      op->type = annotated_type();
+      op.dim = static_cast<uint8_t>(unsigned_number("a dimension", 2));
+      if (op.dim >= m.rank)
+        fail_at(dim, fmt::format("expected a dimension below {} (the rank of @{}), got {}", m.rank, m.name, op.dim));
+      op.type = annotated_type();
       break;
     }
     case OpKind::load: {
-      const Memory& m = memory(*op);
-      indices(*op, m);
-      op->type = annotated_type();
-      element_type(type_token, op->type, m);
+      const Memory& m = memory(op);
+      indices(op, m);
+      element_type(op.type = annotated_type(), m);
       break;
     }
-    case OpKind::store: {
-      const Memory& m = memory(*op);
-      indices(*op, m);
-      expect_punct(',');
-      uses.push_back(use());
-      const Type t = annotated_type();
-      element_type(type_token, t, m);
-      check_type(uses[0], t);
-      break;
-    }
-    case OpKind::atomic: {
-      const Memory& m = memory(*op);
-      indices(*op, m);
+    case OpKind::store: case OpKind::atomic: {
+      const Memory& m = memory(op);
+      indices(op, m);
       expect_punct(',');
       operand_list();
-      op->type = annotated_type();
-      element_type(type_token, op->type, m);
-      arity(op->atomic_op() == AtomicOp::compare_exchange ? 2 : 1);
-      for (const Use& u : uses) check_type(u, op->type);
+      const Type t = annotated_type();
+      element_type(t, m);
+      arity(op.kind == OpKind::store || op.atomic_op() != AtomicOp::compare_exchange ? 1 : 2);
+      for (const Use& u : uses) check_type(u, t);
+      if (op.kind == OpKind::atomic) op.type = t;
       break;
     }
     case OpKind::var_load: {
-      const Slot& s = slot(*op);
-      op->type = annotated_type();
-      slot_type(s, op->type);
+      const Slot& s = slot(op);
+      slot_type(op.type = annotated_type(), s);
       break;
     }
     case OpKind::var_store: {
-      const Slot& s = slot(*op);
+      const Slot& s = slot(op);
       expect_punct(',');
       uses.push_back(use());
       const Type t = annotated_type();
-      slot_type(s, t);
+      slot_type(t, s);
       check_type(uses[0], t);
       break;
     }
@@ -724,10 +669,8 @@ void Parser::operation(Region& r) {
         break;
       }
       do {
-        if (at_word("local")) op->sub |= fence_local;
-        else if (at_word("global")) op->sub |= fence_global;
-        else expected("barrier fences (local, global, local|global or none)");
-        take();
+        if (!at_word("local") && !at_word("global")) expected("barrier fences (local, global, local|global or none)");
+        op.sub |= take().text == "local" ? fence_local : fence_global;
       } while (accept_punct('|'));
       break;
     case OpKind::condition: case OpKind::if_:
@@ -736,49 +679,22 @@ void Parser::operation(Region& r) {
       break;
     case OpKind::for_: {
       result_token = expect(Tok::value, "the loop's induction variable, such as %5");
-      op->result = value_id(result_token);
+      op.result = value_id(result_token);
       expect_punct('=');
       uses.push_back(use());
       expect_word("to");
       uses.push_back(use());
       expect_word("step");
       uses.push_back(use());
-      op->type = annotated_type();
-      if (!is_integer(op->type))
-        fail_at(type_token, fmt::format("expected an integer loop type, got {}", type_name(op->type)));
-      for (const Use& u : uses) check_type(u, op->type);
+      op.type = annotated_type();
+      if (!is_integer(op.type))
+        fail_at(type_token, fmt::format("expected an integer loop type, got {}", type_name(op.type)));
+      for (const Use& u : uses) check_type(u, op.type);
       break;
     }
-    case OpKind::wavebarrier: case OpKind::break_: case OpKind::while_:
-      break;
+    case OpKind::wavebarrier: case OpKind::break_: case OpKind::while_: break;
   }
-  for (const Use& u : uses) op->operands.push_back(u.id);
-  if (auto loc = location()) op->loc = *loc;
-
-  if (op->kind == OpKind::if_) {
-    op->regions.resize(2);
-    body(*op, 0);
-    if (at_word("else")) {
-      take();
-      body(*op, 1);
-    }
-  } else if (op->kind == OpKind::for_) {
-    op->regions.resize(1);
-    const size_t mark = live_.size();
-    define(result_token, op->result, op->type);  // visible in the body only
-    body(*op, 0);
-    close_scope(mark);
-  } else if (op->kind == OpKind::while_) {
-    op->regions.resize(2);
-    body(*op, 0);
-    expect_word("do");
-    body(*op, 1);
-  } else if (has_result) {
-    op->result = value_id(result_token);
-    define(result_token, op->result, op->type);
-  }
-  expect_newline();
-  r.ops.push_back(std::move(op));
+  for (const Use& u : uses) op.operands.push_back(u.id);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -264,6 +265,9 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Every run compiles afresh: the tool shows what this compiler does now, never an entry from
+  // the kernel cache (whose code objects carry no unlinked object), and leaves the cache alone.
+  setenv("ROCJIT_CACHE", "0", 1);
   Options options;
   try {
     options = parse_command_line(argc, argv);

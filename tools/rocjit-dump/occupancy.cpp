@@ -2,22 +2,23 @@
 //
 // The formula follows LLVM's AMDGPU backend (AMDGPUBaseInfo.cpp: getMaxWavesPerEU,
 // getTotalNumVGPRs, getVGPRAllocGranule, getNumWavesPerEUWithNumVGPRs, getOccupancyWithNumSGPRs,
-// getMaxWorkGroupsPerCU, getWavesPerEUForWorkGroup), which is also what the "; Occupancy:" line
-// of the assembly reports:
+// getMaxWorkGroupsPerCU; AMDGPUSubtarget.cpp: getOccupancyWithWorkGroupSizes):
 //
-//   waves_per_workgroup = ceil(max_work_group_size / wavefront_size)
-//   per_simd(groups)    = groups * ceil(waves_per_workgroup / simds_per_cu)
-//   by_vgprs            = vgpr_file / round_up(vgpr_count, vgpr_granule)
-//   by_sgprs            = LLVM's table for gfx6-gfx9 (SGPRs do not limit gfx10+)
-//   by_lds              = per_simd(lds_per_cu / round_up(lds_bytes, lds_granule))
-//   by_workgroup_size   = per_simd(waves_per_workgroup == 1 ? max_waves * simds_per_cu
-//                                  : min(max_waves * simds_per_cu / waves_per_workgroup, barriers))
-//   waves_per_simd      = min(max_waves, by_vgprs, by_sgprs, by_lds, by_workgroup_size)
+//   waves_per_group   = ceil(max_work_group_size / wavefront_size)
+//   per_simd(groups)  = clamp(ceil(groups * waves_per_group / simds_per_cu), 1, max_waves)
+//   by_vgprs          = vgpr_file / round_up(vgpr_count, vgpr_granule)
+//   by_sgprs          = LLVM's table for gfx6-gfx9 (SGPRs do not limit gfx10+)
+//   by_lds            = per_simd(lds_per_cu / round_up(lds_bytes, lds_granule))
+//   by_workgroup_size = per_simd(waves_per_group == 1 ? max_waves * simds_per_cu
+//                                : min(max_waves * simds_per_cu / waves_per_group, barriers))
+//   waves_per_simd    = min(max_waves, by_vgprs, by_sgprs, by_lds, by_workgroup_size)
 //
-// The numbers are the conservative, well-known ones: where a processor has more than the
-// family's baseline (the 1.5x VGPR file of gfx1100/gfx1101/gfx1151/gfx12, the 128 KiB LDS of a
-// gfx10+ work-group processor in WGP mode), the baseline is used, so the estimate never
-// promises more waves than the hardware runs.
+// It assumes launches at the kernel's maximum work-group size. The numbers are the
+// conservative, well-known ones: where a processor has more than its family's baseline (the
+// 1.5x VGPR file of gfx1100/gfx1101/gfx1151/gfx12, the 128 KiB LDS of a gfx10+ work-group
+// processor in WGP mode), the baseline is used, so the estimate never promises more waves than
+// the hardware runs. For work-groups of many waves it can be lower than the "; Occupancy:"
+// comment of LLVM's assembly, which does not count how many whole work-groups fit.
 #include "occupancy.hpp"
 
 #include <rocjit/compiler/compile.hpp>
@@ -92,8 +93,9 @@ Occupancy occupancy(const KernelMetadata& k, const std::string& processor) {
 
   const unsigned wave_size = std::max(1u, k.wavefront_size);
   o.waves_per_workgroup = divide_up(std::max(1u, k.max_flat_workgroup_size), wave_size);
-  const unsigned waves_per_simd_per_group = divide_up(o.waves_per_workgroup, l.simds_per_cu);
-  auto per_simd = [&](unsigned groups) { return std::min(max_waves, groups * waves_per_simd_per_group); };
+  auto per_simd = [&](unsigned groups) {
+    return std::clamp(divide_up(groups * o.waves_per_workgroup, l.simds_per_cu), 1u, max_waves);
+  };
 
   o.by_lds = max_waves;
   if (k.group_segment_fixed_size > 0)

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs rocjit from a build tree into a temporary prefix, then configures, builds and runs
+# samples/embed against that prefix only, as a host application would. Removes the prefix and
+# the embed build afterwards, whatever happens.
+# usage: run.sh CMAKE BUILD_DIR EMBED_SOURCE_DIR GENERATOR CXX_COMPILER
+set -euo pipefail
+cmake=$1 build=$2 embed_source=$3 generator=$4 cxx=$5
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/rocjit-install-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+
+echo "== cmake --install $build --prefix $prefix"
+"$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; exit 1; }
+test -f "$prefix/include/rocjit/rocjit.hpp"
+ls "$prefix"/lib*/cmake/rocjit/rocjitConfig.cmake >/dev/null
+# The installed headers must not need LLVM's or lld's include path.
+if grep -rnE '#include *[<"](llvm|lld)/' "$prefix/include"; then
+  echo "FAIL: installed headers include LLVM or lld headers"
+  exit 1
+fi
+
+echo "== configure and build samples/embed against $prefix"
+"$cmake" -S "$embed_source" -B "$work/embed" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_BUILD_TYPE=Release
+"$cmake" --build "$work/embed" -j1
+
+# It must run against the installed librocjit, not the one in the build tree.
+if ! ldd "$work/embed/embed" | grep -q "=> $prefix/lib[^ ]*/librocjit.so"; then
+  echo "FAIL: embed does not load librocjit from $prefix:"
+  ldd "$work/embed/embed"
+  exit 1
+fi
+
+echo "== run embed"
+"$work/embed/embed" | tee "$work/embed.out"
+grep -qx PASS "$work/embed.out"

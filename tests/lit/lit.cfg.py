@@ -1,0 +1,30 @@
+# lit configuration for rocjit's compiler tests: each .rjir/.test file runs rocjit-dump and checks
+# its output (or its error message) with FileCheck.
+#
+# ctest passes the directories as parameters (tests/CMakeLists.txt); run by hand with
+#   lit -sv --param rocjit_bin_dir=build/bin tests/lit
+import os
+
+import lit.formats
+
+config.name = "rocjit"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".rjir", ".test"]
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+
+params = lit_config.params
+repo = os.path.dirname(os.path.dirname(config.test_source_root))
+bin_dir = os.path.abspath(params.get("rocjit_bin_dir", os.path.join(repo, "build", "bin")))
+llvm_bin_dir = params.get("llvm_bin_dir", "/usr/lib/llvm-22/bin")
+# Output/ goes to the build tree, never next to the sources.
+config.test_exec_root = params.get("exec_root", os.path.join(os.path.dirname(bin_dir), "tests", "lit"))
+
+dump = os.path.join(bin_dir, "rocjit-dump")
+if not os.path.isfile(dump):
+    lit_config.fatal(f"rocjit-dump not found at {dump}; build it or pass --param rocjit_bin_dir=DIR")
+for tool in ("FileCheck", "not", "llvm-readelf", "llvm-objdump", "llc"):
+    if not os.path.isfile(os.path.join(llvm_bin_dir, tool)):
+        lit_config.fatal(f"{tool} not found in {llvm_bin_dir}; pass --param llvm_bin_dir=DIR")
+
+config.environment["PATH"] = os.pathsep.join([bin_dir, llvm_bin_dir, os.environ.get("PATH", "")])
+config.substitutions.append(("%rocjit-dump", dump))
