@@ -19,8 +19,8 @@ namespace rocjit::ir {
 namespace {
 
 // Kernel::values is indexed by value id, so ids are bounded to keep a typo from allocating
-// gigabytes.
-constexpr uint64_t max_value_id = 1u << 24;
+// hundreds of megabytes.
+constexpr uint64_t max_value_id = 1u << 20;
 
 enum class Tok { word, value, global, slot, number, string, punct, newline, eof };
 

@@ -158,7 +158,7 @@ TEST_CASE("sparse value ids, float literals, escaped file names and i1 constants
   CHECK(k.values[23].def == k.body.ops[5].get());  // index_definitions() ran
 }
 
-TEST_CASE("a file may hold several kernels; parse() wants exactly one") {
+TEST_CASE("a file may hold several kernels, and parse() wants exactly one") {
   std::string text = samples::saxpy().print(false) + "\n// a comment between kernels\n" + samples::jacobi().print(false);
   auto kernels = ir::parse_all(text, "two.rjir");
   REQUIRE(kernels.size() == 2);
@@ -196,6 +196,8 @@ TEST_CASE("parse errors name the source, line and column") {
                                      "  %4 = add %3, %1 : i32\n"),
                                 "t.rjir"),
                       StartsWith("t.rjir:6:12: value %3 (defined at 4:5) is used outside the region that defines it"));
+    CHECK_THROWS_WITH(ir::parse(wrap("  %2 = add %1, %0 : i32\n"), "t.rjir"),
+                      StartsWith("t.rjir:2:16: expected a value id from %1 to %1048576, got '%0'"));
     CHECK_THROWS_WITH(ir::parse(wrap("  %2 = load @y[%1] : f32\n"), "t.rjir"),
                       StartsWith("t.rjir:2:13: unknown array '@y'"));
   }
