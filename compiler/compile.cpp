@@ -7,6 +7,8 @@
 #include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/compiler/verifier.hpp"
 #include "cache/kernel_cache.h"
+#include "dump/dump.h"
+#include "rocjit/compiler/printer.hpp"
 #include "targets/amdgpu/compile_amdgpu.h"
 #include "targets/amdgpu/target_machine.h"
 
@@ -20,6 +22,42 @@ Target Target::amdgpu(std::string processor, std::string features) {
   return t;
 }
 
+Target::Target(const char* spec) : Target(parse(spec ? std::string_view(spec) : std::string_view())) {}
+Target::Target(const std::string& spec) : Target(parse(spec)) {}
+
+Target Target::host() {
+  Target t;
+  t.kind = Kind::host;
+  return t;
+}
+
+Target Target::parse(std::string_view spec) {
+  if (spec == "host") return host();
+  std::string_view rest = spec;
+  if (rest.starts_with("amdgpu:")) rest.remove_prefix(7);
+  const size_t colon = rest.find(':');
+  const std::string_view processor = rest.substr(0, colon);
+  const std::string_view features = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+  const bool name_ok = processor.size() > 3 && processor.starts_with("gfx") &&
+                       processor.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string_view::npos;
+  const bool features_ok = colon == std::string_view::npos ||
+                           (!features.empty() && (features[0] == '+' || features[0] == '-') &&
+                            features.find_first_of(": ") == std::string_view::npos);
+  if (!name_ok || !features_ok)
+    throw CompileError(fmt::format("'{}' is not a target; write \"host\", a processor such as \"gfx90a\", or "
+                                   "\"amdgpu:<processor>[:<features>]\" such as \"amdgpu:gfx1100:+wavefrontsize64\"",
+                                   spec));
+  return amdgpu(std::string(processor), std::string(features));
+}
+
+std::string Target::file_name() const {
+  if (kind == Kind::host) return "host";
+  std::string name = processor;
+  for (char c : features)
+    if (c != ',') name += c;  // "+xnack,-sramecc" -> "gfx90a+xnack-sramecc"
+  return name;
+}
+
 std::string Target::str() const {
   if (kind == Kind::host) return "host";
   return features.empty() ? fmt::format("amdgpu:{}", processor) : fmt::format("amdgpu:{}:{}", processor, features);
@@ -29,11 +67,29 @@ std::vector<std::string> amdgpu_processors() { return targets::amdgpu::processor
 
 uint64_t amdgpu_lds_limit(const std::string& processor) { return targets::amdgpu::lds_limit(processor); }
 
-const KernelMetadata& CodeObject::kernel(const std::string& name) const {
-  for (const auto& k : kernels)
-    if (k.name == name) return k;
-  throw Error(fmt::format("code object for {} has no kernel named '{}'", target.str(), name));
+namespace {
+
+// ROCJIT_DUMP is set: compile afresh (the files describe this compile, not a cache entry), asking
+// for the stages to dump, and give the caller only what it asked for.
+CodeObject compile_and_dump(const ir::Kernel& kernel, const Target& target, const CompileOptions& options,
+                            const dump::Request& dump) {
+  if (dump.wants(dump::ir)) dump::write(dump, kernel.name, target, dump::ir, ir::print(kernel));
+  CompileOptions with_stages = options;
+  with_stages.emit_llvm_ir |= dump.wants(dump::llvm);
+  with_stages.emit_llvm_ir_optimized |= dump.wants(dump::llvm_opt);
+  with_stages.emit_assembly |= dump.wants(dump::assembly);
+  CodeObject co = targets::amdgpu::compile(kernel, target, with_stages);
+  if (dump.wants(dump::llvm)) dump::write(dump, kernel.name, target, dump::llvm, co.llvm_ir);
+  if (dump.wants(dump::llvm_opt)) dump::write(dump, kernel.name, target, dump::llvm_opt, co.llvm_ir_optimized);
+  if (dump.wants(dump::assembly)) dump::write(dump, kernel.name, target, dump::assembly, co.assembly);
+  if (dump.wants(dump::meta)) dump::write(dump, kernel.name, target, dump::meta, metadata_text(co));
+  if (!options.emit_llvm_ir) co.llvm_ir.clear();
+  if (!options.emit_llvm_ir_optimized) co.llvm_ir_optimized.clear();
+  if (!options.emit_assembly) co.assembly.clear();
+  return co;
 }
+
+}  // namespace
 
 CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
   time_trace::Record record(kernel.name, target.str());
@@ -42,9 +98,14 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
     ir::verify(kernel);
   }
   switch (target.kind) {
-    case Target::Kind::amdgpu:
-      return cache::lookup_or_compile(kernel, target, options,
-                                      [&] { return targets::amdgpu::compile(kernel, target, options); });
+    case Target::Kind::amdgpu: {
+      const dump::Request dump = dump::from_environment();
+      if (!dump.stages)
+        return cache::lookup_or_compile(kernel, target, options,
+                                        [&] { return targets::amdgpu::compile(kernel, target, options); });
+      time_trace::current_record_cache("bypassed");
+      return compile_and_dump(kernel, target, options, dump);
+    }
     case Target::Kind::host: break;
   }
   throw CompileError(fmt::format("kernel '{}': compile() produces code objects for AMDGPU targets; the host CPU "

@@ -12,24 +12,12 @@ using namespace rocjit::samples;
 
 namespace {
 
+// Kernel::metadata() compiles for the processor and describes the code object: registers,
+// spills, LDS, scratch, the kernarg layout and the occupancy they allow. llvm_ir() and
+// assembly() show the other stages the same way.
 int print_metadata(const std::string& processor) {
   try {
-    Kernel k = matmul();
-    CodeObject co = compile(k, Target::amdgpu(processor));
-    const KernelMetadata& m = co.kernel("matmul");
-    std::printf("kernel %s for %s (code object v%d, %zu bytes)\n", m.name.c_str(), co.target.str().c_str(),
-                co.code_object_version, co.elf.size());
-    std::printf("  wavefront size          %u\n", m.wavefront_size);
-    std::printf("  max flat work-group     %u\n", m.max_flat_workgroup_size);
-    std::printf("  LDS (group segment)     %llu bytes\n", (unsigned long long)m.group_segment_fixed_size);
-    std::printf("  scratch (private)       %llu bytes\n", (unsigned long long)m.private_segment_fixed_size);
-    std::printf("  VGPRs / SGPRs / AGPRs   %u / %u / %u\n", m.vgpr_count, m.sgpr_count, m.agpr_count);
-    std::printf("  spills VGPR / SGPR      %u / %u\n", m.vgpr_spill_count, m.sgpr_spill_count);
-    std::printf("  kernarg segment         %llu bytes, align %llu\n", (unsigned long long)m.kernarg_segment_size,
-                (unsigned long long)m.kernarg_segment_align);
-    for (const auto& a : m.args)
-      std::printf("    +%-4llu %-3llu %-24s %s\n", (unsigned long long)a.offset, (unsigned long long)a.size,
-                  a.name.c_str(), a.value_kind.c_str());
+    std::fputs(matmul().metadata(processor).c_str(), stdout);
   } catch (const Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

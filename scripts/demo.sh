@@ -22,9 +22,11 @@ Where to look next:
   ./build/bin/sample-<name> --help    the other samples: saxpy reverse reduce transpose histogram
                                       jacobi streams smartarray (--device=cpu|hip[:N] --size=N --repeat=R)
   ./build/bin/rocjit-dump --help      any stage of a kernel saved as .rjir: IR, LLVM IR before and
-                                      after -O3, AMDGPU assembly, the code object, its metadata
-  ROCJIT_DUMP=...                     set it while running a sample to see what rocjit compiles
-                                      (see README.md for its values)
+                                      after -O3, AMDGPU or host assembly, the code object, metadata
+  ROCJIT_DUMP=all ROCJIT_DUMP_DIR=dumps ./build/bin/sample-matmul --device=cpu
+                                      writes every stage of every kernel the program compiles to
+                                      dumps/<kernel>.<target>.<stage> (stages: ir, llvm, llvm-opt,
+                                      asm, meta); k.llvm_ir(), k.assembly(), k.metadata() in code
   samples/embed/                      a standalone project using an installed rocjit
                                       (find_package(rocjit) + rocjit::rocjit)
 NEXT

@@ -248,8 +248,10 @@ std::string key(const ir::Kernel& kernel, const Target& target, const CompileOpt
 
 CodeObject lookup_or_compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options,
                              const std::function<CodeObject()>& compile) {
-  if (options.emit_llvm_ir || options.emit_llvm_ir_optimized || options.emit_assembly || options.emit_object)
+  if (options.emit_llvm_ir || options.emit_llvm_ir_optimized || options.emit_assembly || options.emit_object) {
+    time_trace::current_record_cache("bypassed");
     return compile();
+  }
   std::optional<time_trace::Phase> lookup_phase(std::in_place, "cache lookup");
   std::string k = key(kernel, target, options);
   std::promise<CodeObject> promise;

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <ostream>
+
 #include <cmath>
 
 namespace rocjit::ir {
@@ -204,5 +206,7 @@ class Printer {
 std::string print(const Kernel& kernel, const PrintOptions& options) {
   return Printer(kernel, options).run();
 }
+
+std::ostream& operator<<(std::ostream& out, const Kernel& kernel) { return out << print(kernel); }
 
 }  // namespace rocjit::ir

@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
 #include <vector>
 
 #include "passes/uniformity.h"
@@ -18,6 +22,7 @@ class Verifier {
       : kernel_(k), defined_(k.values.size(), false), ended_(k.values.size(), false) {}
 
   void run() {
+    check_names();
     if (kernel_.max_block_size < 1 || kernel_.max_block_size > 1024)
       fail(kernel_.loc, fmt::format("max_block_size {} is outside 1..1024", kernel_.max_block_size));
     for (const Param& p : kernel_.params) {
@@ -48,6 +53,34 @@ class Verifier {
   }
 
  private:
+  // Names become symbols, file names (ROCJIT_DUMP) and .rjir text that must parse back: letters,
+  // digits, '_', '.' and '-', and unique among the parameters and arrays.
+  void check_names() {
+    auto valid = [](const std::string& n) {
+      if (n.empty()) return false;
+      for (char c : n)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+              c == '-'))
+          return false;
+      return true;
+    };
+    const char* rule = "names may use letters, digits, '_', '.' and '-'";
+    if (!valid(kernel_.name))
+      throw CompileError(fmt::format("kernel name '{}' is not valid: {} (at {})", kernel_.name, rule, kernel_.loc.str()));
+    std::vector<std::string_view> seen;
+    auto check = [&](const std::string& name, const char* what, const SourceLoc& loc) {
+      if (!valid(name)) fail(loc, fmt::format("{} name '{}' is not valid: {}", what, name, rule));
+      if (std::find(seen.begin(), seen.end(), name) != seen.end())
+        fail(loc, fmt::format("two parameters or arrays are named '{}'", name));
+      seen.push_back(name);
+    };
+    for (const Param& p : kernel_.params)
+      if (p.kind == Param::Kind::scalar) check(p.name, "parameter", kernel_.loc);
+    for (const Memory& m : kernel_.memories) check(m.name, "array", m.loc);
+    for (const Slot& s : kernel_.slots)
+      if (!valid(s.name)) fail(s.loc, fmt::format("variable name '{}' is not valid: {}", s.name, rule));
+  }
+
   [[noreturn]] void fail(const SourceLoc& loc, const std::string& what) const {
     throw CompileError(fmt::format("kernel '{}': {} (at {})", kernel_.name, what, loc.str()));
   }

@@ -1,9 +1,13 @@
-// Finishing a trace: parameters, verification, the error wrapper, and printing.
+// Finishing a trace: parameters, verification, the error wrapper, printing and inspection.
 #include "rocjit/dsl/kernel.hpp"
 
 #include <fmt/format.h>
 
+#include <array>
+
+#include "rocjit/compiler/compile.hpp"
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/verifier.hpp"
 
@@ -14,6 +18,46 @@ std::string Kernel::print(bool locations) const {
   o.locations = locations;
   return ir::print(*ir_, o);
 }
+
+namespace {
+
+struct Stages {
+  bool llvm = false, llvm_opt = false, assembly = false;
+};
+
+// One fresh compile for `target` that keeps the requested texts; the host kernel is not JIT'd.
+// Returns {llvm_ir, llvm_ir_optimized, assembly, metadata}.
+std::array<std::string, 4> inspect(const ir::Kernel& kernel, const Target& target, Stages stages) {
+  if (target.kind == Target::Kind::host) {
+    HostCompileOptions o;
+    o.emit_llvm_ir = stages.llvm;
+    o.emit_llvm_ir_optimized = stages.llvm_opt;
+    o.emit_assembly = stages.assembly;
+    o.jit = false;
+    HostKernel hk = compile_host(kernel, o);
+    return {hk.llvm_ir(), hk.llvm_ir_optimized(), hk.assembly(), metadata_text(hk)};
+  }
+  CompileOptions o;
+  o.emit_llvm_ir = stages.llvm;
+  o.emit_llvm_ir_optimized = stages.llvm_opt;
+  o.emit_assembly = stages.assembly;
+  CodeObject co = compile(kernel, target, o);
+  return {std::move(co.llvm_ir), std::move(co.llvm_ir_optimized), std::move(co.assembly), metadata_text(co)};
+}
+
+}  // namespace
+
+std::string Kernel::llvm_ir(const Target& target, LlvmStage stage) const {
+  const bool optimized = stage == LlvmStage::optimized;
+  auto texts = inspect(*ir_, target, {.llvm = !optimized, .llvm_opt = optimized});
+  return std::move(texts[optimized ? 1 : 0]);
+}
+
+std::string Kernel::assembly(const Target& target) const {
+  return std::move(inspect(*ir_, target, {.assembly = true})[2]);
+}
+
+std::string Kernel::metadata(const Target& target) const { return std::move(inspect(*ir_, target, {})[3]); }
 
 std::string Kernel::signature() const {
   std::string s = name() + "(";

@@ -1,5 +1,5 @@
-# lit configuration for rocjit's compiler tests: each .rjir/.test file runs rocjit-dump and checks
-# its output (or its error message) with FileCheck.
+# lit configuration for rocjit's compiler tests: each .rjir/.test file runs rocjit-dump (or a sample
+# with ROCJIT_DUMP set) and checks its output (or its error message) with FileCheck.
 #
 # ctest passes the directories as parameters (tests/CMakeLists.txt); run by hand with
 #   lit -sv --param rocjit_bin_dir=build/bin tests/lit
@@ -26,5 +26,10 @@ for tool in ("FileCheck", "not", "llvm-readelf", "llvm-objdump", "llc"):
     if not os.path.isfile(os.path.join(llvm_bin_dir, tool)):
         lit_config.fatal(f"{tool} not found in {llvm_bin_dir}; pass --param llvm_bin_dir=DIR")
 
+for sample in ("sample-saxpy", "sample-matmul"):  # dump-hooks.test runs programs that embed rocjit
+    if not os.path.isfile(os.path.join(bin_dir, sample)):
+        lit_config.fatal(f"{sample} not found in {bin_dir}; build the samples")
+# Never read or fill the user's kernel cache from the tests.
+config.environment["ROCJIT_CACHE"] = "0"
 config.environment["PATH"] = os.pathsep.join([bin_dir, llvm_bin_dir, os.environ.get("PATH", "")])
 config.substitutions.append(("%rocjit-dump", dump))

@@ -20,10 +20,9 @@
 #include <rocjit/compiler/code_object.hpp>
 #include <rocjit/compiler/compile.hpp>
 #include <rocjit/compiler/error.hpp>
+#include <rocjit/compiler/host.hpp>
 #include <rocjit/compiler/parser.hpp>
 #include <rocjit/compiler/printer.hpp>
-
-#include "occupancy.hpp"
 
 namespace {
 
@@ -56,7 +55,7 @@ struct Options {
 };
 
 const char* const usage =
-    "OVERVIEW: rocjit-dump - show any stage of compiling rocjit IR (.rjir) for a GPU\n"
+    "OVERVIEW: rocjit-dump - show any stage of compiling rocjit IR (.rjir) for a GPU or the CPU\n"
     "\n"
     "USAGE: rocjit-dump [options] INPUT.rjir|-\n"
     "\n"
@@ -65,11 +64,12 @@ const char* const usage =
     "                                  ir        the parsed kernels, printed back as .rjir\n"
     "                                  llvm      LLVM IR as lowered, before optimisation\n"
     "                                  llvm-opt  LLVM IR after the -O pipeline\n"
-    "                                  asm       AMDGPU assembly\n"
-    "                                  obj       the relocatable ELF object, before linking\n"
-    "                                  hsaco     the linked code object (loadable by HIP/HSA)\n"
+    "                                  asm       AMDGPU assembly (host: this CPU's assembly)\n"
+    "                                  obj       the relocatable ELF object, before linking (amdgpu only)\n"
+    "                                  hsaco     the linked code object, loadable by HIP/HSA (amdgpu only)\n"
     "                                  meta      registers, LDS, scratch, kernel arguments, occupancy\n"
-    "  --target=<name>               Target (default: amdgpu); see --list-targets\n"
+    "                                            (host: regions, per-work-item storage, arguments)\n"
+    "  --target=<name>               amdgpu (default) or host; see --list-targets\n"
     "  --mcpu=<processor>            AMDGPU processor (default: gfx90a)\n"
     "  --mattr=<+f,-g>               Target features: wavefrontsize64, wavefrontsize32, xnack, sramecc, cumode\n"
     "  --code-object-version=<4|5>   Code object version (default: 5; 4 for ROCm 5.x runtimes)\n"
@@ -139,10 +139,11 @@ Options parse_command_line(int argc, char** argv) {
 }
 
 void check_options(const Options& o) {
-  if (o.target == "host")
-    throw UsageError("--target=host is not available in rocjit-dump yet (the host backend is not wired into the "
-                     "tool); use --target=amdgpu");
-  if (o.target != "amdgpu") throw UsageError(fmt::format("unknown target '{}'; see --list-targets", o.target));
+  if (o.target != "amdgpu" && o.target != "host")
+    throw UsageError(fmt::format("unknown target '{}'; see --list-targets", o.target));
+  if (o.target == "host" && (o.emit == Emit::object || o.emit == Emit::hsaco))
+    throw UsageError("--emit=obj and --emit=hsaco make AMDGPU code objects; the host target JIT-compiles in "
+                     "memory (use --emit=llvm, llvm-opt, asm or meta)");
   const auto processors = amdgpu_processors();
   if (std::find(processors.begin(), processors.end(), o.mcpu) == processors.end())
     throw UsageError(fmt::format("unknown AMDGPU processor '{}' for --mcpu; see --list-targets for the supported "
@@ -156,7 +157,7 @@ void check_options(const Options& o) {
 void list_targets(std::ostream& out) {
   out << "Available targets:\n"
       << "  amdgpu - AMD GPUs, amdgcn-amd-amdhsa (default)\n"
-      << "  host   - the host CPU (not available in rocjit-dump yet)\n\n"
+      << "  host   - this machine's CPU, as the CPU backend JIT-compiles kernels (barrier fission)\n\n"
       << "AMDGPU processors (--mcpu):\n";
   const auto processors = amdgpu_processors();
   for (size_t i = 0; i < processors.size(); ++i) out << (i % 8 == 0 ? "  " : " ") << processors[i] << (i % 8 == 7 ? "\n" : "");
@@ -171,42 +172,6 @@ std::string read_input(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) throw InputError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
   return text.str();
-}
-
-std::string metadata_text(const CodeObject& co) {
-  std::string s;
-  for (const KernelMetadata& k : co.kernels) {
-    const dump::Occupancy occ = dump::occupancy(k, co.target.processor);
-    const dump::SimdLimits& l = occ.limits;
-    s += fmt::format("kernel {}\n", k.name);
-    s += fmt::format("  symbol:              {}\n", k.symbol);
-    s += fmt::format("  target:              {}\n", co.target.str());
-    s += fmt::format("  code object version: {}\n", co.code_object_version);
-    s += fmt::format("  wavefront size:      {}\n", k.wavefront_size);
-    s += fmt::format("  max work-group size: {}\n", k.max_flat_workgroup_size);
-    s += fmt::format("  VGPRs:               {}\n", k.vgpr_count);
-    s += fmt::format("  SGPRs:               {}\n", k.sgpr_count);
-    s += fmt::format("  AGPRs:               {}\n", k.agpr_count);
-    s += fmt::format("  VGPR spills:         {}\n", k.vgpr_spill_count);
-    s += fmt::format("  SGPR spills:         {}\n", k.sgpr_spill_count);
-    s += fmt::format("  LDS bytes:           {}\n", k.group_segment_fixed_size);
-    s += fmt::format("  scratch bytes:       {} per work-item\n", k.private_segment_fixed_size);
-    s += fmt::format("  kernarg bytes:       {} (align {})\n", k.kernarg_segment_size, k.kernarg_segment_align);
-    s += "  kernel arguments:\n    offset  size  kind                            name\n";
-    for (const KernelArgument& a : k.args)
-      s += fmt::format("    {:>6}  {:>4}  {:<30}  {}\n", a.offset, a.size, a.value_kind, a.name);
-    s += fmt::format("  occupancy:           {} waves per SIMD (at the maximum work-group size)\n", occ.waves_per_simd);
-    s += fmt::format("    limited by VGPRs:           {} ({} VGPRs, {} per SIMD, allocated in blocks of {})\n",
-                     occ.by_vgprs, k.vgpr_count, l.vgpr_file, l.vgpr_granule);
-    s += fmt::format("    limited by SGPRs:           {}{}\n", occ.by_sgprs,
-                     l.sgpr_limited ? fmt::format(" ({} SGPRs)", k.sgpr_count) : " (SGPRs do not limit gfx10+)");
-    s += fmt::format("    limited by LDS:             {} ({} bytes, {} per CU, allocated in blocks of {})\n", occ.by_lds,
-                     k.group_segment_fixed_size, l.lds_per_cu, l.lds_granule);
-    s += fmt::format("    limited by work-group size: {} ({} waves per work-group, {} SIMDs per CU)\n",
-                     occ.by_workgroup_size, occ.waves_per_workgroup, l.simds_per_cu);
-    s += fmt::format("    hardware maximum:           {}\n", occ.by_hardware);
-  }
-  return s;
 }
 
 void write_output(const Options& o, const std::string& bytes, bool binary) {
@@ -238,6 +203,20 @@ int run(const Options& o) {
     if (!out.empty()) out += "\n";
     if (o.emit == Emit::ir) {
       out += ir::print(k);
+      continue;
+    }
+    if (o.target == "host") {
+      HostCompileOptions options;
+      options.opt_level = o.opt_level;
+      options.emit_llvm_ir = o.emit == Emit::llvm;
+      options.emit_llvm_ir_optimized = o.emit == Emit::llvm_opt;
+      options.emit_assembly = o.emit == Emit::assembly;
+      options.jit = false;
+      const HostKernel hk = compile_host(k, options);
+      out += o.emit == Emit::llvm       ? hk.llvm_ir()
+             : o.emit == Emit::llvm_opt ? hk.llvm_ir_optimized()
+             : o.emit == Emit::assembly ? hk.assembly()
+                                        : metadata_text(hk);
       continue;
     }
     CompileOptions options;

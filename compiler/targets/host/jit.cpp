@@ -16,6 +16,8 @@
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/verifier.hpp"
+#include "dump/dump.h"
+#include "rocjit/compiler/printer.hpp"
 #include "targets/codegen.h"
 
 namespace rocjit {
@@ -57,8 +59,16 @@ bool bounds_check_from_environment() {
 
 }  // namespace
 
-HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& options) {
+HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requested) {
   ir::verify(kernel);
+  // ROCJIT_DUMP: ask for the stages to dump, write them, and keep only what the caller asked for.
+  const dump::Request dump = dump::from_environment();
+  const Target host = Target::host();
+  if (dump.wants(dump::ir)) dump::write(dump, kernel.name, host, dump::ir, ir::print(kernel));
+  HostCompileOptions options = requested;
+  options.emit_llvm_ir |= dump.wants(dump::llvm);
+  options.emit_llvm_ir_optimized |= dump.wants(dump::llvm_opt);
+  options.emit_assembly |= dump.wants(dump::assembly);
   if (options.opt_level < 0 || options.opt_level > 3)
     throw CompileError(fmt::format("kernel '{}': optimisation level {} is outside 0..3", kernel.name, options.opt_level));
   HostJit& h = host_jit();
@@ -90,20 +100,31 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& opti
     }
   }
   if (options.emit_llvm_ir_optimized) impl->llvm_ir_optimized = targets::to_string(module);
-  if (auto err = h.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(lowered.module), std::move(context))))
-    throw CompileError(fmt::format("kernel '{}': the host JIT rejected the module: {}", kernel.name,
-                                   llvm::toString(std::move(err))));
-  auto address = h.jit->lookup(symbol);
-  if (!address)
-    throw CompileError(fmt::format("kernel '{}': the host JIT could not materialise it: {}", kernel.name,
-                                   llvm::toString(address.takeError())));
-  impl->entry = address->toPtr<targets::host::GroupFunction>();
+  impl->cpu = fmt::format("{}, {}", h.jit->getTargetTriple().str(), h.tm->getTargetCPU().str());
   impl->argument_names = std::move(lowered.argument_names);
   impl->storage_bytes_per_work_item = lowered.storage_bytes_per_work_item;
   impl->shared_bytes = lowered.shared_bytes;
   impl->region_count = lowered.region_count;
   impl->checks = std::move(lowered.checks);
-  return HostKernel(std::move(impl));
+  if (options.jit) {
+    if (auto err = h.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(lowered.module), std::move(context))))
+      throw CompileError(fmt::format("kernel '{}': the host JIT rejected the module: {}", kernel.name,
+                                     llvm::toString(std::move(err))));
+    auto address = h.jit->lookup(symbol);
+    if (!address)
+      throw CompileError(fmt::format("kernel '{}': the host JIT could not materialise it: {}", kernel.name,
+                                     llvm::toString(address.takeError())));
+    impl->entry = address->toPtr<targets::host::GroupFunction>();
+  }
+  if (dump.wants(dump::llvm)) dump::write(dump, kernel.name, host, dump::llvm, impl->llvm_ir);
+  if (dump.wants(dump::llvm_opt)) dump::write(dump, kernel.name, host, dump::llvm_opt, impl->llvm_ir_optimized);
+  if (dump.wants(dump::assembly)) dump::write(dump, kernel.name, host, dump::assembly, impl->assembly);
+  if (!requested.emit_llvm_ir) impl->llvm_ir.clear();
+  if (!requested.emit_llvm_ir_optimized) impl->llvm_ir_optimized.clear();
+  if (!requested.emit_assembly) impl->assembly.clear();
+  HostKernel result(std::move(impl));
+  if (dump.wants(dump::meta)) dump::write(dump, kernel.name, host, dump::meta, metadata_text(result));
+  return result;
 }
 
 }  // namespace rocjit

@@ -20,7 +20,8 @@ struct HostKernel::Impl {
   std::vector<targets::host::BoundsCheck> checks;
   bool bounds_check = false;
   std::string llvm_ir, llvm_ir_optimized, assembly;
-  targets::host::GroupFunction entry = nullptr;
+  std::string cpu;  // "x86_64-pc-linux-gnu, znver3"
+  targets::host::GroupFunction entry = nullptr;  // null when compiled with jit = false
 };
 
 }  // namespace rocjit

@@ -29,6 +29,21 @@ const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
 const std::string& HostKernel::llvm_ir_optimized() const { return impl_->llvm_ir_optimized; }
 const std::string& HostKernel::assembly() const { return impl_->assembly; }
 
+std::string metadata_text(const HostKernel& kernel) {
+  const HostKernel::Impl& k = kernel.impl();
+  std::string s = fmt::format("kernel {}\n", k.name);
+  s += fmt::format("  target:               host ({})\n", k.cpu);
+  s += fmt::format("  max work-group size:  {}\n", k.max_block_size);
+  s += fmt::format("  barrier-free regions: {}\n", k.region_count);
+  s += fmt::format("  work-item storage:    {} bytes per work-item (values and variables live across barriers)\n",
+                   k.storage_bytes_per_work_item);
+  s += fmt::format("  shared bytes:         {} per work-group\n", k.shared_bytes);
+  s += fmt::format("  bounds checked:       {}\n", k.bounds_check ? "yes" : "no");
+  s += "  run() arguments:\n";
+  for (size_t i = 0; i < k.argument_names.size(); ++i) s += fmt::format("    {:>3}  {}\n", i, k.argument_names[i]);
+  return s;
+}
+
 namespace targets::host {
 
 // The first out-of-bounds access of a launch, recorded by generated code.
@@ -163,7 +178,12 @@ unsigned host_thread_count() {
 }
 
 void check_host_geometry(const HostKernel& kernel, Dim3 grid, Dim3 block) {
+  if (!kernel) throw LaunchError("cannot run an empty HostKernel; compile one with compile_host()");
   const std::string& name = kernel.name();
+  if (!kernel.impl().entry)
+    throw LaunchError(fmt::format("kernel '{}' was compiled with HostCompileOptions::jit = false (for its texts "
+                                  "only) and cannot run",
+                                  name));
   const char* axis[] = {"x", "y", "z"};
   int64_t g[] = {grid.x, grid.y, grid.z}, b[] = {block.x, block.y, block.z};
   for (int d = 0; d < 3; ++d) {

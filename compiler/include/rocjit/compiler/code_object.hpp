@@ -49,4 +49,9 @@ struct CodeObject {
   const KernelMetadata& kernel(const std::string& name) const;
 };
 
+// Human-readable metadata of every kernel in `co` (or only `kernel`): registers, spills, LDS,
+// scratch, kernarg layout, wave size, maximum work-group size and the occupancy bound they imply.
+// This is `rocjit-dump --emit=meta`, ROCJIT_DUMP=meta and Kernel::metadata().
+std::string metadata_text(const CodeObject& co, const std::string& kernel = {});
+
 }  // namespace rocjit

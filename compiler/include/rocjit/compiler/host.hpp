@@ -28,6 +28,9 @@ struct HostCompileOptions {
   bool emit_llvm_ir = false;
   bool emit_llvm_ir_optimized = false;
   bool emit_assembly = false;
+  // false: produce the requested texts and facts only; nothing is added to the process's JIT
+  // and the kernel cannot run (Kernel::llvm_ir / assembly / metadata use this).
+  bool jit = true;
 };
 
 // A kernel compiled for the host. Cheap to copy; the JIT'd code lives as long as the process.
@@ -57,6 +60,11 @@ class HostKernel {
  private:
   std::shared_ptr<const Impl> impl_;
 };
+
+// What the host backend made of a kernel: target CPU, work-group limit, barrier-free regions,
+// per-work-item storage, shared bytes and the argument order of run_host(). This is
+// `rocjit-dump --target=host --emit=meta`, ROCJIT_DUMP=meta and Kernel::metadata(Target::host()).
+std::string metadata_text(const HostKernel& kernel);
 
 // JIT-compiles a kernel for this CPU. Throws CompileError like compile().
 HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& options = {});

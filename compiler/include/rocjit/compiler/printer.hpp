@@ -1,6 +1,7 @@
 // Textual form of rocjit IR (.rjir): readable, stable, and designed to be parsed back.
 #pragma once
 
+#include <iosfwd>
 #include <string>
 
 #include "rocjit/compiler/ir.hpp"
@@ -12,5 +13,8 @@ struct PrintOptions {
 };
 
 std::string print(const Kernel& kernel, const PrintOptions& options = {});
+
+// Writes print(kernel), with locations.
+std::ostream& operator<<(std::ostream& out, const Kernel& kernel);
 
 }  // namespace rocjit::ir

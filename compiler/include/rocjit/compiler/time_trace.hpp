@@ -18,7 +18,9 @@ struct CompilePhase {
 struct CompileRecord {
   std::string kernel;
   std::string target;       // "amdgpu:gfx90a", or "dsl" for tracing
-  std::string cache;        // "miss", "memory", "disk", or "" when the cache was not used
+  // "miss", "memory", "disk"; "bypassed" when the compile asked for texts or an object, or
+  // ROCJIT_DUMP was set (those always compile afresh); "" for records of tracing
+  std::string cache;
   std::vector<CompilePhase> phases;
   double total_ms = 0;
   double phase_ms(const std::string& name) const;  // 0 when absent

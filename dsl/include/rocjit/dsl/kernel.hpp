@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rocjit/compiler/ir.hpp"
+#include "rocjit/compiler/target.hpp"
 #include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/dsl/array.hpp"
 #include "rocjit/dsl/value.hpp"
@@ -40,6 +41,18 @@ class Kernel {
   std::string print(bool locations = true) const;
   // The signature as users write it, e.g. "saxpy(f32 a, array<f32, 1> x, array<f32, 1> y)".
   std::string signature() const;
+
+  // What the JIT makes of this kernel, like Numba's inspect_llvm() / inspect_asm(): the same
+  // texts as ROCJIT_DUMP and rocjit-dump. `target` is a Target or its spelling: "gfx90a",
+  // "amdgpu:gfx1100:+wavefrontsize64", "host". Each call compiles afresh at -O3 (AMDGPU code
+  // object v5); nothing is cached, and for the host nothing is added to the process's JIT.
+  // (The IR itself is ir(); print() or `std::cout << k.ir()` shows it as .rjir.)
+  enum class LlvmStage { lowered, optimized };
+  std::string llvm_ir(const Target& target, LlvmStage stage = LlvmStage::optimized) const;
+  std::string assembly(const Target& target) const;
+  // Registers, spills, LDS, scratch, kernel arguments and occupancy (AMDGPU), or regions,
+  // per-work-item storage, shared bytes and argument order (host).
+  std::string metadata(const Target& target) const;
   // Numba-style launch: k[{grid, block}](args...) or k[{grid, block, stream}](args...).
   // Defined in rocjit/runtime/launch.hpp (included by rocjit/rocjit.hpp).
   Launcher operator[](const LaunchConfig& config) const;

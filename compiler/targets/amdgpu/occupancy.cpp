@@ -1,4 +1,4 @@
-// Occupancy estimate for `rocjit-dump --emit=meta`.
+// Occupancy estimate for metadata_text(), `rocjit-dump --emit=meta` and ROCJIT_DUMP=meta.
 //
 // The formula follows LLVM's AMDGPU backend (AMDGPUBaseInfo.cpp: getMaxWavesPerEU,
 // getTotalNumVGPRs, getVGPRAllocGranule, getNumWavesPerEUWithNumVGPRs, getOccupancyWithNumSGPRs,
@@ -19,13 +19,13 @@
 // processor in WGP mode), the baseline is used, so the estimate never promises more waves than
 // the hardware runs. For work-groups of many waves it can be lower than the "; Occupancy:"
 // comment of LLVM's assembly, which does not count how many whole work-groups fit.
-#include "occupancy.hpp"
+#include "rocjit/compiler/occupancy.hpp"
 
-#include <rocjit/compiler/compile.hpp>
+#include "rocjit/compiler/compile.hpp"
 
 #include <algorithm>
 
-namespace rocjit::dump {
+namespace rocjit {
 namespace {
 
 unsigned round_up(uint64_t v, unsigned granule) { return static_cast<unsigned>((v + granule - 1) / granule * granule); }
@@ -44,7 +44,7 @@ bool unified_register_file(const std::string& processor) {
 
 }  // namespace
 
-SimdLimits simd_limits(const std::string& processor, unsigned wavefront_size) {
+SimdLimits amdgpu_simd_limits(const std::string& processor, unsigned wavefront_size) {
   SimdLimits l;
   const unsigned major = major_version(processor);
   const bool wave32 = wavefront_size == 32;
@@ -67,9 +67,9 @@ SimdLimits simd_limits(const std::string& processor, unsigned wavefront_size) {
   return l;
 }
 
-Occupancy occupancy(const KernelMetadata& k, const std::string& processor) {
+Occupancy amdgpu_occupancy(const KernelMetadata& k, const std::string& processor) {
   Occupancy o;
-  o.limits = simd_limits(processor, k.wavefront_size);
+  o.limits = amdgpu_simd_limits(processor, k.wavefront_size);
   const SimdLimits& l = o.limits;
   const unsigned max_waves = l.max_waves_per_simd;
   o.by_hardware = max_waves;
@@ -111,4 +111,4 @@ Occupancy occupancy(const KernelMetadata& k, const std::string& processor) {
   return o;
 }
 
-}  // namespace rocjit::dump
+}  // namespace rocjit

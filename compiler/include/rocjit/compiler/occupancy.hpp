@@ -3,11 +3,11 @@
 
 #include <string>
 
-#include <rocjit/compiler/code_object.hpp>
+#include "rocjit/compiler/code_object.hpp"
 
-namespace rocjit::dump {
+namespace rocjit {
 
-// Per-processor numbers the estimate uses (see occupancy.cpp for their sources).
+// Per-processor numbers the estimate uses (compiler/targets/amdgpu/occupancy.cpp names their sources).
 struct SimdLimits {
   unsigned max_waves_per_simd = 0;  // hardware wave slots per SIMD
   unsigned simds_per_cu = 0;        // SIMDs that share a work-group's LDS and barriers
@@ -30,9 +30,9 @@ struct Occupancy {
   SimdLimits limits;
 };
 
-SimdLimits simd_limits(const std::string& processor, unsigned wavefront_size);
+SimdLimits amdgpu_simd_limits(const std::string& processor, unsigned wavefront_size);
 
 // The estimate assumes launches at the kernel's maximum work-group size.
-Occupancy occupancy(const KernelMetadata& kernel, const std::string& processor);
+Occupancy amdgpu_occupancy(const KernelMetadata& kernel, const std::string& processor);
 
-}  // namespace rocjit::dump
+}  // namespace rocjit

@@ -1,0 +1,119 @@
+// ROCJIT_DUMP / ROCJIT_DUMP_DIR (see dump.h).
+#include "dump/dump.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+
+namespace rocjit::dump {
+namespace {
+
+constexpr Stage all_stages[] = {ir, llvm, llvm_opt, assembly, meta};
+
+// Each distinct message once per process: a loop compiling many kernels should not repeat it.
+void warn_once(const std::string& message) {
+  static std::mutex lock;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> guard(lock);
+  if (said.insert(message).second) std::fprintf(stderr, "rocjit: warning: %s\n", message.c_str());
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// Kernel names come from users (and .rjir files): keep file names inside the dump directory.
+std::string safe_file_part(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '-' || c == '+' || c == '.';
+    out += ok ? c : '_';
+  }
+  if (out.empty() || out[0] == '.') out.insert(out.begin(), '_');
+  return out;
+}
+
+}  // namespace
+
+std::string_view stage_name(Stage s) {
+  switch (s) {
+    case ir: return "ir";
+    case llvm: return "llvm";
+    case llvm_opt: return "llvm-opt";
+    case assembly: return "asm";
+    case meta: return "meta";
+  }
+  return "?";
+}
+
+Request from_environment() {
+  Request r;
+  const char* spec = std::getenv("ROCJIT_DUMP");
+  if (!spec || !*spec) return r;
+  std::string_view rest(spec);
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string_view item = trim(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (item.empty()) continue;
+    if (item == "all") {
+      for (Stage s : all_stages) r.stages |= s;
+      continue;
+    }
+    bool known = false;
+    for (Stage s : all_stages)
+      if (item == stage_name(s)) {
+        r.stages |= s;
+        known = true;
+      }
+    if (!known)
+      warn_once(fmt::format("ROCJIT_DUMP: unknown stage '{}' ignored; the stages are ir, llvm, llvm-opt, asm, meta "
+                            "(or all)",
+                            item));
+  }
+  const char* dir = std::getenv("ROCJIT_DUMP_DIR");
+  r.dir = dir && *dir ? dir : ".";
+  return r;
+}
+
+void write(const Request& request, std::string_view kernel, const Target& target, Stage stage, std::string_view text) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(request.dir, ec);
+  if (ec) {
+    warn_once(fmt::format("ROCJIT_DUMP: cannot create the dump directory '{}': {}", request.dir, ec.message()));
+    return;
+  }
+  const std::string name =
+      fmt::format("{}.{}.{}", safe_file_part(kernel), safe_file_part(target.file_name()), stage_name(stage));
+  const fs::path path = fs::path(request.dir) / name;
+  static std::atomic<unsigned> counter{0};
+  const fs::path temp = fs::path(request.dir) / fmt::format(".{}.{}.{}.tmp", name, ::getpid(), counter.fetch_add(1));
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out) {
+      fs::remove(temp, ec);
+      warn_once(fmt::format("ROCJIT_DUMP: cannot write to the dump directory '{}'", request.dir));
+      return;
+    }
+  }
+  fs::rename(temp, path, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(temp, ec);
+    warn_once(fmt::format("ROCJIT_DUMP: cannot write '{}': {}", path.string(), why));
+  }
+}
+
+}  // namespace rocjit::dump

@@ -1,0 +1,38 @@
+// ROCJIT_DUMP / ROCJIT_DUMP_DIR: write each stage of every kernel the process compiles to
+// <dir>/<kernel>.<target>.<stage>, so any program shows what the JIT made of its kernels.
+//
+//   ROCJIT_DUMP=ir,llvm,llvm-opt,asm,meta   any subset, or "all"
+//   ROCJIT_DUMP_DIR=path                    default: the current directory (created if missing)
+//
+// A compile with dumping on always runs (it neither reads nor fills the kernel cache), so the
+// files describe this compiler's output. Problems writing them are warnings: dumping never makes
+// a compile fail.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "rocjit/compiler/target.hpp"
+
+namespace rocjit::dump {
+
+enum Stage : unsigned { ir = 1u << 0, llvm = 1u << 1, llvm_opt = 1u << 2, assembly = 1u << 3, meta = 1u << 4 };
+
+struct Request {
+  unsigned stages = 0;  // Stage bits
+  std::string dir;
+  bool wants(Stage s) const { return (stages & s) != 0; }
+};
+
+// Reads the variables now (so a program may set them between compiles). An unknown stage name
+// is reported once on stderr and ignored.
+Request from_environment();
+
+// The file name's stage part: "ir", "llvm", "llvm-opt", "asm", "meta".
+std::string_view stage_name(Stage s);
+
+// Writes `text` to <dir>/<kernel>.<target.file_name()>.<stage> (temp file + rename, so a reader
+// never sees half a file). Failures are reported once per directory on stderr.
+void write(const Request& request, std::string_view kernel, const Target& target, Stage stage, std::string_view text);
+
+}  // namespace rocjit::dump
