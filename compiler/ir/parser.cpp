@@ -14,134 +14,20 @@
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/verifier.hpp"
+#include "ir/lexer.h"
 
 namespace rocjit::ir {
 namespace {
 
+using lexer::describe;
+using lexer::fail;
+using lexer::Lexer;
+using lexer::Tok;
+using lexer::Token;
+
 // Kernel::values is indexed by value id, so ids are bounded to keep a typo from allocating
 // hundreds of megabytes.
 constexpr uint64_t max_value_id = 1u << 20;
-
-enum class Tok { word, value, global, slot, number, string, punct, newline, eof };
-
-struct Token {
-  Tok kind = Tok::eof;
-  std::string_view text;  // as written; strings keep their quotes
-  uint32_t line = 1, column = 1;
-};
-
-std::string describe(const Token& t) {
-  if (t.kind == Tok::eof) return "end of file";
-  if (t.kind == Tok::newline) return "end of line";
-  if (t.kind == Tok::string) return std::string(t.text);
-  return fmt::format("'{}'", t.text);
-}
-
-[[noreturn]] void fail(std::string_view source, uint32_t line, uint32_t column, const std::string& what) {
-  throw CompileError(fmt::format("{}:{}:{}: {}", source, line, column, what));
-}
-
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_word_char(char c) { return is_alpha(c) || is_digit(c) || c == '.'; }
-bool is_name_char(char c) { return is_word_char(c) || c == '-'; }
-
-// Splits text into tokens; consecutive line ends (with blank and comment lines) become one.
-class Lexer {
- public:
-  Lexer(std::string_view text, std::string_view source) : text_(text), source_(source) {}
-
-  Token next() {
-    skip_blanks();
-    Token t{Tok::eof, {}, line_, column_};
-    if (pos_ >= text_.size()) return t;
-    const size_t start = pos_;
-    const char c = peek();
-    auto finish = [&](Tok kind) {
-      t.kind = kind;
-      t.text = text_.substr(start, pos_ - start);
-      return t;
-    };
-    if (c == '\n') {
-      while (peek() == '\n') {
-        advance();
-        skip_blanks();
-      }
-      return finish(Tok::newline);
-    }
-    if (c == '%') {
-      advance();
-      if (!is_digit(peek())) error(t, "expected a value id such as %1 after '%'");
-      skip_while(is_digit);
-      return finish(Tok::value);
-    }
-    if (c == '@' || c == '$') {
-      advance();
-      skip_while(is_name_char);
-      if (pos_ == start + 1) error(t, fmt::format("expected a name after '{}'", c));
-      return finish(c == '@' ? Tok::global : Tok::slot);
-    }
-    if (is_alpha(c) || (c == '-' && is_alpha(peek(1)))) {  // words, and -inf, -nan
-      advance();
-      skip_while(is_word_char);
-      return finish(Tok::word);
-    }
-    if (is_digit(c) || c == '-') {
-      advance();
-      if (c == '-' && !is_digit(peek())) error(t, "expected a number after '-'");
-      skip_while(is_digit);
-      if (peek() == '.') {
-        advance();
-        skip_while(is_digit);
-      }
-      if (peek() == 'e' || peek() == 'E') {
-        advance();
-        if (peek() == '+' || peek() == '-') advance();
-        if (!is_digit(peek())) error(t, "expected digits in the exponent of a number");
-        skip_while(is_digit);
-      }
-      return finish(Tok::number);
-    }
-    if (c == '"') {
-      advance();
-      while (pos_ < text_.size() && peek() != '"' && peek() != '\n') {
-        if (peek() == '\\' && peek(1) != '\n') advance();
-        if (pos_ < text_.size()) advance();
-      }
-      if (peek() != '"')
-        error(t, fmt::format("expected '\"' to end the string, got {}", pos_ >= text_.size() ? "end of file" : "end of line"));
-      advance();
-      return finish(Tok::string);
-    }
-    if (std::string_view("(){}[]<>,:=|").find(c) == std::string_view::npos)
-      error(t, fmt::format("unexpected character '{}'", c));
-    advance();
-    return finish(Tok::punct);
-  }
-
- private:
-  [[noreturn]] void error(const Token& at, const std::string& what) const { fail(source_, at.line, at.column, what); }
-  char peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
-  void skip_while(bool (*pred)(char)) {
-    while (pos_ < text_.size() && pred(text_[pos_])) advance();
-  }
-  void advance() {
-    column_ = text_[pos_] == '\n' ? 1 : column_ + 1;
-    line_ += text_[pos_++] == '\n';
-  }
-  // Spaces, tabs, carriage returns and `//` comments; never the line end itself.
-  void skip_blanks() {
-    skip_while([](char c) { return c == ' ' || c == '\t' || c == '\r'; });
-    if (peek() == '/' && peek(1) == '/') {
-      skip_while([](char c) { return c != '\n'; });
-    }
-  }
-
-  std::string_view text_;
-  std::string_view source_;
-  size_t pos_ = 0;
-  uint32_t line_ = 1, column_ = 1;
-};
 
 // Spellings of every op, built from the IR's own name functions so the two cannot drift apart.
 struct OpSpelling {

@@ -211,6 +211,12 @@ TEST_CASE("parse errors name the source, line and column") {
     CHECK_THROWS_WITH(ir::parse(wrap("  var $v: f32\n  var $v: i32\n"), "t.rjir"),
                       StartsWith("t.rjir:3:7: duplicate variable name '$v': it is already declared at 2:7"));
   }
+  SECTION("a character no token starts with, printable or not") {
+    CHECK_THROWS_WITH(ir::parse(wrap("  %2 = add %1, %1 : i32 ;\n"), "t.rjir"),
+                      StartsWith("t.rjir:2:25: unexpected character ';'"));
+    CHECK_THROWS_WITH(ir::parse(wrap("  \x01\n"), "t.rjir"), StartsWith("t.rjir:2:3: unexpected character byte 0x01"));
+    CHECK_THROWS_WITH(ir::parse(wrap("  \xc3\xa9\n"), "t.rjir"), StartsWith("t.rjir:2:3: unexpected character byte 0xc3"));
+  }
   SECTION("a kernel the verifier rejects is reported at its header") {
     // A barrier under a condition that depends on the work-item breaks the uniformity rule.
     CHECK_THROWS_WITH(ir::parse("\n" + wrap("  %2 = local_id 0 : i32\n  %3 = cmp.lt %2, %1 : i32\n  if %3 {\n"
