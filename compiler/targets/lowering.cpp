@@ -252,7 +252,9 @@ llvm::Value* KernelLowering::atomic(const ir::Op& op) {
       return builder_.CreateExtractValue(cx, 0);
     }
   }
-  return builder_.CreateAtomicRMW(bop, ptr, v, align, order, scope);
+  llvm::AtomicRMWInst* rmw = builder_.CreateAtomicRMW(bop, ptr, v, align, order, scope);
+  annotate_atomic(*rmw, m);
+  return rmw;
 }
 
 void KernelLowering::operation(const ir::Op& op) {

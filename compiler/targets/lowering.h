@@ -44,6 +44,8 @@ class KernelLowering {
   virtual llvm::Value* memory_base(const ir::Memory& m) = 0;
   virtual llvm::Value* math(const ir::Op& op, const std::vector<llvm::Value*>& args);
   virtual llvm::SyncScope::ID atomic_scope(ir::MemorySpace space) = 0;
+  // Target metadata for an atomic read-modify-write on `m` (AMDGPU: the memory kinds it can touch).
+  virtual void annotate_atomic(llvm::AtomicRMWInst& rmw, const ir::Memory& m) {}
   // Address of an element; targets may add checks (bounds checking).
   virtual llvm::Value* element_address(const ir::Op& op, const ir::Memory& m, llvm::Value* base,
                                        llvm::Value* linear_index);

@@ -115,6 +115,17 @@ class AmdgpuLowering : public KernelLowering {
     return context_.getOrInsertSyncScopeID(space == ir::MemorySpace::global ? "agent" : "workgroup");
   }
 
+  // Kernel arrays are device arrays: coarse-grained memory of the launching GPU (the runtime
+  // accepts nothing else as an argument). Saying so lets the backend use the native atomic
+  // instructions (e.g. global_atomic_add_f32 on gfx90a) instead of compare-and-swap loops, as
+  // clang does for HIP.
+  void annotate_atomic(llvm::AtomicRMWInst& rmw, const ir::Memory& m) override {
+    if (m.space != ir::MemorySpace::global) return;
+    llvm::MDNode* empty = llvm::MDNode::get(context_, {});
+    rmw.setMetadata("amdgpu.no.fine.grained.memory", empty);
+    rmw.setMetadata("amdgpu.no.remote.memory", empty);
+  }
+
   llvm::Value* math(const ir::Op& op, const std::vector<llvm::Value*>& args) override {
     llvm::Type* t = llvm_type(op.type);
     const ir::MathFn fn = op.math_fn();
