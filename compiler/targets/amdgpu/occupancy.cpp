@@ -13,11 +13,11 @@
 //                                : min(max_waves * simds_per_cu / waves_per_group, barriers))
 //   waves_per_simd    = min(max_waves, by_vgprs, by_sgprs, by_lds, by_workgroup_size)
 //
-// It assumes launches at the kernel's maximum work-group size. The numbers are the
-// conservative, well-known ones: where a processor has more than its family's baseline (the
-// 1.5x VGPR file of gfx1100/gfx1101/gfx1151/gfx12, the 128 KiB LDS of a gfx10+ work-group
-// processor in WGP mode), the baseline is used, so the estimate never promises more waves than
-// the hardware runs. For work-groups of many waves it can be lower than the "; Occupancy:"
+// It assumes launches at the kernel's maximum work-group size. The register numbers are
+// LLVM's, including the 1.5x VGPR file of gfx1100/gfx1101/gfx1151/gfx1200/gfx1201
+// (Feature1_5xVGPRs: 1536 per lane in wave32, 768 in wave64, allocated in blocks of 24/12).
+// LDS is counted as 64 KiB per work-group processor even in WGP mode (128 KiB there), so the
+// estimate never promises more waves than the hardware runs. For work-groups of many waves it can be lower than the "; Occupancy:"
 // comment of LLVM's assembly, which does not count how many whole work-groups fit.
 #include "rocjit/compiler/occupancy.hpp"
 
@@ -42,6 +42,12 @@ bool unified_register_file(const std::string& processor) {
   return processor == "gfx90a" || processor.starts_with("gfx94") || processor.starts_with("gfx95");
 }
 
+// LLVM's Feature1_5xVGPRs processors.
+bool large_vgpr_file(const std::string& processor) {
+  return processor == "gfx1100" || processor == "gfx1101" || processor == "gfx1151" || processor == "gfx1200" ||
+         processor == "gfx1201";
+}
+
 }  // namespace
 
 SimdLimits amdgpu_simd_limits(const std::string& processor, unsigned wavefront_size) {
@@ -60,8 +66,9 @@ SimdLimits amdgpu_simd_limits(const std::string& processor, unsigned wavefront_s
   } else {
     const bool gfx10_1 = major == 10 && processor.size() >= 6 && processor[5] < '3';
     l.max_waves_per_simd = gfx10_1 ? 20 : 16;
-    l.vgpr_file = wave32 ? 1024 : 512;
-    l.vgpr_granule = gfx10_1 ? (wave32 ? 8 : 4) : (wave32 ? 16 : 8);
+    const bool large = large_vgpr_file(processor);
+    l.vgpr_file = large ? (wave32 ? 1536 : 768) : (wave32 ? 1024 : 512);
+    l.vgpr_granule = large ? (wave32 ? 24 : 12) : gfx10_1 ? (wave32 ? 8 : 4) : (wave32 ? 16 : 8);
     l.max_barriers_per_cu = 32;
   }
   return l;
