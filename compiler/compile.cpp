@@ -3,6 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/compiler/verifier.hpp"
@@ -91,26 +95,77 @@ CodeObject compile_and_dump(const ir::Kernel& kernel, const Target& target, cons
 
 }  // namespace
 
-CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
-  time_trace::Record record(kernel.name, target.str());
+namespace {
+
+// Verification and the cache's IR fingerprint of kernels whose IR cannot change (held through
+// shared_ptr<const>): computed on the first compile, reused by the next ones.
+struct FrozenKernelFacts {
+  std::weak_ptr<const ir::Kernel> owner;  // expired: the address may now hold another kernel
+  std::string fingerprint;
+};
+
+std::mutex frozen_lock;
+std::unordered_map<const ir::Kernel*, FrozenKernelFacts> frozen;
+
+// Verifies and fingerprints `kernel`, or finds that it was done for this very object.
+std::string verified_fingerprint(const ir::Kernel& kernel, const std::shared_ptr<const ir::Kernel>* shared) {
+  if (shared) {
+    std::lock_guard<std::mutex> guard(frozen_lock);
+    auto it = frozen.find(shared->get());
+    if (it != frozen.end() && it->second.owner.lock() == *shared) return it->second.fingerprint;
+  }
   {
     time_trace::Phase phase("verify");
     ir::verify(kernel);
   }
-  switch (target.kind) {
-    case Target::Kind::amdgpu: {
-      const dump::Request dump = dump::from_environment();
-      if (!dump.stages)
-        return cache::lookup_or_compile(kernel, target, options,
-                                        [&] { return targets::amdgpu::compile(kernel, target, options); });
-      time_trace::current_record_cache("bypassed");
-      return compile_and_dump(kernel, target, options, dump);
-    }
-    case Target::Kind::host: break;
+  std::string fingerprint;
+  {
+    time_trace::Phase phase("fingerprint");
+    fingerprint = cache::ir_fingerprint(kernel);
   }
-  throw CompileError(fmt::format("kernel '{}': compile() produces code objects for AMDGPU targets; the host CPU "
-                                 "target is compiled with compile_host()",
-                                 kernel.name));
+  if (shared) {
+    std::lock_guard<std::mutex> guard(frozen_lock);
+    if (frozen.size() >= 4096)  // forget kernels that no longer exist
+      std::erase_if(frozen, [](const auto& entry) { return entry.second.owner.expired(); });
+    frozen[shared->get()] = FrozenKernelFacts{*shared, fingerprint};
+  }
+  return fingerprint;
+}
+
+CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir::Kernel>* shared,
+                        const Target& target, const CompileOptions& options) {
+  time_trace::Record record(kernel.name, target.str());
+  if (target.kind == Target::Kind::host)
+    throw CompileError(fmt::format("kernel '{}': compile() produces code objects for AMDGPU targets; the host CPU "
+                                   "target is compiled with compile_host()",
+                                   kernel.name));
+  const dump::Request dump = dump::from_environment();
+  if (dump.stages || options.emit_llvm_ir || options.emit_llvm_ir_optimized || options.emit_assembly ||
+      options.emit_object) {
+    // These always compile afresh (the cache holds no texts or objects), so no fingerprint.
+    {
+      time_trace::Phase phase("verify");
+      ir::verify(kernel);
+    }
+    time_trace::current_record_cache("bypassed");
+    if (dump.stages) return compile_and_dump(kernel, target, options, dump);
+    return targets::amdgpu::compile(kernel, target, options);
+  }
+  const std::string fingerprint = verified_fingerprint(kernel, shared);
+  return cache::lookup_or_compile(fingerprint, target, options,
+                                  [&] { return targets::amdgpu::compile(kernel, target, options); });
+}
+
+}  // namespace
+
+CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
+  return compile_impl(kernel, nullptr, target, options);
+}
+
+CodeObject compile(const std::shared_ptr<const ir::Kernel>& kernel, const Target& target,
+                   const CompileOptions& options) {
+  if (!kernel) throw CompileError("compile() was given an empty kernel pointer");
+  return compile_impl(*kernel, &kernel, target, options);
 }
 
 }  // namespace rocjit

@@ -236,24 +236,25 @@ std::string cache_directory() {
 
 namespace cache {
 
-std::string key(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
+std::string ir_fingerprint(const ir::Kernel& kernel) {
   ir::PrintOptions no_locations;
   no_locations.locations = false;
-  std::string text = fmt::format("rocjit {}|LLVM {}|{}|cov{}|O{}|", ROCJIT_VERSION, LLVM_VERSION_STRING, target.str(),
-                                 options.code_object_version, options.opt_level);
-  text += ir::print(kernel, no_locations);
+  const std::string text = ir::print(kernel, no_locations);
   return fmt::format("{:016x}{:016x}", fnv1a(text.data(), text.size()),
                      fnv1a(text.data(), text.size(), 0x84222325cbf29ce4ull));
 }
 
-CodeObject lookup_or_compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options,
+std::string key(const std::string& ir_fingerprint, const Target& target, const CompileOptions& options) {
+  const std::string text = fmt::format("rocjit {}|LLVM {}|{}|cov{}|O{}|{}", ROCJIT_VERSION, LLVM_VERSION_STRING,
+                                       target.str(), options.code_object_version, options.opt_level, ir_fingerprint);
+  return fmt::format("{:016x}{:016x}", fnv1a(text.data(), text.size()),
+                     fnv1a(text.data(), text.size(), 0x84222325cbf29ce4ull));
+}
+
+CodeObject lookup_or_compile(const std::string& ir_fingerprint, const Target& target, const CompileOptions& options,
                              const std::function<CodeObject()>& compile) {
-  if (options.emit_llvm_ir || options.emit_llvm_ir_optimized || options.emit_assembly || options.emit_object) {
-    time_trace::current_record_cache("bypassed");
-    return compile();
-  }
   std::optional<time_trace::Phase> lookup_phase(std::in_place, "cache lookup");
-  std::string k = key(kernel, target, options);
+  std::string k = key(ir_fingerprint, target, options);
   std::promise<CodeObject> promise;
   std::shared_future<CodeObject> future;
   bool owner = false;

@@ -1,6 +1,8 @@
 // compile(): rocjit IR to a code object, entirely in-process. No LLVM types in this header.
 #pragma once
 
+#include <memory>
+
 #include "rocjit/compiler/code_object.hpp"
 #include "rocjit/compiler/ir.hpp"
 #include "rocjit/compiler/target.hpp"
@@ -19,6 +21,12 @@ struct CompileOptions {
 // Verifies, lowers, optimises, generates code and links. Throws CompileError for bad kernels,
 // unknown processors or options, and never lets an LLVM fatal error reach the caller.
 CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options = {});
+
+// The same for IR that cannot change (held through shared_ptr<const>, as rocjit::Kernel holds
+// its IR): it is verified and fingerprinted for the kernel cache once, so compiling it again is
+// a memory-cache hit of about a microsecond instead of a verify and a print of the IR.
+CodeObject compile(const std::shared_ptr<const ir::Kernel>& kernel, const Target& target,
+                   const CompileOptions& options = {});
 
 // Bytes of LDS a work-group may allocate on `processor` (65536, or 163840 on gfx950).
 uint64_t amdgpu_lds_limit(const std::string& processor);
