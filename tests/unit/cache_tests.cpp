@@ -208,6 +208,45 @@ TEST_CASE("every compile leaves a per-kernel record of its phases and cache outc
   CHECK(disk.phase_ms("codegen") == 0);
 }
 
+TEST_CASE("a traced kernel is verified and fingerprinted once; a plain IR reference every time") {
+  TemporaryCache cache;
+  Kernel k = samples::transpose();
+  compile(k, Target::amdgpu("gfx906"));
+  CompileRecord first = last_compile_record("transpose", "amdgpu:gfx906");
+  CHECK(first.cache == "miss");
+  CHECK(first.phase_ms("verify") > 0);
+  CHECK(first.phase_ms("fingerprint") > 0);
+  compile(k, Target::amdgpu("gfx906"));
+  CompileRecord again = last_compile_record("transpose", "amdgpu:gfx906");
+  CHECK(again.cache == "memory");
+  CHECK(again.phase_ms("verify") == 0);
+  CHECK(again.phase_ms("fingerprint") == 0);
+  // The same IR through a reference: checked again, and the same cache entry (content, not identity).
+  compile(k.ir(), Target::amdgpu("gfx906"));
+  CompileRecord by_ref = last_compile_record("transpose", "amdgpu:gfx906");
+  CHECK(by_ref.cache == "memory");
+  CHECK(by_ref.phase_ms("verify") > 0);
+  // A kernel traced again is another object with the same content: a memory hit as well.
+  compile(samples::transpose(), Target::amdgpu("gfx906"));
+  CHECK(last_compile_record("transpose", "amdgpu:gfx906").cache == "memory");
+  CHECK_THROWS_AS(compile(std::shared_ptr<const ir::Kernel>(), Target::amdgpu("gfx906")), CompileError);
+}
+
+TEST_CASE("a kernel freed and replaced at the same address is never mistaken for the old one") {
+  TemporaryCache cache;
+  using namespace rocjit::dsl;
+  // Many short-lived kernels of different content: the allocator reuses addresses, and each
+  // compile must still describe its own kernel.
+  for (int i = 0; i < 64; ++i) {
+    const std::string name = "k" + std::to_string(i % 4);
+    Kernel k = kernel(name, [i](Array<int, 1> x) { x(global_id(0)) = i; });
+    CodeObject co = compile(k, Target::amdgpu("gfx900"));
+    REQUIRE(co.kernels.size() == 1);
+    CHECK(co.kernels[0].name == name);
+    CHECK(last_compile_record(name, "amdgpu:gfx900").cache == "miss");  // new content every time
+  }
+}
+
 TEST_CASE("ROCJIT_TIME_TRACE writes Chrome trace events when the process exits") {
   TemporaryCache cache;
   std::string trace = fs::path(cache.dir).parent_path() / "trace.json";
