@@ -382,8 +382,11 @@ class Parser {
   // { <end of line> ops } — values defined inside are visible only inside; `before` runs first.
   template <class F = void (*)()>
   void block(Region& r, F&& before = [] {}) {
+    if (depth_ >= max_region_depth)
+      fail_at(tok_, fmt::format("regions are nested more than {} deep", max_region_depth));
     expect_punct('{');
     expect_newline();
+    ++depth_;
     const size_t mark = live_.size();
     before();
     while (!at_punct('}')) {
@@ -392,6 +395,7 @@ class Parser {
     }
     take();
     close_scope(mark);
+    --depth_;
   }
 
   void close_scope(size_t mark) {
@@ -408,6 +412,7 @@ class Parser {
   Kernel* kernel_ = nullptr;
   std::unordered_map<ValueId, ValueState> values_;
   std::vector<ValueId> live_;  // values defined in the open regions, innermost last
+  unsigned depth_ = 0;         // regions open now (the kernel body is the first)
   std::map<std::string, Declared> memories_, slots_, param_names_;
 };
 

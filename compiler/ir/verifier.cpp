@@ -143,11 +143,16 @@ class Verifier {
 
   // Values defined in a region are visible only inside it (SSA dominance on structured regions).
   void region(const Region& r, int loop_depth, ValueId scoped = 0) {
+    if (++region_depth_ > max_region_depth) {
+      const SourceLoc& at = r.ops.empty() ? kernel_.loc : r.ops.front()->loc;
+      fail(at, fmt::format("regions are nested more than {} deep", max_region_depth));
+    }
     size_t mark = scope_.size();
     for (const auto& p : r.ops) operation(*p, loop_depth);
     for (size_t i = mark; i < scope_.size(); ++i) close(scope_[i]);
     scope_.resize(mark);
     if (scoped) close(scoped);
+    --region_depth_;
   }
 
   void close(ValueId v) {
@@ -342,6 +347,7 @@ class Verifier {
   std::vector<bool> defined_;
   std::vector<bool> ended_;
   std::vector<ValueId> scope_;
+  unsigned region_depth_ = 0;
 };
 
 }  // namespace

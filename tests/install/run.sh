@@ -26,9 +26,12 @@ echo "== configure and build samples/embed against $prefix"
 "$cmake" --build "$work/embed" -j1
 
 # It must run against the installed librocjit, not the one in the build tree.
-if ! ldd "$work/embed/embed" | grep -q "=> $prefix/lib[^ ]*/librocjit.so"; then
+# (ldd's output is kept first: `ldd | grep -q` under pipefail fails whenever grep stops reading
+# before ldd finishes writing.)
+libraries=$(ldd "$work/embed/embed")
+if ! grep -q "=> $prefix/lib[^ ]*/librocjit.so" <<<"$libraries"; then
   echo "FAIL: embed does not load librocjit from $prefix:"
-  ldd "$work/embed/embed"
+  echo "$libraries"
   exit 1
 fi
 

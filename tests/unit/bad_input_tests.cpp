@@ -2,6 +2,7 @@
 // what was wrong, where, and what is allowed. Never a crash, never an LLVM abort.
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -238,4 +239,24 @@ TEST_CASE("invalid kernel options and misuse are errors") {
                     Contains("sqrt() takes f32 or f64, got i32"));
   CHECK_THROWS_WITH(kernel("literal_range", [](Array<int32_t> x) { x(0) = 5000000000LL; }),
                     Contains("the literal does not fit i32"));
+}
+
+TEST_CASE("control flow nested deeper than 256 regions is an error naming the kernel and the line") {
+  // A recursive helper nests If inside If: every pass walks regions recursively, so the verifier
+  // bounds the depth before any of them runs.
+  std::function<void(Value, int)> nest = [&](Value c, int levels) {
+    if (levels == 0) return;
+    If(c, [&] { nest(c, levels - 1); });
+  };
+  auto make = [&](int levels) {
+    return kernel("deep", [&](Array<int> x) {
+      Int i = global_id(0);
+      nest(i < 4, levels);
+      x(i) = 1;
+    });
+  };
+  CHECK_NOTHROW(make(255));
+  CHECK_THROWS_AS(make(256), CompileError);
+  CHECK_THROWS_WITH(make(256), Contains("kernel 'deep'") && Contains("regions are nested more than 256 deep") &&
+                                   Contains("bad_input_tests.cpp"));
 }

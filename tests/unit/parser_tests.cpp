@@ -225,3 +225,20 @@ TEST_CASE("parse errors name the source, line and column") {
                       StartsWith("t.rjir:2:1: kernel 'bad'") && Contains("barrier"));
   }
 }
+
+TEST_CASE("regions nested deeper than the limit are a parse error, not a stack overflow") {
+  auto nested = [](unsigned ifs) {
+    std::string text = "kernel @deep(@x: array<i32, 1, C>) max_block_size(64) {\n  %1 = const 1 : i1\n";
+    for (unsigned i = 0; i < ifs; ++i) text += "if %1 {\n";
+    text += "%2 = local_id 0 : i32\nstore @x[%2], %2 : i32\n";
+    for (unsigned i = 0; i < ifs; ++i) text += "}\n";
+    return text + "}\n";
+  };
+  // The kernel body is the first region: 255 ifs inside it are the deepest allowed.
+  ir::Kernel deepest = ir::parse(nested(ir::max_region_depth - 1), "deep.rjir");
+  CHECK(ir::parse(ir::print(deepest)).name == "deep");
+  CHECK_THROWS_WITH(ir::parse(nested(ir::max_region_depth), "deep.rjir"),
+                    StartsWith("deep.rjir:258:7: regions are nested more than 256 deep"));
+  // Once a crash (the recursive parser ran out of stack): two hundred thousand levels.
+  CHECK_THROWS_WITH(ir::parse(nested(200000), "deep.rjir"), Contains("regions are nested more than 256 deep"));
+}

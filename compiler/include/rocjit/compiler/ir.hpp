@@ -147,6 +147,10 @@ struct ValueInfo {
   const Op* def = nullptr;  // defining op; nullptr for scalar parameters
 };
 
+// Regions (the bodies of if, for and while) nest at most this deep. Every pass walks regions
+// recursively; the bound keeps a machine-made kernel from exhausting the stack.
+inline constexpr unsigned max_region_depth = 256;
+
 struct Kernel {
   std::string name;
   std::vector<Param> params;
