@@ -43,10 +43,18 @@ class Verifier {
         if (m.shape.size() != m.rank)
           fail(m.loc, fmt::format("{} array '{}' has {} extents for rank {}", space_name(m.space), m.name,
                                   m.shape.size(), m.rank));
-        for (int64_t e : m.shape)
+        int64_t elements = 1;
+        for (int64_t e : m.shape) {
           if (e <= 0)
             fail(m.loc, fmt::format("{} array '{}' has extent {}; extents must be positive constants",
                                     space_name(m.space), m.name, e));
+          // Checked before multiplying, so the product never overflows.
+          if (e > max_array_elements / elements)
+            fail(m.loc, fmt::format("{} array '{}' has more than {} elements; its extents multiply past the "
+                                    "32-bit index range",
+                                    space_name(m.space), m.name, max_array_elements));
+          elements *= e;
+        }
       }
     }
     region(kernel_.body, 0);

@@ -94,6 +94,39 @@ TEST_CASE("shared and local shapes must be positive constants") {
                     Contains("every extent must be a positive integer constant"));
 }
 
+TEST_CASE("arrays too large for 32-bit indices, or for the host backend, are errors naming the array") {
+  CHECK_THROWS_WITH(kernel("huge", [](Array<float> x) { shared::array<float>({65536, 65536}, "tile"); }),
+                    Contains("shared array 'tile' has more than 2147483647 elements"));
+  CHECK_THROWS_WITH(kernel("huge3", [](Array<float> x) { local::array<float>({2147483647, 2147483647, 2147483647}); }),
+                    Contains("local array 'local0' has more than 2147483647 elements"));
+  // Within the index range but beyond what the CPU backend gives a work-group or a work-item.
+  Kernel big_shared = kernel("big_shared", [](Array<float> x) {
+    auto s = shared::array<float>({32 << 20}, "s");
+    Int i = local_id(0);
+    s(i) = x(i);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x(i) = s(i + 1);
+  });
+  CHECK_THROWS_AS(compile_host(big_shared.ir()), CompileError);
+  CHECK_THROWS_WITH(compile_host(big_shared.ir()),
+                    Contains("kernel 'big_shared': shared arrays need 134217728 bytes of shared memory but the host "
+                             "backend allows 67108864 bytes per work-group") &&
+                        Contains("'s' f32[33554432]") && Contains("bad_input_tests.cpp"));
+  Kernel big_local = kernel("big_local", [](Array<float> x) {
+    auto l = local::array<float>({1000000}, "scratchpad");
+    Int i = global_id(0);
+    l(cast<int>(x(i))) = x(i);
+    x(i) = l(7);
+  });
+  CHECK_THROWS_WITH(compile_host(big_local.ir()),
+                    Contains("local arrays need 4000000 bytes of private memory but the host backend allows 262144 "
+                             "bytes per work-item") &&
+                        Contains("'scratchpad'"));
+  // The GPU's own limit on private memory comes from LLVM, as a CompileError too.
+  CHECK_THROWS_AS(compile(big_local, Target::amdgpu("gfx90a")), CompileError);
+  CHECK_THROWS_WITH(compile(big_local, Target::amdgpu("gfx90a")), Contains("exceeds limit"));
+}
+
 TEST_CASE("an unknown processor is rejected with the list of supported ones") {
   CHECK_THROWS_AS(compile(samples::saxpy(), Target::amdgpu("gfx9999")), CompileError);
   CHECK_THROWS_WITH(compile(samples::saxpy(), Target::amdgpu("gfx9999")),

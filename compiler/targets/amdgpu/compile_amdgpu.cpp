@@ -18,6 +18,7 @@
 #include "targets/amdgpu/metadata.h"
 #include "targets/amdgpu/target_machine.h"
 #include "targets/codegen.h"
+#include "targets/limits.h"
 
 namespace rocjit::targets::amdgpu {
 namespace {
@@ -39,18 +40,9 @@ struct CollectDiagnostics : llvm::DiagnosticHandler {
 };
 
 void check_lds(const ir::Kernel& kernel, const std::string& processor) {
-  uint64_t limit = lds_limit(processor);
-  uint64_t total = static_cast<uint64_t>(kernel.shared_bytes());
-  if (total <= limit) return;
-  std::string arrays;
-  for (const ir::Memory& m : kernel.memories) {
-    if (m.space != ir::MemorySpace::shared) continue;
-    arrays += fmt::format("\n  '{}' {}[{}] = {} bytes (at {})", m.name, ir::type_name(m.element),
-                          fmt::join(m.shape, ", "), m.element_count() * ir::byte_size(m.element), m.loc.str());
-  }
-  throw CompileError(fmt::format("kernel '{}': shared arrays need {} bytes of LDS but {} allows {} bytes per "
-                                 "work-group:{}",
-                                 kernel.name, total, processor, limit, arrays));
+  const uint64_t limit = lds_limit(processor);
+  check_array_bytes(kernel, ir::MemorySpace::shared, limit, "of LDS",
+                    fmt::format("{} allows {} bytes per work-group", processor, limit));
 }
 
 }  // namespace

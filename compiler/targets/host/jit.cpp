@@ -19,6 +19,7 @@
 #include "dump/dump.h"
 #include "rocjit/compiler/printer.hpp"
 #include "targets/codegen.h"
+#include "targets/limits.h"
 
 namespace rocjit {
 namespace {
@@ -71,6 +72,10 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
   options.emit_assembly |= dump.wants(dump::assembly);
   if (options.opt_level < 0 || options.opt_level > 3)
     throw CompileError(fmt::format("kernel '{}': optimisation level {} is outside 0..3", kernel.name, options.opt_level));
+  targets::check_array_bytes(kernel, ir::MemorySpace::shared, host_shared_bytes_limit, "of shared memory",
+                             fmt::format("the host backend allows {} bytes per work-group", host_shared_bytes_limit));
+  targets::check_array_bytes(kernel, ir::MemorySpace::local, host_local_bytes_limit, "of private memory",
+                             fmt::format("the host backend allows {} bytes per work-item", host_local_bytes_limit));
   HostJit& h = host_jit();
   static std::atomic<uint64_t> counter{0};
   auto impl = std::make_shared<HostKernel::Impl>();

@@ -66,7 +66,13 @@ class HostKernel {
 // `rocjit-dump --target=host --emit=meta`, ROCJIT_DUMP=meta and Kernel::metadata(Target::host()).
 std::string metadata_text(const HostKernel& kernel);
 
-// JIT-compiles a kernel for this CPU. Throws CompileError like compile().
+// What the host backend gives a kernel: shared arrays live in one buffer per worker thread,
+// local arrays on the worker's stack or in per-work-item storage.
+inline constexpr uint64_t host_shared_bytes_limit = 64ull << 20;  // per work-group
+inline constexpr uint64_t host_local_bytes_limit = 256ull << 10;  // per work-item
+
+// JIT-compiles a kernel for this CPU. Throws CompileError like compile(), also when the shared
+// or local arrays exceed the limits above.
 HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& options = {});
 
 // Checks grid (work-groups per dimension) and block (work-items per group) against the kernel

@@ -151,6 +151,9 @@ struct ValueInfo {
 // recursively; the bound keeps a machine-made kernel from exhausting the stack.
 inline constexpr unsigned max_region_depth = 256;
 
+// Shared and local arrays hold at most this many elements (indices are 32-bit).
+inline constexpr int64_t max_array_elements = 2147483647;
+
 struct Kernel {
   std::string name;
   std::vector<Param> params;
