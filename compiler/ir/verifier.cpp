@@ -90,6 +90,8 @@ class Verifier {
   }
 
   [[noreturn]] void fail(const SourceLoc& loc, const std::string& what) const {
+    // IR parsed from text without loc(...) has no locations; the parser prefixes its position.
+    if (loc.file.empty() && loc.line == 0) throw CompileError(fmt::format("kernel '{}': {}", kernel_.name, what));
     throw CompileError(fmt::format("kernel '{}': {} (at {})", kernel_.name, what, loc.str()));
   }
 
