@@ -8,11 +8,11 @@
 #include <unordered_map>
 
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/compiler/verifier.hpp"
 #include "cache/kernel_cache.h"
 #include "dump/dump.h"
-#include "rocjit/compiler/printer.hpp"
 #include "targets/amdgpu/compile_amdgpu.h"
 #include "targets/amdgpu/target_machine.h"
 

@@ -13,10 +13,14 @@
 
 namespace rocjit {
 
+void Kernel::empty_kernel() {
+  throw Error("this rocjit::Kernel is empty (default-constructed); assign it the result of rocjit::kernel(...)");
+}
+
 std::string Kernel::print(bool locations) const {
   ir::PrintOptions o;
   o.locations = locations;
-  return ir::print(*ir_, o);
+  return ir::print(ir(), o);
 }
 
 namespace {
@@ -25,16 +29,18 @@ struct Stages {
   bool llvm = false, llvm_opt = false, assembly = false;
 };
 
-// One fresh compile for `target` that keeps the requested texts; the host kernel is not JIT'd.
+// One compile for `target` that keeps the requested texts (those always compile afresh; metadata
+// alone may come from the kernel cache); the host kernel is not JIT'd.
 // Returns {llvm_ir, llvm_ir_optimized, assembly, metadata}.
-std::array<std::string, 4> inspect(const ir::Kernel& kernel, const Target& target, Stages stages) {
+std::array<std::string, 4> inspect(const std::shared_ptr<const ir::Kernel>& kernel, const Target& target,
+                                   Stages stages) {
   if (target.kind == Target::Kind::host) {
     HostCompileOptions o;
     o.emit_llvm_ir = stages.llvm;
     o.emit_llvm_ir_optimized = stages.llvm_opt;
     o.emit_assembly = stages.assembly;
     o.jit = false;
-    HostKernel hk = compile_host(kernel, o);
+    HostKernel hk = compile_host(*kernel, o);
     return {hk.llvm_ir(), hk.llvm_ir_optimized(), hk.assembly(), metadata_text(hk)};
   }
   CompileOptions o;
@@ -49,15 +55,20 @@ std::array<std::string, 4> inspect(const ir::Kernel& kernel, const Target& targe
 
 std::string Kernel::llvm_ir(const Target& target, LlvmStage stage) const {
   const bool optimized = stage == LlvmStage::optimized;
-  auto texts = inspect(*ir_, target, {.llvm = !optimized, .llvm_opt = optimized});
+  ir();  // an empty Kernel throws here
+  auto texts = inspect(ir_, target, {.llvm = !optimized, .llvm_opt = optimized});
   return std::move(texts[optimized ? 1 : 0]);
 }
 
 std::string Kernel::assembly(const Target& target) const {
-  return std::move(inspect(*ir_, target, {.assembly = true})[2]);
+  ir();
+  return std::move(inspect(ir_, target, {.assembly = true})[2]);
 }
 
-std::string Kernel::metadata(const Target& target) const { return std::move(inspect(*ir_, target, {})[3]); }
+std::string Kernel::metadata(const Target& target) const {
+  ir();
+  return std::move(inspect(ir_, target, {})[3]);
+}
 
 std::string Kernel::signature() const {
   std::string s = name() + "(";

@@ -236,3 +236,17 @@ TEST_CASE("a host kernel compiled for its texts only cannot run, and says so") {
   CHECK_THROWS_AS(run_host(hk, {1}, {4}, args.data()), LaunchError);
   CHECK_THROWS_WITH(run_host(hk, {1}, {4}, args.data()), Contains("jit = false"));
 }
+
+TEST_CASE("an empty Kernel is an error from every accessor and from a launch, never a crash") {
+  Kernel empty;
+  CHECK_FALSE(empty);
+  CHECK_THROWS_AS(empty.name(), Error);
+  CHECK_THROWS_WITH(empty.ir(), Contains("empty (default-constructed)"));
+  CHECK_THROWS_AS(empty.print(), Error);
+  CHECK_THROWS_AS(empty.signature(), Error);
+  CHECK_THROWS_AS(empty.metadata("gfx90a"), Error);
+  CHECK_THROWS_AS(empty.assembly("host"), Error);
+  CHECK_THROWS_AS(compile(empty, Target::amdgpu("gfx90a")), Error);
+  Stream s = default_stream(new_cpu_device());
+  CHECK_THROWS_AS((empty[{{1}, {1}, s}]()), Error);
+}

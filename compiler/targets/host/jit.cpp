@@ -15,9 +15,9 @@
 #include <mutex>
 
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/verifier.hpp"
 #include "dump/dump.h"
-#include "rocjit/compiler/printer.hpp"
 #include "targets/codegen.h"
 #include "targets/limits.h"
 

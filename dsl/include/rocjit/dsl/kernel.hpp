@@ -34,8 +34,13 @@ class Kernel {
  public:
   Kernel() = default;
   explicit Kernel(std::shared_ptr<const ir::Kernel> ir) : ir_(std::move(ir)) {}
-  const std::string& name() const { return ir_->name; }
-  const ir::Kernel& ir() const { return *ir_; }
+  // An empty (default-constructed) Kernel throws rocjit::Error from every accessor.
+  explicit operator bool() const { return ir_ != nullptr; }
+  const std::string& name() const { return ir().name; }
+  const ir::Kernel& ir() const {
+    if (!ir_) empty_kernel();
+    return *ir_;
+  }
   const std::shared_ptr<const ir::Kernel>& ir_ptr() const { return ir_; }
   // The kernel's IR as .rjir text.
   std::string print(bool locations = true) const;
@@ -44,8 +49,9 @@ class Kernel {
 
   // What the JIT makes of this kernel, like Numba's inspect_llvm() / inspect_asm(): the same
   // texts as ROCJIT_DUMP and rocjit-dump. `target` is a Target or its spelling: "gfx90a",
-  // "amdgpu:gfx1100:+wavefrontsize64", "host". Each call compiles afresh at -O3 (AMDGPU code
-  // object v5); nothing is cached, and for the host nothing is added to the process's JIT.
+  // "amdgpu:gfx1100:+wavefrontsize64", "host". At -O3 (AMDGPU code object v5). llvm_ir() and
+  // assembly() always compile afresh; metadata() for a GPU comes from the kernel cache when the
+  // kernel was compiled before. For the host nothing is added to the process's JIT.
   // (The IR itself is ir(); print() or `std::cout << k.ir()` shows it as .rjir.)
   enum class LlvmStage { lowered, optimized };
   std::string llvm_ir(const Target& target, LlvmStage stage = LlvmStage::optimized) const;
@@ -58,6 +64,7 @@ class Kernel {
   Launcher operator[](const LaunchConfig& config) const;
 
  private:
+  [[noreturn]] static void empty_kernel();
   std::shared_ptr<const ir::Kernel> ir_;
 };
 
