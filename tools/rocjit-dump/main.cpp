@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -166,6 +167,8 @@ void list_targets(std::ostream& out) {
 
 std::string read_input(const std::string& path) {
   if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(fmt::format("'{}' is a directory, not a .rjir file", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
   std::ostringstream text;
