@@ -59,8 +59,11 @@ class EventImpl {
 
 class StreamImpl {
  public:
+  // A device owns its default stream, so the default stream refers back to it weakly (a strong
+  // reference both ways would leak every device that is created and dropped). Other streams keep
+  // their device alive.
   explicit StreamImpl(std::shared_ptr<DeviceImpl> device, bool is_default)
-      : device_(std::move(device)), is_default_(is_default) {}
+      : device_(is_default ? nullptr : device), weak_device_(device), is_default_(is_default) {}
   virtual ~StreamImpl() = default;
   // `keep_alive` holds what the operation uses until it has completed.
   virtual void copy(void* dst, const void* src, size_t bytes, CopyKind kind,
@@ -73,10 +76,11 @@ class StreamImpl {
   virtual void wait(EventImpl& e) = 0;
   virtual void synchronize() = 0;
   bool is_default() const { return is_default_; }
-  const std::shared_ptr<DeviceImpl>& device() const { return device_; }
+  std::shared_ptr<DeviceImpl> device() const { return device_ ? device_ : weak_device_.lock(); }
 
  protected:
-  std::shared_ptr<DeviceImpl> device_;
+  std::shared_ptr<DeviceImpl> device_;    // null for the default stream
+  std::weak_ptr<DeviceImpl> weak_device_;
   bool is_default_;
 };
 

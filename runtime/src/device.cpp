@@ -192,6 +192,10 @@ void set_default_device(const Device& d) {
 
 // ---- streams and events ------------------------------------------------------------------
 
+Stream::Stream(std::shared_ptr<runtime::StreamImpl> impl) : impl_(std::move(impl)) {
+  if (impl_) device_ = impl_->device();
+}
+
 runtime::StreamImpl& Stream::impl() const {
   if (impl_) return *impl_;
   return *default_stream().impl_;

@@ -234,3 +234,31 @@ TEST_CASE("SmartArray transfers only when the other side changed") {
   CHECK(s.host().data()[0] == 200.0f);
   CHECK(s.device_to_host_copies() == 2);
 }
+
+TEST_CASE("a device is freed when its last handle goes, and a stream handle keeps it alive") {
+  std::weak_ptr<runtime::DeviceImpl> gone;
+  {
+    Device d = new_cpu_device();
+    gone = d.impl_ptr();
+    Stream s = default_stream(d);  // the device's default stream refers back to it
+    CHECK(s.device() == d);
+  }
+  CHECK(gone.expired());  // no device <-> default stream cycle
+
+  std::weak_ptr<runtime::DeviceImpl> held;
+  Stream s;
+  {
+    Device d = new_cpu_device();
+    held = d.impl_ptr();
+    s = default_stream(d);
+  }
+  REQUIRE_FALSE(held.expired());  // the stream handle holds the device
+  DeviceArray<float> a = device_array<float>({256}, Order::C, s.device());
+  slow_fill()[{1, 256, s}](a, 3);
+  HostArray<float> out = a.copy_to_host(s);
+  s.synchronize();
+  CHECK(out.data()[255] == 3.0f);  // 0 + 1 + 2
+  a = DeviceArray<float>();
+  s = Stream();
+  CHECK(held.expired());
+}

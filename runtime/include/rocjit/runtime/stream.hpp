@@ -20,7 +20,7 @@ class Event;
 class Stream {
  public:
   Stream() = default;
-  explicit Stream(std::shared_ptr<runtime::StreamImpl> impl) : impl_(std::move(impl)) {}
+  explicit Stream(std::shared_ptr<runtime::StreamImpl> impl);
 
   // Waits until everything enqueued so far has finished (rethrows the first failure).
   void synchronize() const;
@@ -38,6 +38,9 @@ class Stream {
 
  private:
   std::shared_ptr<runtime::StreamImpl> impl_;
+  // A device holds its default stream, and the default stream refers to the device weakly; a
+  // handle keeps the device alive while the user holds it.
+  std::shared_ptr<runtime::DeviceImpl> device_;
 };
 
 // Synchronises its stream when the scope ends (Numba's `with stream.auto_synchronize():`).
