@@ -255,6 +255,10 @@ TEST_CASE("bad launch geometry is refused before anything runs") {
   CHECK_THROWS_WITH(check_host_geometry(big, {1LL << 40, 1LL << 40, 1LL << 40}, {1024}),
                     Contains("more work-items than a 64-bit count can hold"));
   CHECK_THROWS_WITH(check_host_geometry(big, {1LL << 30}, {1024}), Contains("global ids are 32-bit"));
+  CHECK_THROWS_WITH(check_host_geometry(big, {1}, {1LL << 40, 1LL << 40, 1LL << 40}),
+                    Contains("exceeds the limit of 1024"));
+  CHECK_THROWS_WITH(check_host_geometry(big, {1LL << 62, 1LL << 62, 1LL << 62}, {1024}),
+                    Contains("more work-items than a 64-bit count can hold"));
 }
 
 TEST_CASE("bounds checking reports kernel, array, index and file:line instead of corrupting memory") {

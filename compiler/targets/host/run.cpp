@@ -194,16 +194,21 @@ void check_host_geometry(const HostKernel& kernel, Dim3 grid, Dim3 block) {
       throw LaunchError(fmt::format("kernel '{}': block.{} is {}; every block dimension must be at least 1", name,
                                     axis[d], b[d]));
   }
-  __int128 threads = static_cast<__int128>(b[0]) * b[1] * b[2];
+  int64_t threads = 0;
+  if (__builtin_mul_overflow(b[0], b[1], &threads) || __builtin_mul_overflow(threads, b[2], &threads))
+    throw LaunchError(fmt::format("kernel '{}': a block of {}x{}x{} work-items exceeds the limit of 1024", name, b[0],
+                                  b[1], b[2]));
   if (threads > 1024)
     throw LaunchError(fmt::format("kernel '{}': a block of {}x{}x{} = {} work-items exceeds the limit of 1024", name,
-                                  b[0], b[1], b[2], static_cast<int64_t>(threads)));
+                                  b[0], b[1], b[2], threads));
   if (threads > kernel.max_block_size())
     throw LaunchError(fmt::format("kernel '{}': a block of {} work-items exceeds the kernel's declared maximum of {} "
                                   "(KernelOptions::max_block_size)",
-                                  name, static_cast<int64_t>(threads), kernel.max_block_size()));
-  __int128 total = threads * g[0] * g[1] * g[2];
-  if (total > std::numeric_limits<int64_t>::max() || total / threads / g[0] / g[1] != g[2])
+                                  name, threads, kernel.max_block_size()));
+  int64_t total = threads;
+  bool overflow = false;
+  for (int64_t n : g) overflow = overflow || __builtin_mul_overflow(total, n, &total);
+  if (overflow)
     throw LaunchError(fmt::format("kernel '{}': grid {}x{}x{} of blocks {}x{}x{} has more work-items than a 64-bit "
                                   "count can hold",
                                   name, g[0], g[1], g[2], b[0], b[1], b[2]));
