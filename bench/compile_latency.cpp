@@ -122,9 +122,11 @@ double cold_process_ms(const char* self, int index, const std::string& processor
 
 int main(int argc, char** argv) {
   int repeats = 15;
+  bool phases_only = false;
   Kernel (*makers[])() = {samples::saxpy,     samples::reverse,   samples::matmul, samples::reduce,
                           samples::transpose, samples::histogram, samples::jacobi};
   for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--phases") == 0) phases_only = true;
     if (std::strncmp(argv[i], "--repeat=", 9) == 0) repeats = std::max(1, std::atoi(argv[i] + 9));
     if (std::strncmp(argv[i], "--cold=", 7) == 0) {  // child of cold_process_ms
       setenv("ROCJIT_CACHE", "0", 1);
@@ -132,6 +134,32 @@ int main(int argc, char** argv) {
       compile(makers[index](), Target::amdgpu(std::strchr(argv[i], ':') + 1));
       return 0;
     }
+  }
+  if (phases_only) {  // --phases: where a warm compile's time goes
+    setenv("ROCJIT_CACHE", "0", 1);
+    compile(samples::saxpy(), Target::amdgpu("gfx90a"));  // target initialisation out of the way
+    const char* names[] = {"verify", "fingerprint", "lower", "optimise", "codegen", "link", "metadata"};
+    std::printf("warm gfx90a O3 compile by phase, median of %d, milliseconds\n%-10s", repeats, "kernel");
+    for (const char* n : names) std::printf(" %11s", n);
+    std::printf(" %9s\n", "total");
+    for (Kernel (*make)() : makers) {
+      std::vector<std::vector<double>> t(std::size(names) + 1);
+      Kernel k = make();
+      for (int r = 0; r < repeats; ++r) {
+        clear_memory_cache();
+        compile(k, Target::amdgpu("gfx90a"));
+        CompileRecord c = last_compile_record(k.name(), "amdgpu:gfx90a");
+        for (size_t i = 0; i < std::size(names); ++i) t[i].push_back(c.phase_ms(names[i]));
+        t.back().push_back(c.total_ms);
+      }
+      std::printf("%-10s", k.name().c_str());
+      for (size_t i = 0; i < t.size(); ++i) {
+        std::sort(t[i].begin(), t[i].end());
+        std::printf(i + 1 < t.size() ? " %11.3f" : " %9.2f", t[i][t[i].size() / 2]);
+      }
+      std::printf("\n");
+    }
+    return 0;
   }
   setenv("ROCJIT_CACHE", "0", 1);  // compiles measure compiling: no disk cache (the memory cache is cleared per run)
   char pattern[] = "/tmp/rocjit-bench-cache-XXXXXX";

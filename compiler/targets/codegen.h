@@ -20,4 +20,9 @@ llvm::SmallVector<char, 0> emit(llvm::Module& module, llvm::TargetMachine& tm, b
 
 std::string to_string(const llvm::Module& module);
 
+// Called at the start of every compile; the first call keeps glibc from handing LLVM's memory
+// back to the kernel after each compile (see codegen.cpp). No-op with ROCJIT_MALLOC_TUNING=0, when
+// the process already tunes malloc through the environment, or without glibc.
+void keep_compile_memory();
+
 }  // namespace rocjit::targets

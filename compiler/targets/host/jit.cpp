@@ -76,6 +76,7 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
                              fmt::format("the host backend allows {} bytes per work-group", host_shared_bytes_limit));
   targets::check_array_bytes(kernel, ir::MemorySpace::local, host_local_bytes_limit, "of private memory",
                              fmt::format("the host backend allows {} bytes per work-item", host_local_bytes_limit));
+  targets::keep_compile_memory();
   HostJit& h = host_jit();
   static std::atomic<uint64_t> counter{0};
   auto impl = std::make_shared<HostKernel::Impl>();
