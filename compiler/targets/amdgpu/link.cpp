@@ -67,7 +67,8 @@ std::vector<uint8_t> link(const llvm::SmallVectorImpl<char>& object, const std::
   dir.path = pattern;
   dir.output = dir.path + "/code.hsaco";
 
-  std::vector<const char*> args = {"ld.lld", "-shared", "--no-undefined", input_path.c_str(), "-o",
+  // One kernel's object is tiny: lld's thread pool costs more in wake-ups than it saves.
+  std::vector<const char*> args = {"ld.lld", "-shared", "--no-undefined", "--threads=1", input_path.c_str(), "-o",
                                    dir.output.c_str()};
   std::string out, err;
   llvm::raw_string_ostream out_stream(out), err_stream(err);
