@@ -138,26 +138,34 @@ int main(int argc, char** argv) {
   if (phases_only) {  // --phases: where a warm compile's time goes
     setenv("ROCJIT_CACHE", "0", 1);
     compile(samples::saxpy(), Target::amdgpu("gfx90a"));  // target initialisation out of the way
-    const char* names[] = {"verify", "fingerprint", "lower", "optimise", "codegen", "link", "metadata"};
-    std::printf("warm gfx90a O3 compile by phase, median of %d, milliseconds\n%-10s", repeats, "kernel");
-    for (const char* n : names) std::printf(" %11s", n);
-    std::printf(" %9s\n", "total");
-    for (Kernel (*make)() : makers) {
-      std::vector<std::vector<double>> t(std::size(names) + 1);
-      Kernel k = make();
-      for (int r = 0; r < repeats; ++r) {
-        clear_memory_cache();
-        compile(k, Target::amdgpu("gfx90a"));
-        CompileRecord c = last_compile_record(k.name(), "amdgpu:gfx90a");
-        for (size_t i = 0; i < std::size(names); ++i) t[i].push_back(c.phase_ms(names[i]));
-        t.back().push_back(c.total_ms);
+    compile_host(samples::saxpy().ir());
+    const char* names[] = {"verify", "lower", "optimise", "codegen", "link", "metadata"};
+    for (const char* target : {"amdgpu:gfx90a", "host"}) {
+      std::printf("%swarm %s O3 compile by phase, median of %d, milliseconds\n%-10s", target[0] == 'h' ? "\n" : "",
+                  target, repeats, "kernel");
+      for (const char* n : names) std::printf(" %9s", n);
+      std::printf(" %9s\n", "total");
+      for (Kernel (*make)() : makers) {
+        std::vector<std::vector<double>> t(std::size(names) + 1);
+        Kernel k = make();
+        for (int r = 0; r < repeats; ++r) {
+          if (target[0] == 'h') {
+            compile_host(k.ir());
+          } else {
+            clear_memory_cache();
+            compile(k, Target::amdgpu("gfx90a"));
+          }
+          CompileRecord c = last_compile_record(k.name(), target);
+          for (size_t i = 0; i < std::size(names); ++i) t[i].push_back(c.phase_ms(names[i]));
+          t.back().push_back(c.total_ms);
+        }
+        std::printf("%-10s", k.name().c_str());
+        for (auto& v : t) {
+          std::sort(v.begin(), v.end());
+          std::printf(" %9.3f", v[v.size() / 2]);
+        }
+        std::printf("\n");
       }
-      std::printf("%-10s", k.name().c_str());
-      for (size_t i = 0; i < t.size(); ++i) {
-        std::sort(t[i].begin(), t[i].end());
-        std::printf(i + 1 < t.size() ? " %11.3f" : " %9.2f", t[i][t[i].size() / 2]);
-      }
-      std::printf("\n");
     }
     return 0;
   }

@@ -6,11 +6,16 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
+#include <fmt/format.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/StringSaver.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -18,6 +23,15 @@
 #include "rocjit/compiler/error.hpp"
 
 namespace rocjit::targets {
+namespace {
+bool llvm_args_given() {
+  static const bool given = [] {
+    const char* text = std::getenv("ROCJIT_LLVM_ARGS");
+    return text && *text;
+  }();
+  return given;
+}
+}  // namespace
 
 void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool vectorize) {
   llvm::LoopAnalysisManager lam;
@@ -27,7 +41,16 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = vectorize && opt_level >= 2;
   tuning.SLPVectorization = vectorize && opt_level >= 2;
-  llvm::PassBuilder pb(&tm, tuning);
+  // Pass instrumentation makes ROCJIT_LLVM_ARGS such as -print-after= or
+  // -opt-bisect-limit= reach the optimisation pipeline; without them it costs nothing.
+  std::optional<llvm::PassInstrumentationCallbacks> callbacks;
+  std::optional<llvm::StandardInstrumentations> instrumentations;
+  if (llvm_args_given()) {
+    callbacks.emplace();
+    instrumentations.emplace(module.getContext(), false);
+    instrumentations->registerCallbacks(*callbacks, &mam);
+  }
+  llvm::PassBuilder pb(&tm, tuning, std::nullopt, callbacks ? &*callbacks : nullptr);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -54,6 +77,8 @@ llvm::SmallVector<char, 0> emit(llvm::Module& module, llvm::TargetMachine& tm, b
   return buffer;
 }
 
+namespace {
+
 // Every compile builds and frees a few MiB of LLVM data structures, many blocks above glibc's
 // 128 KiB mmap threshold. By default glibc returns such memory to the kernel (munmap, and trimming
 // the heap top beyond 128 KiB), so the next compile page-faults it all back in: ~850 faults per
@@ -61,19 +86,58 @@ llvm::SmallVector<char, 0> emit(llvm::Module& module, llvm::TargetMachine& tm, b
 // perf stat -e page-faults). Blocks up to 1 MiB now come from the heap, and up to 8 MiB of free
 // heap top is kept.
 void keep_compile_memory() {
-  static std::once_flag once;
-  std::call_once(once, [] {
 #if defined(__GLIBC__)
-    const char* off = std::getenv("ROCJIT_MALLOC_TUNING");
-    if (off && std::strcmp(off, "0") == 0) return;
-    const char* tunables = std::getenv("GLIBC_TUNABLES");
-    if (tunables && std::strstr(tunables, "glibc.malloc.")) return;
-    for (const char* v : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_"})
-      if (std::getenv(v)) return;
-    mallopt(M_MMAP_THRESHOLD, 1 << 20);
-    mallopt(M_TRIM_THRESHOLD, 8 << 20);
+  const char* off = std::getenv("ROCJIT_MALLOC_TUNING");
+  if (off && std::strcmp(off, "0") == 0) return;
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (tunables && std::strstr(tunables, "glibc.malloc.")) return;
+  for (const char* v : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_"})
+    if (std::getenv(v)) return;
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  mallopt(M_TRIM_THRESHOLD, 8 << 20);
 #endif
+}
+
+// Empty when ROCJIT_LLVM_ARGS is unset or LLVM took it; otherwise LLVM's complaint.
+std::string apply_llvm_args() {
+  const char* text = std::getenv("ROCJIT_LLVM_ARGS");
+  if (!text || !*text) return {};
+  llvm::SmallVector<const char*, 16> argv = {"rocjit"};
+  llvm::BumpPtrAllocator allocator;
+  llvm::StringSaver saver(allocator);
+  llvm::cl::TokenizeGNUCommandLine(text, saver, argv);
+  std::string errors;
+  llvm::raw_string_ostream stream(errors);
+  if (llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "rocjit", &stream)) return {};
+  stream.flush();
+  // LLVM writes "rocjit: Unknown command line argument '-x'.  Try: 'rocjit --help'\nrocjit: Did you
+  // mean '-y'?\n": keep the facts, drop the program name and the advice that does not apply.
+  std::string message;
+  llvm::SmallVector<llvm::StringRef, 4> lines;
+  llvm::StringRef(errors).split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines) {
+    line.consume_front("rocjit: ");
+    line = line.take_front(line.find("  Try: ")).trim();
+    if (line.empty()) continue;
+    if (!message.empty()) message += ' ';
+    message += line.str();
+  }
+  return message.empty() ? std::string("LLVM refused them") : message;
+}
+
+}  // namespace
+
+void prepare_compile(const std::string& kernel) {
+  static std::once_flag once;
+  static std::string llvm_args_error;
+  std::call_once(once, [] {
+    keep_compile_memory();
+    llvm_args_error = apply_llvm_args();
   });
+  if (!llvm_args_error.empty())
+    throw CompileError(fmt::format("kernel '{}': ROCJIT_LLVM_ARGS='{}' is not a valid set of LLVM options: {}", kernel,
+                                   std::getenv("ROCJIT_LLVM_ARGS") ? std::getenv("ROCJIT_LLVM_ARGS") : "",
+                                   llvm_args_error));
 }
 
 std::string to_string(const llvm::Module& module) {

@@ -20,9 +20,11 @@ llvm::SmallVector<char, 0> emit(llvm::Module& module, llvm::TargetMachine& tm, b
 
 std::string to_string(const llvm::Module& module);
 
-// Called at the start of every compile; the first call keeps glibc from handing LLVM's memory
-// back to the kernel after each compile (see codegen.cpp). No-op with ROCJIT_MALLOC_TUNING=0, when
-// the process already tunes malloc through the environment, or without glibc.
-void keep_compile_memory();
+// Called at the start of every compile of `kernel`. The first call (1) keeps glibc from handing
+// LLVM's memory back to the kernel after each compile (see codegen.cpp; not with
+// ROCJIT_MALLOC_TUNING=0, when the environment already tunes malloc, or without glibc) and (2)
+// passes ROCJIT_LLVM_ARGS to LLVM's command-line options (like `-mllvm`; a bad option is a
+// CompileError from every compile).
+void prepare_compile(const std::string& kernel);
 
 }  // namespace rocjit::targets

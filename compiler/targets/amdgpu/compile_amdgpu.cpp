@@ -56,7 +56,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
     throw CompileError(fmt::format("kernel '{}': optimisation level {} is outside 0..3", kernel.name,
                                    options.opt_level));
   check_lds(kernel, target.processor);
-  keep_compile_memory();
+  prepare_compile(kernel.name);
 
   Machine machine = target_machine(target.processor, target.features);
   llvm::LLVMContext context;

@@ -13,9 +13,11 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/printer.hpp"
+#include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/compiler/verifier.hpp"
 #include "dump/dump.h"
 #include "targets/codegen.h"
@@ -61,7 +63,11 @@ bool bounds_check_from_environment() {
 }  // namespace
 
 HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requested) {
-  ir::verify(kernel);
+  time_trace::Record record(kernel.name, "host");
+  {
+    time_trace::Phase phase("verify");
+    ir::verify(kernel);
+  }
   // ROCJIT_DUMP: ask for the stages to dump, write them, and keep only what the caller asked for.
   const dump::Request dump = dump::from_environment();
   const Target host = Target::host();
@@ -76,7 +82,7 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
                              fmt::format("the host backend allows {} bytes per work-group", host_shared_bytes_limit));
   targets::check_array_bytes(kernel, ir::MemorySpace::local, host_local_bytes_limit, "of private memory",
                              fmt::format("the host backend allows {} bytes per work-item", host_local_bytes_limit));
-  targets::keep_compile_memory();
+  targets::prepare_compile(kernel.name);
   HostJit& h = host_jit();
   static std::atomic<uint64_t> counter{0};
   auto impl = std::make_shared<HostKernel::Impl>();
@@ -85,6 +91,7 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
   impl->bounds_check = options.bounds_check || bounds_check_from_environment();
   std::string symbol = fmt::format("rocjit.{}.{}", kernel.name, counter.fetch_add(1));
 
+  std::optional<time_trace::Phase> lower_phase(std::in_place, "lower");
   auto context = std::make_unique<llvm::LLVMContext>();
   targets::host::HostModule lowered = targets::host::lower(kernel, *context, symbol, impl->bounds_check);
   llvm::Module& module = *lowered.module;
@@ -96,9 +103,13 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
   if (llvm::verifyModule(module, &broken_stream))
     throw CompileError(fmt::format("kernel '{}': internal error, rocjit produced invalid host LLVM IR: {}",
                                    kernel.name, broken));
+  lower_phase.reset();
   {
     std::lock_guard<std::mutex> guard(h.lock);
-    targets::optimize(module, *h.tm, options.opt_level, true);
+    {
+      time_trace::Phase phase("optimise");
+      targets::optimize(module, *h.tm, options.opt_level, true);
+    }
     if (options.emit_assembly) {
       auto clone = llvm::CloneModule(module);
       auto text = targets::emit(*clone, *h.tm, true);
@@ -113,6 +124,7 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
   impl->region_count = lowered.region_count;
   impl->checks = std::move(lowered.checks);
   if (options.jit) {
+    time_trace::Phase phase("codegen");  // ORC compiles the module when the symbol is looked up
     if (auto err = h.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(lowered.module), std::move(context))))
       throw CompileError(fmt::format("kernel '{}': the host JIT rejected the module: {}", kernel.name,
                                      llvm::toString(std::move(err))));
