@@ -118,6 +118,30 @@ double cold_process_ms(const char* self, int index, const std::string& processor
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ms : -1;
 }
 
+// compile_host() of one kernel in a fresh process with the disk cache in `dir`: the compile's
+// milliseconds and its cache outcome ("miss" the first time, then "disk").
+std::string fmt_dir(const std::string& base, const char* what, int index, int round) {
+  return base + "-" + what + "-" + std::to_string(index) + "-" + std::to_string(round);
+}
+
+std::pair<double, std::string> host_disk_ms(const char* self, int index, const std::string& dir) {
+  std::string file = dir + "-host.txt";
+  std::string arg = "--host-disk=" + std::to_string(index) + ":" + file;
+  char* argv[] = {const_cast<char*>(self), arg.data(), nullptr};
+  setenv("ROCJIT_CACHE_DIR", dir.c_str(), 1);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, self, nullptr, nullptr, argv, environ) != 0) return {-1, "spawn failed"};
+  int status = 0;
+  waitpid(pid, &status, 0);
+  double ms = -1;
+  char outcome[32] = "failed";
+  if (std::FILE* in = std::fopen(file.c_str(), "r")) {
+    if (std::fscanf(in, "%lf %31s", &ms, outcome) != 2) ms = -1;
+    std::fclose(in);
+  }
+  return {ms, outcome};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,6 +152,22 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--phases") == 0) phases_only = true;
     if (std::strncmp(argv[i], "--repeat=", 9) == 0) repeats = std::max(1, std::atoi(argv[i] + 9));
+    if (std::strncmp(argv[i], "--host-disk=", 12) == 0) {  // child of host_disk_ms: INDEX:FILE
+      unsetenv("ROCJIT_CACHE");
+      HostCompileOptions uncached;
+      uncached.cache = false;
+      compile_host(samples::saxpy().ir(), uncached);  // the JIT's start-up out of the way
+      int index = std::atoi(argv[i] + 12);
+      Kernel k = makers[index]();
+      auto t0 = Clock::now();
+      compile_host(k.ir());
+      double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      std::FILE* out = std::fopen(std::strchr(argv[i], ':') + 1, "w");
+      if (!out) return 1;
+      std::fprintf(out, "%.3f %s\n", ms, last_compile_record(k.name(), "host").cache.c_str());
+      std::fclose(out);
+      return 0;
+    }
     if (std::strncmp(argv[i], "--cold=", 7) == 0) {  // child of cold_process_ms
       setenv("ROCJIT_CACHE", "0", 1);
       int index = std::atoi(argv[i] + 7);
@@ -138,7 +178,9 @@ int main(int argc, char** argv) {
   if (phases_only) {  // --phases: where a warm compile's time goes
     setenv("ROCJIT_CACHE", "0", 1);
     compile(samples::saxpy(), Target::amdgpu("gfx90a"));  // target initialisation out of the way
-    compile_host(samples::saxpy().ir());
+    HostCompileOptions uncached;
+    uncached.cache = false;
+    compile_host(samples::saxpy().ir(), uncached);
     const char* names[] = {"verify", "lower", "optimise", "codegen", "link", "metadata"};
     for (const char* target : {"amdgpu:gfx90a", "host"}) {
       std::printf("%swarm %s O3 compile by phase, median of %d, milliseconds\n%-10s", target[0] == 'h' ? "\n" : "",
@@ -150,7 +192,9 @@ int main(int argc, char** argv) {
         Kernel k = make();
         for (int r = 0; r < repeats; ++r) {
           if (target[0] == 'h') {
-            compile_host(k.ir());
+            HostCompileOptions uncached;
+            uncached.cache = false;
+            compile_host(k.ir(), uncached);
           } else {
             clear_memory_cache();
             compile(k, Target::amdgpu("gfx90a"));
@@ -191,7 +235,9 @@ int main(int argc, char** argv) {
     double g90a = cold(Target::amdgpu("gfx90a"));
     double g1100 = cold(Target::amdgpu("gfx1100"));
     double o0 = cold(Target::amdgpu("gfx90a"), CompileOptions{.opt_level = 0});
-    double host = median_ms(repeats, [&] { compile_host(k.ir()); });
+    HostCompileOptions uncached;
+    uncached.cache = false;
+    double host = median_ms(repeats, [&] { compile_host(k.ir(), uncached); });
     // Kernel (immutable IR: verified and fingerprinted once) and a plain ir::Kernel reference
     // (verified and printed for its key on every call).
     double memory_hit = 1000 * median_ms(repeats, [&] { compile(k, Target::amdgpu("gfx90a")); });
@@ -251,6 +297,27 @@ int main(int argc, char** argv) {
     }
     std::printf("%-10s %9.3f %9.2f %8.1f%% %11.1f %11.1f %11s %9s\n", make().name().c_str(), o, l, 100 * o / (o + l),
                 cold90a[cold90a.size() / 2], cold1100[cold1100.size() / 2], rtc, ratio);
+  }
+  std::printf("\nhost kernel cache: compile_host() in a new process, median of %d; the first run compiles and "
+              "stores, the next load from disk (milliseconds)\n", std::min(repeats, 5));
+  std::printf("%-10s %12s %12s\n", "kernel", "host miss", "host disk");
+  for (int index = 0; index < 7; ++index) {
+    std::vector<double> miss, hit;
+    bool ok = true;
+    for (int r = 0; r < std::min(repeats, 5); ++r) {
+      std::string dir = fmt_dir(disk_dir, "host", index, r);
+      auto [m, first_outcome] = host_disk_ms(argv[0], index, dir);
+      auto [h, second_outcome] = host_disk_ms(argv[0], index, dir);
+      ok = ok && first_outcome == "miss" && second_outcome == "disk";
+      miss.push_back(m);
+      hit.push_back(h);
+    }
+    std::sort(miss.begin(), miss.end());
+    std::sort(hit.begin(), hit.end());
+    if (ok)
+      std::printf("%-10s %12.2f %12.3f\n", makers[index]().name().c_str(), miss[miss.size() / 2], hit[hit.size() / 2]);
+    else
+      std::printf("%-10s %12s %12s\n", makers[index]().name().c_str(), "failed", "failed");
   }
   std::error_code ec;
   std::filesystem::remove_all(std::filesystem::path(disk_dir).parent_path(), ec);

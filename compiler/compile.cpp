@@ -15,6 +15,7 @@
 #include "dump/dump.h"
 #include "targets/amdgpu/compile_amdgpu.h"
 #include "targets/amdgpu/target_machine.h"
+#include "targets/codegen.h"
 
 namespace rocjit {
 
@@ -141,8 +142,9 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
                                    kernel.name));
   const dump::Request dump = dump::from_environment();
   if (dump.stages || options.emit_llvm_ir || options.emit_llvm_ir_optimized || options.emit_assembly ||
-      options.emit_object) {
-    // These always compile afresh (the cache holds no texts or objects), so no fingerprint.
+      options.emit_object || targets::llvm_args_given()) {
+    // These always compile afresh (the cache holds no texts or objects, and ROCJIT_LLVM_ARGS may
+    // change the code), so no fingerprint.
     {
       time_trace::Phase phase("verify");
       ir::verify(kernel);

@@ -60,6 +60,13 @@ Counters counters;
 
 std::mutex memory_lock;
 std::map<std::string, std::shared_future<CodeObject>> memory;
+std::map<std::string, std::shared_future<std::shared_ptr<const void>>> lasting;  // never cleared
+
+void reject(const std::string& path) {
+  ++counters.disk_rejected;
+  std::error_code ec;
+  fs::remove(path, ec);
+}
 
 void warn_once(const std::string& what) {
   static std::once_flag once;
@@ -143,9 +150,11 @@ bool ensure_directory(const std::string& dir) {
   return true;
 }
 
-bool load(const std::string& path, const std::string& key, const Target& target, CodeObject& co) {
+// The payload of a verified entry, or nullopt (a bad entry is counted and removed: the fresh
+// compile replaces it).
+std::optional<std::string> read_entry(const std::string& path, const std::string& key) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
+  if (!in) return std::nullopt;
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   Header h{};
   bool ok = bytes.size() >= sizeof h;
@@ -153,15 +162,12 @@ bool load(const std::string& path, const std::string& key, const Target& target,
   ok = ok && std::memcmp(h.magic, magic, sizeof magic) == 0 && h.version == format_version &&
        std::memcmp(h.key, key.data(), 32) == 0 && h.payload_bytes == bytes.size() - sizeof h;
   std::string payload = ok ? bytes.substr(sizeof h) : std::string();
-  ok = ok && fnv1a(payload.data(), payload.size()) == h.checksum && deserialize(payload, target, co);
-  if (!ok) {
-    ++counters.disk_rejected;
-    std::error_code ec;
-    fs::remove(path, ec);  // replaced by the fresh compile
-    return false;
+  if (!ok || fnv1a(payload.data(), payload.size()) != h.checksum) {
+    reject(path);
+    return std::nullopt;
   }
   utime(path.c_str(), nullptr);  // most recently used
-  return true;
+  return payload;
 }
 
 void evict(const std::string& dir, uint64_t limit) {
@@ -169,7 +175,7 @@ void evict(const std::string& dir, uint64_t limit) {
   std::vector<std::pair<fs::file_time_type, fs::path>> entries;
   uint64_t total = 0;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() != ".rjco") continue;
+    if (e.path().extension() != ".rjco" && e.path().extension() != ".rjho") continue;
     total += e.file_size(ec);
     entries.emplace_back(e.last_write_time(ec), e.path());
   }
@@ -182,8 +188,7 @@ void evict(const std::string& dir, uint64_t limit) {
   }
 }
 
-void store(const std::string& dir, const std::string& key, const CodeObject& co) {
-  std::string payload = serialize(co);
+void write_entry(const std::string& dir, const std::string& key, const char* extension, const std::string& payload) {
   Header h{};
   std::memcpy(h.magic, magic, sizeof magic);
   h.version = format_version;
@@ -204,7 +209,7 @@ void store(const std::string& dir, const std::string& key, const CodeObject& co)
       return;
     }
   }
-  if (std::rename(tmp.c_str(), fmt::format("{}/{}.rjco", dir, key).c_str()) != 0) {
+  if (std::rename(tmp.c_str(), fmt::format("{}/{}{}", dir, key, extension).c_str()) != 0) {
     std::error_code ec;
     fs::remove(tmp, ec);
     warn_once(fmt::format("cannot rename into {}: {}", dir, std::strerror(errno)));
@@ -239,16 +244,12 @@ namespace cache {
 std::string ir_fingerprint(const ir::Kernel& kernel) {
   ir::PrintOptions no_locations;
   no_locations.locations = false;
-  const std::string text = ir::print(kernel, no_locations);
-  return fmt::format("{:016x}{:016x}", fnv1a(text.data(), text.size()),
-                     fnv1a(text.data(), text.size(), 0x84222325cbf29ce4ull));
+  return hash_key(ir::print(kernel, no_locations));
 }
 
 std::string key(const std::string& ir_fingerprint, const Target& target, const CompileOptions& options) {
-  const std::string text = fmt::format("rocjit {}|LLVM {}|{}|cov{}|O{}|{}", ROCJIT_VERSION, LLVM_VERSION_STRING,
-                                       target.str(), options.code_object_version, options.opt_level, ir_fingerprint);
-  return fmt::format("{:016x}{:016x}", fnv1a(text.data(), text.size()),
-                     fnv1a(text.data(), text.size(), 0x84222325cbf29ce4ull));
+  return hash_key(fmt::format("rocjit {}|LLVM {}|{}|cov{}|O{}|{}", ROCJIT_VERSION, LLVM_VERSION_STRING, target.str(),
+                              options.code_object_version, options.opt_level, ir_fingerprint));
 }
 
 CodeObject lookup_or_compile(const std::string& ir_fingerprint, const Target& target, const CompileOptions& options,
@@ -284,7 +285,10 @@ CodeObject lookup_or_compile(const std::string& ir_fingerprint, const Target& ta
     bool loaded = false;
     if (!dir.empty()) {
       time_trace::Phase phase("load");
-      loaded = load(path, k, target, co);
+      if (std::optional<std::string> payload = read_entry(path, k)) {
+        loaded = deserialize(*payload, target, co);
+        if (!loaded) reject(path);
+      }
     }
     if (loaded) {
       ++counters.disk_hits;
@@ -293,7 +297,7 @@ CodeObject lookup_or_compile(const std::string& ir_fingerprint, const Target& ta
       ++counters.misses;
       time_trace::current_record_cache("miss");
       co = compile();
-      if (!dir.empty() && ensure_directory(dir)) store(dir, k, co);
+      if (!dir.empty() && ensure_directory(dir)) write_entry(dir, k, ".rjco", serialize(co));
     }
     promise.set_value(co);
     return co;
@@ -301,6 +305,68 @@ CodeObject lookup_or_compile(const std::string& ir_fingerprint, const Target& ta
     promise.set_exception(std::current_exception());
     std::lock_guard<std::mutex> g(memory_lock);
     memory.erase(k);  // a failed compile is not cached: the next call reports the error again
+    throw;
+  }
+}
+
+std::string hash_key(const std::string& text) {
+  return fmt::format("{:016x}{:016x}", fnv1a(text.data(), text.size()),
+                     fnv1a(text.data(), text.size(), 0x84222325cbf29ce4ull));
+}
+
+AnyValue lookup_or_build(const std::string& key, const char* extension,
+                         const std::function<AnyValue(const std::string& payload)>& decode,
+                         const std::function<std::pair<AnyValue, std::string>()>& build) {
+  std::optional<time_trace::Phase> lookup_phase(std::in_place, "cache lookup");
+  std::promise<AnyValue> promise;
+  std::shared_future<AnyValue> future;
+  bool owner = false;
+  {
+    std::lock_guard<std::mutex> g(memory_lock);
+    auto it = lasting.find(key);
+    if (it != lasting.end()) {
+      future = it->second;
+    } else {
+      future = promise.get_future().share();
+      lasting.emplace(key, future);
+      owner = true;
+    }
+  }
+  if (!owner) {
+    ++counters.memory_hits;
+    AnyValue value = future.get();
+    lookup_phase.reset();
+    time_trace::current_record_cache("memory");
+    return value;
+  }
+  lookup_phase.reset();
+  try {
+    AnyValue value;
+    const std::string dir = cache_directory();
+    const std::string path = dir.empty() ? std::string() : fmt::format("{}/{}{}", dir, key, extension);
+    if (!dir.empty()) {
+      time_trace::Phase phase("load");
+      if (std::optional<std::string> payload = read_entry(path, key)) {
+        value = decode(*payload);
+        if (!value) reject(path);
+      }
+    }
+    if (value) {
+      ++counters.disk_hits;
+      time_trace::current_record_cache("disk");
+    } else {
+      ++counters.misses;
+      time_trace::current_record_cache("miss");
+      auto [built, payload] = build();
+      value = std::move(built);
+      if (!dir.empty() && ensure_directory(dir)) write_entry(dir, key, extension, payload);
+    }
+    promise.set_value(value);
+    return value;
+  } catch (...) {
+    promise.set_exception(std::current_exception());
+    std::lock_guard<std::mutex> g(memory_lock);
+    lasting.erase(key);
     throw;
   }
 }

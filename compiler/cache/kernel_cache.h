@@ -3,7 +3,9 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "rocjit/compiler/compile.hpp"
 
@@ -20,5 +22,19 @@ std::string key(const std::string& ir_fingerprint, const Target& target, const C
 // cache: entries hold only the linked code object and its metadata.
 CodeObject lookup_or_compile(const std::string& ir_fingerprint, const Target& target, const CompileOptions& options,
                              const std::function<CodeObject()>& compile);
+
+// 32 hex digits naming `text` (for keys built elsewhere).
+std::string hash_key(const std::string& text);
+
+// The same two levels for other compiled values (the host backend's kernels), sharing the
+// directory, entry format, LRU bound and counters: memory, where entries are never forgotten
+// (a value may own process state such as JIT'd code that must not be made twice), then
+// <dir>/<key><extension>, then `build`, which returns the value and the payload to store.
+// `decode` turns a stored payload back into a value, or returns null (the entry is rejected and
+// rebuilt). Concurrent callers of one key wait for the first.
+using AnyValue = std::shared_ptr<const void>;
+AnyValue lookup_or_build(const std::string& key, const char* extension,
+                         const std::function<AnyValue(const std::string& payload)>& decode,
+                         const std::function<std::pair<AnyValue, std::string>()>& build);
 
 }  // namespace rocjit::cache

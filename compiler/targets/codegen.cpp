@@ -23,7 +23,7 @@
 #include "rocjit/compiler/error.hpp"
 
 namespace rocjit::targets {
-namespace {
+
 bool llvm_args_given() {
   static const bool given = [] {
     const char* text = std::getenv("ROCJIT_LLVM_ARGS");
@@ -31,7 +31,6 @@ bool llvm_args_given() {
   }();
   return given;
 }
-}  // namespace
 
 void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool vectorize) {
   llvm::LoopAnalysisManager lam;

@@ -27,4 +27,7 @@ std::string to_string(const llvm::Module& module);
 // CompileError from every compile).
 void prepare_compile(const std::string& kernel);
 
+// Whether ROCJIT_LLVM_ARGS is set (such compiles bypass the kernel cache).
+bool llvm_args_given();
+
 }  // namespace rocjit::targets

@@ -1,15 +1,42 @@
-// Helper process for the concurrent-cache test: compiles the seven sample kernels for gfx90a
-// into the cache named by ROCJIT_CACHE_DIR; exits 0 when all compiled.
+// Helper process for the cache tests, compiling into the cache named by ROCJIT_CACHE_DIR:
+//   rocjit-cache-filler              the seven sample kernels for gfx90a
+//   rocjit-cache-filler host FILE    the seven for the host, then runs saxpy and checks it; writes
+//                                    "memory disk misses rejected" (cache_stats deltas) to FILE
+// Exits 0 when everything compiled (and saxpy computed the right result).
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <vector>
 
+#include "host_args.hpp"
 #include "sample_kernels.hpp"
 
-int main() {
+int main(int argc, char** argv) {
   using namespace rocjit;
+  auto makers = {samples::saxpy,     samples::reverse,   samples::matmul, samples::reduce,
+                 samples::transpose, samples::histogram, samples::jacobi};
   try {
-    for (auto make : {samples::saxpy, samples::reverse, samples::matmul, samples::reduce, samples::transpose,
-                      samples::histogram, samples::jacobi})
-      compile(make(), Target::amdgpu("gfx90a"));
+    if (argc == 3 && std::strcmp(argv[1], "host") == 0) {
+      CacheStats before = cache_stats();
+      std::vector<HostKernel> kernels;
+      for (auto make : makers) kernels.push_back(compile_host(make().ir()));
+      CacheStats after = cache_stats();
+      std::ofstream(argv[2]) << after.memory_hits - before.memory_hits << ' ' << after.disk_hits - before.disk_hits
+                             << ' ' << after.misses - before.misses << ' '
+                             << after.disk_rejected - before.disk_rejected << '\n';
+      const int n = 1000;
+      std::vector<float> x(n), y(n);
+      for (int i = 0; i < n; ++i) x[i] = float(i), y[i] = 1.0f;
+      run_host(kernels.at(0), {(n + 127) / 128}, {128},
+               testing::HostArgs().scalar(2.0f).array(x).array(y).data());
+      for (int i = 0; i < n; ++i)
+        if (y[i] != 2.0f * float(i) + 1.0f) {
+          std::fprintf(stderr, "saxpy from the cache computed y[%d] = %g\n", i, y[i]);
+          return 1;
+        }
+      return 0;
+    }
+    for (auto make : makers) compile(make(), Target::amdgpu("gfx90a"));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;

@@ -281,3 +281,96 @@ TEST_CASE("two threads asking for the same kernel at once compile it once") {
   CHECK(delta(before).memory_hits == 1);
   CHECK(a.elf == b.elf);
 }
+
+namespace {
+struct HostFill {
+  int memory = -1, disk = -1, misses = -1, rejected = -1;
+  int exit_code = -1;
+};
+
+// Runs the filler's host mode in a new process (the memory level lasts as long as a process).
+HostFill fill_host(const std::string& dir) {
+  std::string stats = dir + "-stats.txt";
+  pid_t pid = 0;
+  char mode[] = "host";
+  char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), mode, stats.data(), nullptr};
+  HostFill out;
+  if (posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, environ) != 0) return out;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  std::ifstream in(stats);
+  in >> out.memory >> out.disk >> out.misses >> out.rejected;
+  return out;
+}
+
+std::vector<fs::path> host_entries(const std::string& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".rjho") out.push_back(e.path());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("host kernels are cached: once per process in memory, and on disk for the next process") {
+  TemporaryCache cache;
+  HostFill first = fill_host(cache.dir);
+  CHECK(first.exit_code == 0);
+  CHECK(first.misses == 7);
+  CHECK(first.disk == 0);
+  REQUIRE(host_entries(cache.dir).size() == 7);
+
+  HostFill second = fill_host(cache.dir);  // a new process: every kernel from disk, and saxpy runs right
+  CHECK(second.exit_code == 0);
+  CHECK(second.disk == 7);
+  CHECK(second.misses == 0);
+  CHECK(second.rejected == 0);
+
+  // A damaged entry (a byte of the object flipped, or cut short) is rejected and rebuilt.
+  for (int damage = 0; damage < 2; ++damage) {
+    std::string bytes;
+    fs::path victim;
+    for (const auto& e : host_entries(cache.dir))
+      if (victim.empty() || fs::file_size(e) > fs::file_size(victim)) victim = e;
+    {
+      std::ifstream in(victim, std::ios::binary);
+      bytes.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    }
+    if (damage == 0) bytes[bytes.size() - 64] ^= 0x21;
+    else bytes.resize(bytes.size() / 2);
+    std::ofstream(victim, std::ios::binary | std::ios::trunc) << bytes;
+    HostFill third = fill_host(cache.dir);
+    CHECK(third.exit_code == 0);
+    CHECK(third.rejected == 1);
+    CHECK(third.misses == 1);
+    CHECK(third.disk == 6);
+  }
+
+  // In this process: the second compile of the same kernel is a memory hit with the same code.
+  CacheStats before = cache_stats();
+  HostKernel a = compile_host(samples::jacobi().ir());
+  HostKernel b = compile_host(samples::jacobi().ir());
+  CHECK(delta(before).memory_hits == 1);
+  CHECK(delta(before).misses + delta(before).disk_hits == 1);
+  CHECK(a.region_count() == b.region_count());
+  CHECK(a.argument_names() == b.argument_names());
+  CHECK(metadata_text(a) == metadata_text(b));
+}
+
+TEST_CASE("host compiles that ask for texts, bounds checks or no cache compile afresh") {
+  TemporaryCache cache;
+  HostCompileOptions checked, texts, uncached;
+  checked.bounds_check = true;
+  texts.emit_assembly = true;
+  uncached.cache = false;
+  for (const HostCompileOptions& options : {checked, texts, uncached}) {
+    CacheStats before = cache_stats();
+    compile_host(samples::reduce().ir(), options);
+    compile_host(samples::reduce().ir(), options);
+    CHECK(delta(before).memory_hits == 0);
+    CHECK(delta(before).disk_hits == 0);
+    CHECK(delta(before).misses == 0);
+    CHECK(last_compile_record("reduce", "host").cache == "bypassed");
+  }
+  CHECK((!fs::exists(cache.dir) || host_entries(cache.dir).empty()));
+}

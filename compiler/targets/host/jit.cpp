@@ -6,19 +6,24 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <optional>
+#include <random>
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/compiler/verifier.hpp"
+#include "cache/kernel_cache.h"
 #include "dump/dump.h"
 #include "targets/codegen.h"
 #include "targets/limits.h"
@@ -60,6 +65,123 @@ bool bounds_check_from_environment() {
   return v && *v && std::string(v) != "0";
 }
 
+std::string cpu_description(const HostJit& h) {
+  return fmt::format("{}, {}", h.jit->getTargetTriple().str(), h.tm->getTargetCPU().str());
+}
+
+// Adds a relocatable object to the process's JIT and returns its kernel entry point.
+targets::host::GroupFunction load_object(HostJit& h, const std::string& kernel, const std::string& symbol,
+                                         llvm::StringRef object) {
+  time_trace::Phase phase("load object");
+  if (auto err = h.jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, symbol)))
+    throw CompileError(fmt::format("kernel '{}': the host JIT rejected the object: {}", kernel,
+                                   llvm::toString(std::move(err))));
+  auto address = h.jit->lookup(symbol);
+  if (!address)
+    throw CompileError(fmt::format("kernel '{}': the host JIT could not link it: {}", kernel,
+                                   llvm::toString(address.takeError())));
+  return address->toPtr<targets::host::GroupFunction>();
+}
+
+// Symbols are unique in the process. Cached kernels' names also carry a random part, so an object
+// from the disk cache (named in another process) never collides with one made here; compiles
+// that bypass the cache keep plain names ("rocjit.<kernel>.<n>") so their texts are stable.
+std::string fresh_symbol(const std::string& kernel, bool for_cache) {
+  static std::atomic<uint64_t> counter{0};
+  static const uint64_t salt = (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  if (!for_cache) return fmt::format("rocjit.{}.{}", kernel, counter.fetch_add(1));
+  return fmt::format("rocjit.{}.{:016x}.{}", kernel, salt, counter.fetch_add(1));
+}
+
+// Lowering, optimisation and object emission; fills `impl` except `entry`. Returns the object.
+llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const HostCompileOptions& options, HostJit& h,
+                                 const std::string& symbol, HostKernel::Impl& impl) {
+  std::optional<time_trace::Phase> lower_phase(std::in_place, "lower");
+  llvm::LLVMContext context;
+  targets::host::HostModule lowered = targets::host::lower(kernel, context, symbol, impl.bounds_check);
+  llvm::Module& module = *lowered.module;
+  module.setDataLayout(h.jit->getDataLayout());
+  module.setTargetTriple(h.jit->getTargetTriple());
+  if (options.emit_llvm_ir) impl.llvm_ir = targets::to_string(module);
+  std::string broken;
+  llvm::raw_string_ostream broken_stream(broken);
+  if (llvm::verifyModule(module, &broken_stream))
+    throw CompileError(fmt::format("kernel '{}': internal error, rocjit produced invalid host LLVM IR: {}",
+                                   kernel.name, broken));
+  lower_phase.reset();
+  impl.cpu = cpu_description(h);
+  impl.argument_names = std::move(lowered.argument_names);
+  impl.storage_bytes_per_work_item = lowered.storage_bytes_per_work_item;
+  impl.shared_bytes = lowered.shared_bytes;
+  impl.region_count = lowered.region_count;
+  impl.checks = std::move(lowered.checks);
+  std::lock_guard<std::mutex> guard(h.lock);
+  {
+    time_trace::Phase phase("optimise");
+    targets::optimize(module, *h.tm, options.opt_level, true);
+  }
+  if (options.emit_llvm_ir_optimized) impl.llvm_ir_optimized = targets::to_string(module);
+  if (options.emit_assembly) {
+    auto clone = llvm::CloneModule(module);
+    auto text = targets::emit(*clone, *h.tm, true);
+    impl.assembly.assign(text.begin(), text.end());
+  }
+  if (!options.jit) return {};
+  time_trace::Phase phase("codegen");
+  return targets::emit(module, *h.tm, false);
+}
+
+// Disk-cache payload: the facts a HostKernel needs besides the IR, then the object.
+std::string encode(const HostKernel::Impl& impl, const std::string& symbol, llvm::ArrayRef<char> object) {
+  std::string out;
+  auto put_u64 = [&](uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  auto put_string = [&](llvm::StringRef v) {
+    put_u64(v.size());
+    out.append(v.data(), v.size());
+  };
+  put_string(symbol);
+  put_u64(impl.argument_names.size());
+  for (const auto& n : impl.argument_names) put_string(n);
+  put_u64(impl.storage_bytes_per_work_item);
+  put_u64(impl.shared_bytes);
+  put_u64(impl.region_count);
+  put_string(llvm::StringRef(object.data(), object.size()));
+  return out;
+}
+
+struct Decoded {
+  std::string symbol;
+  std::string object;
+};
+
+std::optional<Decoded> decode(const std::string& in, HostKernel::Impl& impl) {
+  size_t at = 0;
+  auto take_u64 = [&](uint64_t& v) {
+    if (at + sizeof v > in.size()) return false;
+    std::memcpy(&v, in.data() + at, sizeof v);
+    at += sizeof v;
+    return true;
+  };
+  auto take_string = [&](std::string& v) {
+    uint64_t n = 0;
+    if (!take_u64(n) || n > in.size() - at) return false;
+    v.assign(in.data() + at, n);
+    at += n;
+    return true;
+  };
+  Decoded d;
+  uint64_t count = 0, regions = 0;
+  if (!take_string(d.symbol) || !take_u64(count) || count > 4096) return std::nullopt;
+  impl.argument_names.resize(count);
+  for (auto& n : impl.argument_names)
+    if (!take_string(n)) return std::nullopt;
+  if (!take_u64(impl.storage_bytes_per_work_item) || !take_u64(impl.shared_bytes) || !take_u64(regions) ||
+      !take_string(d.object) || at != in.size())
+    return std::nullopt;
+  impl.region_count = static_cast<unsigned>(regions);
+  return d;
+}
+
 }  // namespace
 
 HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requested) {
@@ -84,56 +206,55 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
                              fmt::format("the host backend allows {} bytes per work-item", host_local_bytes_limit));
   targets::prepare_compile(kernel.name);
   HostJit& h = host_jit();
-  static std::atomic<uint64_t> counter{0};
-  auto impl = std::make_shared<HostKernel::Impl>();
-  impl->name = kernel.name;
-  impl->max_block_size = kernel.max_block_size;
-  impl->bounds_check = options.bounds_check || bounds_check_from_environment();
-  std::string symbol = fmt::format("rocjit.{}.{}", kernel.name, counter.fetch_add(1));
+  auto fresh = [&] {
+    auto impl = std::make_shared<HostKernel::Impl>();
+    impl->name = kernel.name;
+    impl->max_block_size = kernel.max_block_size;
+    impl->bounds_check = options.bounds_check || bounds_check_from_environment();
+    return impl;
+  };
 
-  std::optional<time_trace::Phase> lower_phase(std::in_place, "lower");
-  auto context = std::make_unique<llvm::LLVMContext>();
-  targets::host::HostModule lowered = targets::host::lower(kernel, *context, symbol, impl->bounds_check);
-  llvm::Module& module = *lowered.module;
-  module.setDataLayout(h.jit->getDataLayout());
-  module.setTargetTriple(h.jit->getTargetTriple());
-  if (options.emit_llvm_ir) impl->llvm_ir = targets::to_string(module);
-  std::string broken;
-  llvm::raw_string_ostream broken_stream(broken);
-  if (llvm::verifyModule(module, &broken_stream))
-    throw CompileError(fmt::format("kernel '{}': internal error, rocjit produced invalid host LLVM IR: {}",
-                                   kernel.name, broken));
-  lower_phase.reset();
-  {
-    std::lock_guard<std::mutex> guard(h.lock);
-    {
-      time_trace::Phase phase("optimise");
-      targets::optimize(module, *h.tm, options.opt_level, true);
-    }
-    if (options.emit_assembly) {
-      auto clone = llvm::CloneModule(module);
-      auto text = targets::emit(*clone, *h.tm, true);
-      impl->assembly.assign(text.begin(), text.end());
-    }
+  // Plain compiles go through the kernel cache. Bounds-checked kernels do not (their reports
+  // carry source locations, which the IR fingerprint leaves out), nor do compiles that ask for
+  // texts, dump stages, or run under ROCJIT_LLVM_ARGS.
+  const bool cacheable = options.cache && options.jit && !options.bounds_check && !bounds_check_from_environment() &&
+                         !options.emit_llvm_ir && !options.emit_llvm_ir_optimized && !options.emit_assembly &&
+                         dump.stages == 0 && !targets::llvm_args_given();
+  if (cacheable) {
+    const std::string key = cache::hash_key(fmt::format("rocjit {}|LLVM {}|host {}|{}|O{}|{}", ROCJIT_VERSION,
+                                                        LLVM_VERSION_STRING, cpu_description(h),
+                                                        h.tm->getTargetFeatureString().str(), options.opt_level,
+                                                        cache::ir_fingerprint(kernel)));
+    cache::AnyValue value = cache::lookup_or_build(
+        key, ".rjho",
+        [&](const std::string& payload) -> cache::AnyValue {
+          auto impl = fresh();
+          std::optional<Decoded> d = decode(payload, *impl);
+          if (!d) return nullptr;
+          impl->cpu = cpu_description(h);
+          try {
+            impl->entry = load_object(h, kernel.name, d->symbol, d->object);
+          } catch (const CompileError&) {
+            return nullptr;  // rejected and rebuilt under a new symbol
+          }
+          return impl;
+        },
+        [&]() -> std::pair<cache::AnyValue, std::string> {
+          auto impl = fresh();
+          const std::string symbol = fresh_symbol(kernel.name, true);
+          llvm::SmallVector<char, 0> object = build(kernel, options, h, symbol, *impl);
+          impl->entry = load_object(h, kernel.name, symbol, llvm::StringRef(object.data(), object.size()));
+          std::string payload = encode(*impl, symbol, object);
+          return {std::move(impl), std::move(payload)};
+        });
+    return HostKernel(std::static_pointer_cast<const HostKernel::Impl>(value));
   }
-  if (options.emit_llvm_ir_optimized) impl->llvm_ir_optimized = targets::to_string(module);
-  impl->cpu = fmt::format("{}, {}", h.jit->getTargetTriple().str(), h.tm->getTargetCPU().str());
-  impl->argument_names = std::move(lowered.argument_names);
-  impl->storage_bytes_per_work_item = lowered.storage_bytes_per_work_item;
-  impl->shared_bytes = lowered.shared_bytes;
-  impl->region_count = lowered.region_count;
-  impl->checks = std::move(lowered.checks);
-  if (options.jit) {
-    time_trace::Phase phase("codegen");  // ORC compiles the module when the symbol is looked up
-    if (auto err = h.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(lowered.module), std::move(context))))
-      throw CompileError(fmt::format("kernel '{}': the host JIT rejected the module: {}", kernel.name,
-                                     llvm::toString(std::move(err))));
-    auto address = h.jit->lookup(symbol);
-    if (!address)
-      throw CompileError(fmt::format("kernel '{}': the host JIT could not materialise it: {}", kernel.name,
-                                     llvm::toString(address.takeError())));
-    impl->entry = address->toPtr<targets::host::GroupFunction>();
-  }
+
+  time_trace::current_record_cache("bypassed");
+  auto impl = fresh();
+  const std::string symbol = fresh_symbol(kernel.name, false);
+  llvm::SmallVector<char, 0> object = build(kernel, options, h, symbol, *impl);
+  if (options.jit) impl->entry = load_object(h, kernel.name, symbol, llvm::StringRef(object.data(), object.size()));
   if (dump.wants(dump::llvm)) dump::write(dump, kernel.name, host, dump::llvm, impl->llvm_ir);
   if (dump.wants(dump::llvm_opt)) dump::write(dump, kernel.name, host, dump::llvm_opt, impl->llvm_ir_optimized);
   if (dump.wants(dump::assembly)) dump::write(dump, kernel.name, host, dump::assembly, impl->assembly);

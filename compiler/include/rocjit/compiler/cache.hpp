@@ -1,5 +1,6 @@
-// The kernel cache: compiled code objects keyed by a content hash of the kernel IR, the
-// target, the options and the compiler's version; in memory and on disk.
+// The kernel cache: compiled AMDGPU code objects and host-JIT objects, keyed by a content hash
+// of the kernel IR, the target (for the host: triple, CPU and features), the options and the
+// compiler's version; in memory and on disk (<key>.rjco, <key>.rjho).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,8 @@ struct CacheStats {
 };
 
 CacheStats cache_stats();
-// Forgets the in-memory entries (the on-disk cache stays).
+// Forgets the in-memory code objects (the on-disk cache stays). Host kernels stay: their JIT'd
+// code lives as long as the process.
 void clear_memory_cache();
 // The on-disk cache directory in use: $ROCJIT_CACHE_DIR, else $XDG_CACHE_HOME/rocjit, else
 // ~/.cache/rocjit; empty when ROCJIT_CACHE=0 disables the disk cache.

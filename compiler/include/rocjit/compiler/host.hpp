@@ -31,6 +31,9 @@ struct HostCompileOptions {
   // false: produce the requested texts and facts only; nothing is added to the process's JIT
   // and the kernel cannot run (Kernel::llvm_ir / assembly / metadata use this).
   bool jit = true;
+  // false: compile afresh instead of looking in the kernel cache (benchmarks). Plain compiles
+  // are cached in memory for the process and on disk like AMDGPU code objects (<key>.rjho).
+  bool cache = true;
 };
 
 // A kernel compiled for the host. Cheap to copy; the JIT'd code lives as long as the process.

@@ -18,7 +18,8 @@ struct CompilePhase {
 struct CompileRecord {
   std::string kernel;
   std::string target;       // "amdgpu:gfx90a", or "dsl" for tracing
-  // "miss", "memory", "disk"; "bypassed" when the compile asked for texts or an object, or
+  // "miss", "memory", "disk"; "bypassed" when the compile asked for texts or an object (host:
+  // also bounds checks or HostCompileOptions::cache = false), ROCJIT_LLVM_ARGS is set, or
   // ROCJIT_DUMP was set (those always compile afresh); "" for records of tracing
   std::string cache;
   std::vector<CompilePhase> phases;
