@@ -7,6 +7,7 @@
 // refreshes the entry's modification time).
 #include "cache/kernel_cache.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <llvm/Config/llvm-config.h>
@@ -248,8 +249,8 @@ std::string ir_fingerprint(const ir::Kernel& kernel) {
 }
 
 std::string key(const std::string& ir_fingerprint, const Target& target, const CompileOptions& options) {
-  return hash_key(fmt::format("rocjit {}|LLVM {}|{}|cov{}|O{}|{}", ROCJIT_VERSION, LLVM_VERSION_STRING, target.str(),
-                              options.code_object_version, options.opt_level, ir_fingerprint));
+  return hash_key(fmt::format("{}|{}|cov{}|O{}|{}", build_identity(), target.str(), options.code_object_version,
+                              options.opt_level, ir_fingerprint));
 }
 
 CodeObject lookup_or_compile(const std::string& ir_fingerprint, const Target& target, const CompileOptions& options,
@@ -307,6 +308,18 @@ CodeObject lookup_or_compile(const std::string& ir_fingerprint, const Target& ta
     memory.erase(k);  // a failed compile is not cached: the next call reports the error again
     throw;
   }
+}
+
+const std::string& build_identity() {
+  static const std::string identity = [] {
+    std::string id = fmt::format("rocjit {}|LLVM {}", ROCJIT_VERSION, LLVM_VERSION_STRING);
+    Dl_info info{};
+    struct stat st {};
+    if (dladdr(reinterpret_cast<void*>(&build_identity), &info) && info.dli_fname && stat(info.dli_fname, &st) == 0)
+      id += fmt::format("|{} bytes, modified {}.{:09}", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    return id;
+  }();
+  return identity;
 }
 
 std::string hash_key(const std::string& text) {

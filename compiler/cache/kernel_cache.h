@@ -23,6 +23,11 @@ std::string key(const std::string& ir_fingerprint, const Target& target, const C
 CodeObject lookup_or_compile(const std::string& ir_fingerprint, const Target& target, const CompileOptions& options,
                              const std::function<CodeObject()>& compile);
 
+// What identifies this build of rocjit in cache keys: the version, LLVM's version, and the size
+// and modification time of the binary holding rocjit's code (found with dladdr), so a rebuilt or
+// reinstalled library never reads entries an earlier build wrote.
+const std::string& build_identity();
+
 // 32 hex digits naming `text` (for keys built elsewhere).
 std::string hash_key(const std::string& text);
 

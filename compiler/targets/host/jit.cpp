@@ -6,7 +6,6 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
-#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -221,10 +220,10 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
                          !options.emit_llvm_ir && !options.emit_llvm_ir_optimized && !options.emit_assembly &&
                          dump.stages == 0 && !targets::llvm_args_given();
   if (cacheable) {
-    const std::string key = cache::hash_key(fmt::format("rocjit {}|LLVM {}|host {}|{}|O{}|{}", ROCJIT_VERSION,
-                                                        LLVM_VERSION_STRING, cpu_description(h),
-                                                        h.tm->getTargetFeatureString().str(), options.opt_level,
-                                                        cache::ir_fingerprint(kernel)));
+    const std::string key =
+        cache::hash_key(fmt::format("{}|host {}|{}|O{}|{}", cache::build_identity(), cpu_description(h),
+                                    h.tm->getTargetFeatureString().str(), options.opt_level,
+                                    cache::ir_fingerprint(kernel)));
     cache::AnyValue value = cache::lookup_or_build(
         key, ".rjho",
         [&](const std::string& payload) -> cache::AnyValue {
