@@ -29,7 +29,7 @@ class HipEvent : public EventImpl {
     api_->check(api_->hipSetDevice(device), "hipSetDevice");
     api_->check(api_->hipEventCreate(&event_), "hipEventCreate");
   }
-  ~HipEvent() override { api_->hipEventDestroy(event_); }
+  ~HipEvent() override { (void)api_->hipEventDestroy(event_); }  // destructors cannot report
   void synchronize() override { api_->check(api_->hipEventSynchronize(event_), "hipEventSynchronize"); }
   bool query() override { return api_->hipEventQuery(event_) == hipSuccess; }
   float elapsed_ms(EventImpl& later) override {
@@ -61,9 +61,9 @@ class HipStream : public StreamImpl {
   }
   ~HipStream() override {
     if (stream_) {
-      api_->hipStreamSynchronize(stream_);
+      (void)api_->hipStreamSynchronize(stream_);  // destructors cannot report; drain() runs callbacks
       drain();
-      api_->hipStreamDestroy(stream_);
+      (void)api_->hipStreamDestroy(stream_);
     }
   }
 
@@ -188,14 +188,14 @@ class HipDevice : public DeviceImpl {
                                     bytes, id(), api_->hipGetErrorName(e), free_memory()));
     return p;
   }
-  void deallocate(void* p) noexcept override { api_->hipFree(p); }
+  void deallocate(void* p) noexcept override { (void)api_->hipFree(p); }
   void* allocate_pinned(size_t bytes) override {
     select();
     void* p = nullptr;
     api_->check(api_->hipHostMalloc(&p, std::max<size_t>(bytes, 1), 0), "hipHostMalloc");
     return p;
   }
-  void deallocate_pinned(void* p) noexcept override { api_->hipHostFree(p); }
+  void deallocate_pinned(void* p) noexcept override { (void)api_->hipHostFree(p); }
   void page_lock(const void* p, size_t bytes) override {
     select();
     api_->check(api_->hipHostRegister(const_cast<void*>(p), bytes, 0), "hipHostRegister");
@@ -273,7 +273,7 @@ std::vector<std::shared_ptr<DeviceImpl>> make_hip_devices(std::string& why) {
     return out;
   }
   int version = 0;
-  api->hipRuntimeGetVersion(&version);
+  if (api->hipRuntimeGetVersion(&version) != hipSuccess) version = 0;  // unknown: code object v4
   for (int i = 0; i < count; ++i) {
     hipDeviceProp_t props{};
     if (api->hipGetDeviceProperties(&props, i) != hipSuccess) continue;
