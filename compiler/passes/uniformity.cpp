@@ -142,23 +142,33 @@ class Uniformity {
     }
   }
 
+  // " at file:line" where the op has a source location; IR parsed from .rjir without loc(...) has
+  // none, so name the value instead (" (%7)"), which the reader finds in the text.
+  static std::string where(const Op& op, ValueId value) {
+    if (!op.loc.file.empty() || op.loc.line != 0) return fmt::format(" at {}", op.loc.str());
+    if (value != 0) return fmt::format(" (%{})", value);
+    return {};
+  }
+
   static std::string describe(const Op& origin) {
     switch (origin.kind) {
       case OpKind::workitem:
-        return fmt::format("{}() at {}", workitem_name(origin.workitem()), origin.loc.str());
-      case OpKind::atomic: return fmt::format("an atomic's result at {}", origin.loc.str());
-      default: return fmt::format("a value loaded from memory at {}", origin.loc.str());
+        return fmt::format("{}({}){}", workitem_name(origin.workitem()), origin.dim, where(origin, origin.result));
+      case OpKind::atomic: return fmt::format("an atomic's result{}", where(origin, origin.result));
+      default: return fmt::format("a value loaded from memory{}", where(origin, origin.result));
     }
   }
 
   [[noreturn]] void fail(const Op& barrier, const Control& c) const {
     const char* what = barrier.kind == OpKind::barrier ? "barrier" : "wavebarrier";
-    const char* construct = c.condition_op->kind == OpKind::if_ ? "If" : "loop";
+    const bool is_if = c.condition_op->kind == OpKind::if_;
+    const ValueId condition = is_if && !c.condition_op->operands.empty() ? c.condition_op->operands[0] : 0;
     throw CompileError(fmt::format(
-        "kernel '{}': {} at {} is not reached by every work-item: the {} condition at {} depends on {}. "
+        "kernel '{}': {}{} is not reached by every work-item: the {} condition{} depends on {}. "
         "Barriers must be in work-group-uniform control flow: conditions built from scalar arguments, "
         "array shapes, group ids, constants and uniform loop counters",
-        kernel_.name, what, barrier.loc.str(), construct, c.condition_op->loc.str(), describe(*c.origin)));
+        kernel_.name, what, where(barrier, 0), is_if ? "If" : "loop", where(*c.condition_op, condition),
+        describe(*c.origin)));
   }
 
   const Kernel& kernel_;
