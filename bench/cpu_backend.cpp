@@ -1,6 +1,8 @@
 // CPU backend throughput: each sample kernel on rocjit's host JIT next to the same algorithm as
 // a plain C++ loop over the same number of threads and the same kernel in OpenCL C on PoCL.
-//   build/bin/bench-cpu [--repeat=N] [--quick]
+//   build/bin/bench-cpu [--repeat=N] [--quick] [--any-shape]
+// --any-shape compiles the kernels for any work-group shape (read at launch) instead of the one
+// they are launched with, to see what shape specialisation is worth.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -126,6 +128,15 @@ struct Row {
   std::optional<double> pocl;
 };
 
+bool any_shape = false;
+
+// As the CPU device compiles: for the work-group shape it is launched with.
+HostCompileOptions shaped(Dim3 block) {
+  HostCompileOptions options;
+  if (!any_shape) options.block = block;
+  return options;
+}
+
 std::string launch_text(Dim3 grid, Dim3 block) {
   if (grid.y == 1 && block.y == 1) return fmt::format("{} x {}", grid.x, block.x);
   return fmt::format("{}x{} x {}x{}", grid.x, grid.y, block.x, block.y);
@@ -224,7 +235,7 @@ Row bench_saxpy(int n, Pocl& pocl) {
       for (int64_t i = b; i < e; ++i) y_cxx[i] = a * x[i] + y_cxx[i];
     });
   }, [&] { reference = y_cxx; });
-  HostKernel k = compile_host(samples::saxpy().ir());
+  HostKernel k = compile_host(samples::saxpy().ir(), shaped(block));
   std::vector<float> y = y0;
   Args args;
   args.scalar(a).array(x, {n}).array(y, {n});
@@ -253,7 +264,7 @@ Row bench_reverse(int n, Pocl& pocl) {
       }
     });
   }, {});
-  HostKernel k = compile_host(samples::reverse().ir());
+  HostKernel k = compile_host(samples::reverse().ir(), shaped(block));
   Args args;
   args.array(in, {n}).array(out, {n});
   row.rocjit = measure([&] { run_host(k, grid, block, args.data()); },
@@ -289,7 +300,7 @@ Row bench_matmul(int n, Pocl& pocl) {
       }
     });
   }, {});
-  HostKernel k = compile_host(samples::matmul().ir());
+  HostKernel k = compile_host(samples::matmul().ir(), shaped(block));
   Args args;
   args.array(a, {n, n}).array(b, {n, n}).array(c, {n, n});
   row.rocjit = measure([&] { run_host(k, grid, block, args.data()); },
@@ -320,7 +331,7 @@ Row bench_reduce(int n, Pocl& pocl) {
     });
   }, {});
   // A tree sums in another order than the loop: allow float rounding.
-  HostKernel k = compile_host(samples::reduce().ir());
+  HostKernel k = compile_host(samples::reduce().ir(), shaped(block));
   Args args;
   args.array(in, {n}).array(partial, {groups});
   row.rocjit = measure([&] { run_host(k, grid, block, args.data()); },
@@ -350,7 +361,7 @@ Row bench_transpose(int rows, int cols, Pocl& pocl) {
               reference[j * rows + i] = in[i * cols + j];
     });
   }, {});
-  HostKernel k = compile_host(samples::transpose().ir());
+  HostKernel k = compile_host(samples::transpose().ir(), shaped(block));
   Args args;
   args.array(in, {rows, cols}).array(out, {cols, rows});
   row.rocjit = measure([&] { run_host(k, grid, block, args.data()); },
@@ -383,7 +394,7 @@ Row bench_histogram(int n, int groups, Pocl& pocl) {
     for (const auto& c : counts)
       for (int b = 0; b < bins; ++b) reference[b] += c[b];
   }, {});
-  HostKernel k = compile_host(samples::histogram().ir());
+  HostKernel k = compile_host(samples::histogram().ir(), shaped(block));
   Args args;
   args.array(data, {n}).array(hist, {bins});
   row.rocjit = measure([&] { run_host(k, grid, block, args.data()); },
@@ -413,7 +424,7 @@ Row bench_jacobi(int rows, int cols, Pocl& pocl) {
                                              in[i * cols + j - 1] + in[i * cols + j + 1]);
     });
   }, {});
-  HostKernel k = compile_host(samples::jacobi().ir());
+  HostKernel k = compile_host(samples::jacobi().ir(), shaped(block));
   Args args;
   args.array(in, {rows, cols}).array(out, {rows, cols});
   row.rocjit = measure([&] { run_host(k, grid, block, args.data()); },
@@ -435,7 +446,9 @@ void print_header(const Pocl& pocl) {
   unsigned threads = host_thread_count();
   fmt::print("rocjit CPU backend: median of {} timed runs after one warm-up run checked against the C++ result; ms\n",
              repeats);
-  fmt::print("  rocjit: run_host on its pool of {} worker threads (rocjit::host_thread_count())\n", threads);
+  fmt::print("  rocjit: run_host on its pool of {} worker threads (rocjit::host_thread_count()), {}\n", threads,
+             any_shape ? "compiled for any work-group shape (--any-shape)"
+                       : "compiled for the work-group shape (HostCompileOptions::block), as the CPU device does");
   fmt::print("  C++:    the same algorithm as plain loops, -O3 -march=native, multi-threaded: {} std::threads\n",
              threads);
 #ifdef ROCJIT_HAVE_OPENCL
@@ -478,7 +491,7 @@ void print_goals(const std::vector<Row>& rows) {
 }
 
 [[noreturn]] void usage(const char* bad) {
-  std::fprintf(stderr, "bench-cpu: unknown option '%s'\nusage: bench-cpu [--repeat=N] [--quick]\n", bad);
+  std::fprintf(stderr, "bench-cpu: unknown option '%s'\nusage: bench-cpu [--repeat=N] [--quick] [--any-shape]\n", bad);
   std::exit(2);
 }
 
@@ -490,6 +503,8 @@ int main(int argc, char** argv) {
     if (std::strncmp(argv[i], "--repeat=", 9) == 0) {
       repeats = std::atoi(argv[i] + 9);
       if (repeats < 1) usage(argv[i]);
+    } else if (std::strcmp(argv[i], "--any-shape") == 0) {
+      any_shape = true;
     } else if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;  // tiny, ragged sizes: checks every result quickly, timings mean nothing
     } else {

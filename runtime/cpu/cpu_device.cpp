@@ -8,8 +8,10 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <mutex>
 #include <new>
 #include <thread>
+#include <vector>
 
 #include "rocjit/compiler/error.hpp"
 #include "runtime/src/backend.hpp"
@@ -19,8 +21,32 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A kernel on the CPU device. The host backend compiles it for each of the first few work-group
+// shapes it is launched with (constant trip counts in the work-item loops: LLVM unrolls and
+// vectorises them without runtime checks), then once more for any further shape.
 struct CpuKernel : CompiledKernel {
-  HostKernel host;
+  static constexpr size_t max_shapes = 4;
+  std::shared_ptr<const ir::Kernel> ir;
+  mutable std::mutex lock;
+  mutable std::vector<HostKernel> shapes;  // each with a fixed_block
+  mutable HostKernel any;
+
+  // Compiles on first use of a shape (so CompileErrors surface at the launch), then looks up.
+  HostKernel for_block(Dim3 block) const {
+    std::lock_guard<std::mutex> g(lock);
+    for (const HostKernel& k : shapes) {
+      const Dim3 f = *k.fixed_block();
+      if (f.x == block.x && f.y == block.y && f.z == block.z) return k;
+    }
+    if (shapes.size() < max_shapes) {
+      HostCompileOptions options;
+      options.block = block;
+      shapes.push_back(compile_host(*ir, options));
+      return shapes.back();
+    }
+    if (!any) any = compile_host(*ir);
+    return any;
+  }
 };
 
 class CpuEvent : public EventImpl {
@@ -79,7 +105,7 @@ class CpuStream : public StreamImpl {
   }
   void launch(std::shared_ptr<CompiledKernel> kernel, Dim3 grid, Dim3 block, std::shared_ptr<ArgumentPack> args) override {
     submit([kernel, grid, block, args] {
-      run_host(static_cast<CpuKernel&>(*kernel).host, grid, block, args->pointers.data());
+      run_host(static_cast<CpuKernel&>(*kernel).for_block(block), grid, block, args->pointers.data());
     });
   }
   void host_callback(std::function<void()> f) override { submit(std::move(f)); }
@@ -192,15 +218,17 @@ class CpuDevice : public DeviceImpl {
   std::shared_ptr<EventImpl> create_event() override { return std::make_shared<CpuEvent>(); }
 
   void check_geometry(const CompiledKernel& k, Dim3 grid, Dim3 block) override {
-    check_host_geometry(static_cast<const CpuKernel&>(k).host, grid, block);
+    // The shape is checked before a kernel is compiled for it.
+    check_host_geometry(k.name, k.max_block_size, grid, block);
+    check_host_geometry(static_cast<const CpuKernel&>(k).for_block(block), grid, block);
   }
 
  protected:
-  std::shared_ptr<CompiledKernel> compile(const ir::Kernel& ir) override {
+  std::shared_ptr<CompiledKernel> compile(const std::shared_ptr<const ir::Kernel>& ir) override {
     auto k = std::make_shared<CpuKernel>();
-    k->host = compile_host(ir);
-    k->name = ir.name;
-    k->max_block_size = ir.max_block_size;
+    k->ir = ir;
+    k->name = ir->name;
+    k->max_block_size = ir->max_block_size;
     return k;
   }
 };

@@ -231,7 +231,8 @@ class HipDevice : public DeviceImpl {
   }
 
  protected:
-  std::shared_ptr<CompiledKernel> compile(const ir::Kernel& ir) override {
+  std::shared_ptr<CompiledKernel> compile(const std::shared_ptr<const ir::Kernel>& kernel) override {
+    const ir::Kernel& ir = *kernel;
     auto k = std::make_shared<HipKernel>();
     CompileOptions options;
     options.code_object_version = code_object_version_;

@@ -122,7 +122,7 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   void deregister_range(const void* p, size_t bytes);
 
  protected:
-  virtual std::shared_ptr<CompiledKernel> compile(const ir::Kernel& ir) = 0;
+  virtual std::shared_ptr<CompiledKernel> compile(const std::shared_ptr<const ir::Kernel>& ir) = 0;
 
  private:
   std::mutex lock_;

@@ -31,7 +31,7 @@ std::shared_ptr<CompiledKernel> DeviceImpl::kernel(const std::shared_ptr<const i
     if (it != kernels_.end()) return it->second.second;
   }
   // Compile outside the lock; a second thread racing here compiles too and one result wins.
-  std::shared_ptr<CompiledKernel> compiled = compile(*ir);
+  std::shared_ptr<CompiledKernel> compiled = compile(ir);
   std::lock_guard<std::mutex> g(lock_);
   auto [it, inserted] = kernels_.try_emplace(ir.get(), ir, compiled);
   return it->second.second;

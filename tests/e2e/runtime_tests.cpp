@@ -262,3 +262,19 @@ TEST_CASE("a device is freed when its last handle goes, and a stream handle keep
   s = Stream();
   CHECK(held.expired());
 }
+
+TEST_CASE("one kernel launched with many work-group shapes computes right with each") {
+  // The CPU device compiles a kernel for each of its first shapes, then once for any shape.
+  Kernel k = samples::saxpy();
+  const int n = 1000;
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i) x[i] = float(i), y[i] = 1.0f;
+  DeviceArray<float> dx = to_device(x), dy = to_device(y);
+  float expected_step = 0;
+  for (int64_t block : {256, 64, 100, 1, 37, 128, 256, 7}) {
+    k[{(n + block - 1) / block, block}](0.5f, dx, dy);
+    expected_step += 0.5f;
+    HostArray<float> out = dy.copy_to_host();
+    for (int i = 0; i < n; ++i) REQUIRE(out.data()[i] == Approx(1.0f + expected_step * float(i)));
+  }
+}

@@ -374,3 +374,18 @@ TEST_CASE("host compiles that ask for texts, bounds checks or no cache compile a
   }
   CHECK((!fs::exists(cache.dir) || host_entries(cache.dir).empty()));
 }
+
+TEST_CASE("a host kernel compiled for a work-group shape is its own cache entry") {
+  TemporaryCache cache;
+  HostCompileOptions shaped;
+  shaped.block = Dim3{32, 8};
+  CacheStats before = cache_stats();
+  HostKernel any = compile_host(samples::transpose().ir());
+  HostKernel fixed = compile_host(samples::transpose().ir(), shaped);
+  HostKernel again = compile_host(samples::transpose().ir(), shaped);
+  CHECK(delta(before).misses + delta(before).disk_hits == 2);
+  CHECK(delta(before).memory_hits == 1);
+  CHECK_FALSE(any.fixed_block());
+  REQUIRE(again.fixed_block());
+  CHECK(again.fixed_block()->y == 8);
+}

@@ -283,3 +283,47 @@ TEST_CASE("bounds checking reports kernel, array, index and file:line instead of
   for (int i = 1; i < 8; ++i) CHECK(x[i] == 1.0f);  // in-bounds stores happened
   CHECK(guard == std::vector<float>(4, 9.0f));
 }
+
+TEST_CASE("a kernel compiled for its work-group shape computes the same and refuses other shapes") {
+  HostCompileOptions for_16x16;
+  for_16x16.block = Dim3{16, 16};
+  for_16x16.emit_llvm_ir = true;
+  HostKernel k = compile_host(samples::transpose().ir(), for_16x16);
+  REQUIRE(k.fixed_block());
+  CHECK(k.fixed_block()->x == 16);
+  CHECK_THAT(k.llvm_ir(), !Contains("%block = load"));  // the shape is a constant, not read at launch
+  CHECK_THAT(metadata_text(k), Contains("work-group shape:     16x16x1 (compiled for it)"));
+  int rows = 33, cols = 47;
+  auto in = random_floats(rows * cols, 6);
+  std::vector<float> out(rows * cols, 0.0f);
+  HostArgs args = std::move(HostArgs().array(in.data(), {rows, cols}).array(out.data(), {cols, rows}));
+  run_host(k, {blocks(cols, 16), blocks(rows, 16)}, {16, 16}, args.data());
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) REQUIRE(out[j * rows + i] == in[i * cols + j]);
+  CHECK_THROWS_WITH(run_host(k, {8, 8}, {8, 8}, args.data()),
+                    Contains("kernel 'transpose'") && Contains("compiled for work-groups of 16x16x1") &&
+                        Contains("cannot run with 8x8x1"));
+
+  // Odd 3-D shapes: every work-item still gets its ids.
+  Kernel ids = kernel("ids3d_fixed", [](Array<int32_t, 3> out) {
+    auto [x, y, z] = grid<3>();
+    out(z, y, x) = local_id(0) + 10 * local_id(1) + 100 * local_id(2) + 1000 * group_id(0);
+  }, {.max_block_size = 64});
+  HostCompileOptions shape;
+  shape.block = Dim3{3, 2, 5};
+  HostKernel fixed = compile_host(ids.ir(), shape);
+  std::vector<int32_t> cells(6 * 2 * 5, -1);
+  run_host(fixed, {2, 1, 1}, {3, 2, 5}, HostArgs().array(cells.data(), {5, 2, 6}).data());
+  for (int z = 0; z < 5; ++z)
+    for (int y = 0; y < 2; ++y)
+      for (int x = 0; x < 6; ++x) REQUIRE(cells[(z * 2 + y) * 6 + x] == x % 3 + 10 * y + 100 * z + 1000 * (x / 3));
+
+  // Shapes the kernel could never run with are refused when compiling.
+  for (Dim3 bad : {Dim3{0, 1, 1}, Dim3{16, 16, 1}, Dim3{2048, 1, 1}}) {
+    HostCompileOptions o;
+    o.block = bad;
+    CHECK_THROWS_WITH(compile_host(ids.ir(), o), Contains("kernel 'ids3d_fixed'") &&
+                                                     Contains("HostCompileOptions::block") &&
+                                                     Contains("at most 64 work-items"));
+  }
+}

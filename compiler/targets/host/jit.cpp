@@ -97,7 +97,11 @@ llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const HostCompileOpti
                                  const std::string& symbol, HostKernel::Impl& impl) {
   std::optional<time_trace::Phase> lower_phase(std::in_place, "lower");
   llvm::LLVMContext context;
-  targets::host::HostModule lowered = targets::host::lower(kernel, context, symbol, impl.bounds_check);
+  std::array<int32_t, 3> block = {0, 0, 0};
+  if (impl.fixed_block)
+    block = {static_cast<int32_t>(impl.fixed_block->x), static_cast<int32_t>(impl.fixed_block->y),
+             static_cast<int32_t>(impl.fixed_block->z)};
+  targets::host::HostModule lowered = targets::host::lower(kernel, context, symbol, impl.bounds_check, block);
   llvm::Module& module = *lowered.module;
   module.setDataLayout(h.jit->getDataLayout());
   module.setTargetTriple(h.jit->getTargetTriple());
@@ -203,6 +207,13 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
                              fmt::format("the host backend allows {} bytes per work-group", host_shared_bytes_limit));
   targets::check_array_bytes(kernel, ir::MemorySpace::local, host_local_bytes_limit, "of private memory",
                              fmt::format("the host backend allows {} bytes per work-item", host_local_bytes_limit));
+  if (const std::optional<Dim3>& b = options.block) {
+    if (b->x < 1 || b->y < 1 || b->z < 1 || b->x > 1024 || b->y > 1024 || b->z > 1024 ||
+        b->count() > kernel.max_block_size)
+      throw CompileError(fmt::format("kernel '{}': HostCompileOptions::block {}x{}x{} is not a work-group shape it "
+                                     "can run with (every dimension at least 1, at most {} work-items)",
+                                     kernel.name, b->x, b->y, b->z, kernel.max_block_size));
+  }
   targets::prepare_compile(kernel.name);
   HostJit& h = host_jit();
   auto fresh = [&] {
@@ -210,6 +221,7 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
     impl->name = kernel.name;
     impl->max_block_size = kernel.max_block_size;
     impl->bounds_check = options.bounds_check || bounds_check_from_environment();
+    impl->fixed_block = options.block;
     return impl;
   };
 
@@ -221,8 +233,11 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
                          dump.stages == 0 && !targets::llvm_args_given();
   if (cacheable) {
     const std::string key =
-        cache::hash_key(fmt::format("{}|host {}|{}|O{}|{}", cache::build_identity(), cpu_description(h),
+        cache::hash_key(fmt::format("{}|host {}|{}|O{}|block {}|{}", cache::build_identity(), cpu_description(h),
                                     h.tm->getTargetFeatureString().str(), options.opt_level,
+                                    options.block ? fmt::format("{}x{}x{}", options.block->x, options.block->y,
+                                                                options.block->z)
+                                                  : std::string("any"),
                                     cache::ir_fingerprint(kernel)));
     cache::AnyValue value = cache::lookup_or_build(
         key, ".rjho",

@@ -1,6 +1,7 @@
 // The process-wide ORC LLJIT for host kernels and the HostKernel implementation record.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct HostKernel::Impl {
   unsigned region_count = 0;
   std::vector<targets::host::BoundsCheck> checks;
   bool bounds_check = false;
+  std::optional<Dim3> fixed_block;  // HostCompileOptions::block
   std::string llvm_ir, llvm_ir_optimized, assembly;
   std::string cpu;  // "x86_64-pc-linux-gnu, znver3"
   targets::host::GroupFunction entry = nullptr;  // null when compiled with jit = false

@@ -46,8 +46,8 @@ bool group_level(const ir::Op& op) { return contains_barrier(op) || break_escape
 
 class HostLowering : public KernelLowering {
  public:
-  HostLowering(const ir::Kernel& k, llvm::Module& m, bool bounds_check)
-      : KernelLowering(k, m), bounds_check_(bounds_check) {}
+  HostLowering(const ir::Kernel& k, llvm::Module& m, bool bounds_check, const std::array<int32_t, 3>& block)
+      : KernelLowering(k, m), bounds_check_(bounds_check), fixed_block_(block) {}
 
   HostModule run(const std::string& name) {
     plan();
@@ -74,7 +74,9 @@ class HostLowering : public KernelLowering {
       load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(context_, {}));
       return load;
     };
-    for (unsigned d = 0; d < 3; ++d) block_[d] = field(builder_.getInt32Ty(), 4 * d, "block");
+    for (unsigned d = 0; d < 3; ++d)
+      block_[d] = fixed_block_[0] > 0 ? static_cast<llvm::Value*>(builder_.getInt32(fixed_block_[d]))
+                                      : field(builder_.getInt32Ty(), 4 * d, "block");
     for (unsigned d = 0; d < 3; ++d) grid_[d] = field(builder_.getInt32Ty(), 12 + 4 * d, "grid");
     shared_ = field(ptr, offsetof(LaunchContext, shared), "shared");
     storage_ = field(ptr, offsetof(LaunchContext, storage), "storage");
@@ -399,6 +401,7 @@ class HostLowering : public KernelLowering {
   std::vector<BoundsCheck> checks_;
 
   int segment_ = group_segment;
+  std::array<int32_t, 3> fixed_block_;
   llvm::Value* block_[3] = {}, * grid_[3] = {}, * group_[3] = {}, * local_[3] = {};
   llvm::Value* shared_ = nullptr, * storage_ = nullptr, * threads_ = nullptr, * work_item_ = nullptr;
   llvm::Value* report_ = nullptr, * report_state_ = nullptr, * scratch_ = nullptr;
@@ -407,9 +410,9 @@ class HostLowering : public KernelLowering {
 }  // namespace
 
 HostModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, const std::string& function_name,
-                 bool bounds_check) {
+                 bool bounds_check, const std::array<int32_t, 3>& block) {
   auto module = std::make_unique<llvm::Module>(kernel.name, context);
-  HostLowering lowering(kernel, *module, bounds_check);
+  HostLowering lowering(kernel, *module, bounds_check, block);
   HostModule out = lowering.run(function_name);
   out.module = std::move(module);
   return out;

@@ -3,6 +3,7 @@
 
 #include <llvm/IR/Module.h>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,7 +32,8 @@ struct HostModule {
   std::vector<BoundsCheck> checks;
 };
 
+// `block`: x, y, z of the work-group shape to compile for, or all 0 to read it at launch.
 HostModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, const std::string& function_name,
-                 bool bounds_check);
+                 bool bounds_check, const std::array<int32_t, 3>& block);
 
 }  // namespace rocjit::targets::host

@@ -25,6 +25,7 @@ unsigned HostKernel::region_count() const { return impl_->region_count; }
 uint64_t HostKernel::shared_bytes() const { return impl_->shared_bytes; }
 uint32_t HostKernel::max_block_size() const { return impl_->max_block_size; }
 bool HostKernel::bounds_checked() const { return impl_->bounds_check; }
+std::optional<Dim3> HostKernel::fixed_block() const { return impl_->fixed_block; }
 const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
 const std::string& HostKernel::llvm_ir_optimized() const { return impl_->llvm_ir_optimized; }
 const std::string& HostKernel::assembly() const { return impl_->assembly; }
@@ -34,6 +35,9 @@ std::string metadata_text(const HostKernel& kernel) {
   std::string s = fmt::format("kernel {}\n", k.name);
   s += fmt::format("  target:               host ({})\n", k.cpu);
   s += fmt::format("  max work-group size:  {}\n", k.max_block_size);
+  if (k.fixed_block)
+    s += fmt::format("  work-group shape:     {}x{}x{} (compiled for it)\n", k.fixed_block->x, k.fixed_block->y,
+                     k.fixed_block->z);
   s += fmt::format("  barrier-free regions: {}\n", k.region_count);
   s += fmt::format("  work-item storage:    {} bytes per work-item (values and variables live across barriers)\n",
                    k.storage_bytes_per_work_item);
@@ -177,13 +181,7 @@ unsigned host_thread_count() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-void check_host_geometry(const HostKernel& kernel, Dim3 grid, Dim3 block) {
-  if (!kernel) throw LaunchError("cannot run an empty HostKernel; compile one with compile_host()");
-  const std::string& name = kernel.name();
-  if (!kernel.impl().entry)
-    throw LaunchError(fmt::format("kernel '{}' was compiled with HostCompileOptions::jit = false (for its texts "
-                                  "only) and cannot run",
-                                  name));
+void check_host_geometry(const std::string& name, uint32_t max_block_size, Dim3 grid, Dim3 block) {
   const char* axis[] = {"x", "y", "z"};
   int64_t g[] = {grid.x, grid.y, grid.z}, b[] = {block.x, block.y, block.z};
   for (int d = 0; d < 3; ++d) {
@@ -201,10 +199,10 @@ void check_host_geometry(const HostKernel& kernel, Dim3 grid, Dim3 block) {
   if (threads > 1024)
     throw LaunchError(fmt::format("kernel '{}': a block of {}x{}x{} = {} work-items exceeds the limit of 1024", name,
                                   b[0], b[1], b[2], threads));
-  if (threads > kernel.max_block_size())
+  if (threads > max_block_size)
     throw LaunchError(fmt::format("kernel '{}': a block of {} work-items exceeds the kernel's declared maximum of {} "
                                   "(KernelOptions::max_block_size)",
-                                  name, threads, kernel.max_block_size()));
+                                  name, threads, max_block_size));
   int64_t total = threads;
   bool overflow = false;
   for (int64_t n : g) overflow = overflow || __builtin_mul_overflow(total, n, &total);
@@ -217,6 +215,21 @@ void check_host_geometry(const HostKernel& kernel, Dim3 grid, Dim3 block) {
       throw LaunchError(fmt::format("kernel '{}': grid.{} * block.{} = {} work-items; global ids are 32-bit, so each "
                                     "dimension holds at most 2147483647",
                                     name, axis[d], axis[d], static_cast<int64_t>(static_cast<__int128>(g[d]) * b[d])));
+}
+
+void check_host_geometry(const HostKernel& kernel, Dim3 grid, Dim3 block) {
+  if (!kernel) throw LaunchError("cannot run an empty HostKernel; compile one with compile_host()");
+  const std::string& name = kernel.name();
+  if (!kernel.impl().entry)
+    throw LaunchError(fmt::format("kernel '{}' was compiled with HostCompileOptions::jit = false (for its texts "
+                                  "only) and cannot run",
+                                  name));
+  check_host_geometry(name, kernel.max_block_size(), grid, block);
+  if (const std::optional<Dim3>& f = kernel.impl().fixed_block;
+      f && (f->x != block.x || f->y != block.y || f->z != block.z))
+    throw LaunchError(fmt::format("kernel '{}': it was compiled for work-groups of {}x{}x{} "
+                                  "(HostCompileOptions::block) and cannot run with {}x{}x{}",
+                                  name, f->x, f->y, f->z, block.x, block.y, block.z));
 }
 
 void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const* args) {

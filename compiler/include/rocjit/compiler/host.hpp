@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ struct HostCompileOptions {
   // false: compile afresh instead of looking in the kernel cache (benchmarks). Plain compiles
   // are cached in memory for the process and on disk like AMDGPU code objects (<key>.rjho).
   bool cache = true;
+  // Compile for exactly this work-group shape (PoCL does this for every local size): the
+  // work-item loops get constant trip counts, which LLVM unrolls and vectorises without runtime
+  // checks (transpose runs 2x faster). Such a kernel refuses other shapes. Unset: any shape, read
+  // at launch. The CPU device specialises the first few shapes each kernel is launched with.
+  std::optional<Dim3> block;
 };
 
 // A kernel compiled for the host. Cheap to copy; the JIT'd code lives as long as the process.
@@ -54,6 +60,8 @@ class HostKernel {
   uint64_t shared_bytes() const;
   uint32_t max_block_size() const;
   bool bounds_checked() const;
+  // The work-group shape the kernel was compiled for, if it was (HostCompileOptions::block).
+  std::optional<Dim3> fixed_block() const;
   const std::string& llvm_ir() const;
   const std::string& llvm_ir_optimized() const;
   const std::string& assembly() const;
@@ -81,6 +89,8 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& opti
 // Checks grid (work-groups per dimension) and block (work-items per group) against the kernel
 // and the host limits; throws LaunchError naming the kernel and the bad dimension.
 void check_host_geometry(const HostKernel& kernel, Dim3 grid, Dim3 block);
+// The same checks for a kernel not compiled yet (named, with its KernelOptions::max_block_size).
+void check_host_geometry(const std::string& kernel, uint32_t max_block_size, Dim3 grid, Dim3 block);
 
 // Runs the kernel over `grid` groups of `block` work-items and returns when all are done.
 // args[i] points to the value of argument i (see argument_names()), as hipModuleLaunchKernel's
