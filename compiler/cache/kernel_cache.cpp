@@ -1,8 +1,9 @@
 // In-memory and on-disk kernel cache.
 //
-// Disk entries: <dir>/<key>.rjco, written to a temporary file and renamed into place. Header:
-// magic "RJCACHE1", format version, the 32-hex-digit key, payload length and an FNV-1a checksum
-// of the payload; anything that does not verify is ignored and replaced. The directory is
+// Disk entries: <dir>/<key>.rjco (AMDGPU code objects) and <key>.rjho (host objects), written
+// to a temporary file and renamed into place. Header: magic "RJCACHE1", format version, the
+// 32-hex-digit key, payload length and an FNV-1a checksum of the payload; anything that does not
+// verify is ignored and replaced. The directory is
 // bounded by ROCJIT_CACHE_MAX_MB (default 512) with least-recently-used eviction (a hit
 // refreshes the entry's modification time).
 #include "cache/kernel_cache.h"
@@ -220,6 +221,68 @@ void write_entry(const std::string& dir, const std::string& key, const char* ext
   evict(dir, max_bytes());
 }
 
+// Memory (`level`; concurrent callers of one key wait for the first), then <dir>/<key><extension>
+// (`decode` gives nullopt for a payload it cannot use: the entry is rejected), then `build`,
+// which returns the value and the payload to store. A failed build is not remembered: the next
+// call reports the error again.
+template <class V>
+V two_levels(std::map<std::string, std::shared_future<V>>& level, const std::string& key, const char* extension,
+             const std::function<std::optional<V>(const std::string&)>& decode,
+             const std::function<std::pair<V, std::string>()>& build) {
+  std::optional<time_trace::Phase> lookup_phase(std::in_place, "cache lookup");
+  std::promise<V> promise;
+  std::shared_future<V> future;
+  bool owner = false;
+  {
+    std::lock_guard<std::mutex> g(memory_lock);
+    auto it = level.find(key);
+    if (it != level.end()) {
+      future = it->second;
+    } else {
+      future = promise.get_future().share();
+      level.emplace(key, future);
+      owner = true;
+    }
+  }
+  if (!owner) {  // another call builds (or built) this key: wait for its result
+    ++counters.memory_hits;
+    V value = future.get();
+    lookup_phase.reset();
+    time_trace::current_record_cache("memory");
+    return value;
+  }
+  lookup_phase.reset();
+  try {
+    std::optional<V> value;
+    const std::string dir = cache_directory();
+    const std::string path = dir.empty() ? std::string() : fmt::format("{}/{}{}", dir, key, extension);
+    if (!dir.empty()) {
+      time_trace::Phase phase("load");
+      if (std::optional<std::string> payload = read_entry(path, key)) {
+        value = decode(*payload);
+        if (!value) reject(path);
+      }
+    }
+    if (value) {
+      ++counters.disk_hits;
+      time_trace::current_record_cache("disk");
+    } else {
+      ++counters.misses;
+      time_trace::current_record_cache("miss");
+      auto [built, payload] = build();
+      value = std::move(built);
+      if (!dir.empty() && ensure_directory(dir)) write_entry(dir, key, extension, payload);
+    }
+    promise.set_value(*value);
+    return *value;
+  } catch (...) {
+    promise.set_exception(std::current_exception());
+    std::lock_guard<std::mutex> g(memory_lock);
+    level.erase(key);
+    throw;
+  }
+}
+
 }  // namespace
 
 CacheStats cache_stats() {
@@ -255,59 +318,18 @@ std::string key(const std::string& ir_fingerprint, const Target& target, const C
 
 CodeObject lookup_or_compile(const std::string& ir_fingerprint, const Target& target, const CompileOptions& options,
                              const std::function<CodeObject()>& compile) {
-  std::optional<time_trace::Phase> lookup_phase(std::in_place, "cache lookup");
-  std::string k = key(ir_fingerprint, target, options);
-  std::promise<CodeObject> promise;
-  std::shared_future<CodeObject> future;
-  bool owner = false;
-  {
-    std::lock_guard<std::mutex> g(memory_lock);
-    auto it = memory.find(k);
-    if (it != memory.end()) {
-      future = it->second;
-    } else {
-      future = promise.get_future().share();
-      memory.emplace(k, future);
-      owner = true;
-    }
-  }
-  if (!owner) {  // another call compiles (or compiled) this key: wait for its result
-    ++counters.memory_hits;
-    CodeObject co = future.get();
-    lookup_phase.reset();
-    time_trace::current_record_cache("memory");
-    return co;
-  }
-  lookup_phase.reset();
-  try {
-    CodeObject co;
-    std::string dir = cache_directory();
-    std::string path = dir.empty() ? std::string() : fmt::format("{}/{}.rjco", dir, k);
-    bool loaded = false;
-    if (!dir.empty()) {
-      time_trace::Phase phase("load");
-      if (std::optional<std::string> payload = read_entry(path, k)) {
-        loaded = deserialize(*payload, target, co);
-        if (!loaded) reject(path);
-      }
-    }
-    if (loaded) {
-      ++counters.disk_hits;
-      time_trace::current_record_cache("disk");
-    } else {
-      ++counters.misses;
-      time_trace::current_record_cache("miss");
-      co = compile();
-      if (!dir.empty() && ensure_directory(dir)) write_entry(dir, k, ".rjco", serialize(co));
-    }
-    promise.set_value(co);
-    return co;
-  } catch (...) {
-    promise.set_exception(std::current_exception());
-    std::lock_guard<std::mutex> g(memory_lock);
-    memory.erase(k);  // a failed compile is not cached: the next call reports the error again
-    throw;
-  }
+  return two_levels<CodeObject>(
+      memory, key(ir_fingerprint, target, options), ".rjco",
+      [&](const std::string& payload) -> std::optional<CodeObject> {
+        CodeObject co;
+        if (!deserialize(payload, target, co)) return std::nullopt;
+        return co;
+      },
+      [&] {
+        CodeObject co = compile();
+        std::string payload = serialize(co);
+        return std::make_pair(std::move(co), std::move(payload));
+      });
 }
 
 const std::string& build_identity() {
@@ -330,58 +352,14 @@ std::string hash_key(const std::string& text) {
 AnyValue lookup_or_build(const std::string& key, const char* extension,
                          const std::function<AnyValue(const std::string& payload)>& decode,
                          const std::function<std::pair<AnyValue, std::string>()>& build) {
-  std::optional<time_trace::Phase> lookup_phase(std::in_place, "cache lookup");
-  std::promise<AnyValue> promise;
-  std::shared_future<AnyValue> future;
-  bool owner = false;
-  {
-    std::lock_guard<std::mutex> g(memory_lock);
-    auto it = lasting.find(key);
-    if (it != lasting.end()) {
-      future = it->second;
-    } else {
-      future = promise.get_future().share();
-      lasting.emplace(key, future);
-      owner = true;
-    }
-  }
-  if (!owner) {
-    ++counters.memory_hits;
-    AnyValue value = future.get();
-    lookup_phase.reset();
-    time_trace::current_record_cache("memory");
-    return value;
-  }
-  lookup_phase.reset();
-  try {
-    AnyValue value;
-    const std::string dir = cache_directory();
-    const std::string path = dir.empty() ? std::string() : fmt::format("{}/{}{}", dir, key, extension);
-    if (!dir.empty()) {
-      time_trace::Phase phase("load");
-      if (std::optional<std::string> payload = read_entry(path, key)) {
-        value = decode(*payload);
-        if (!value) reject(path);
-      }
-    }
-    if (value) {
-      ++counters.disk_hits;
-      time_trace::current_record_cache("disk");
-    } else {
-      ++counters.misses;
-      time_trace::current_record_cache("miss");
-      auto [built, payload] = build();
-      value = std::move(built);
-      if (!dir.empty() && ensure_directory(dir)) write_entry(dir, key, extension, payload);
-    }
-    promise.set_value(value);
-    return value;
-  } catch (...) {
-    promise.set_exception(std::current_exception());
-    std::lock_guard<std::mutex> g(memory_lock);
-    lasting.erase(key);
-    throw;
-  }
+  return two_levels<AnyValue>(
+      lasting, key, extension,
+      [&](const std::string& payload) -> std::optional<AnyValue> {
+        AnyValue value = decode(payload);
+        if (!value) return std::nullopt;
+        return value;
+      },
+      build);
 }
 
 }  // namespace cache
