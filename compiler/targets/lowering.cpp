@@ -232,9 +232,10 @@ llvm::Value* KernelLowering::atomic(const ir::Op& op) {
   const bool f = ir::is_float(m.element);
   const bool s = ir::is_signed(m.element);
   llvm::Value* v = value(op.operands[m.rank]);
+  llvm::MaybeAlign align(ir::byte_size(m.element));
+  if (plain_atomics(m.space)) return plain_atomic(op, ptr, v, align);
   auto scope = atomic_scope(m.space);
   const auto order = llvm::AtomicOrdering::Monotonic;
-  llvm::MaybeAlign align(ir::byte_size(m.element));
   using B = llvm::AtomicRMWInst::BinOp;
   B bop = B::Xchg;
   switch (op.atomic_op()) {
@@ -255,6 +256,41 @@ llvm::Value* KernelLowering::atomic(const ir::Op& op) {
   llvm::AtomicRMWInst* rmw = builder_.CreateAtomicRMW(bop, ptr, v, align, order, scope);
   annotate_atomic(*rmw, m);
   return rmw;
+}
+
+// The same operations as atomicrmw/cmpxchg, for memory no other thread touches meanwhile.
+llvm::Value* KernelLowering::plain_atomic(const ir::Op& op, llvm::Value* ptr, llvm::Value* v, llvm::MaybeAlign align) {
+  const ir::Memory& m = kernel_.memories[op.ref];
+  const bool f = ir::is_float(m.element);
+  const bool s = ir::is_signed(m.element);
+  llvm::LoadInst* old = builder_.CreateAlignedLoad(v->getType(), ptr, align, "atomic.old");
+  llvm::Value* updated = nullptr;
+  switch (op.atomic_op()) {
+    case ir::AtomicOp::add: updated = f ? builder_.CreateFAdd(old, v) : builder_.CreateAdd(old, v); break;
+    case ir::AtomicOp::sub: updated = f ? builder_.CreateFSub(old, v) : builder_.CreateSub(old, v); break;
+    case ir::AtomicOp::min:
+      updated = builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::minnum : s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin,
+                                               old, v);
+      break;
+    case ir::AtomicOp::max:
+      updated = builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::maxnum : s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax,
+                                               old, v);
+      break;
+    case ir::AtomicOp::and_: updated = builder_.CreateAnd(old, v); break;
+    case ir::AtomicOp::or_: updated = builder_.CreateOr(old, v); break;
+    case ir::AtomicOp::xor_: updated = builder_.CreateXor(old, v); break;
+    case ir::AtomicOp::exchange: updated = v; break;
+    case ir::AtomicOp::compare_exchange: {
+      // cmpxchg compares the bits, so floats are compared as integers of their width.
+      llvm::Value* desired = value(op.operands[m.rank + 1]);
+      llvm::Type* bits = builder_.getIntNTy(ir::bit_width(m.element));
+      llvm::Value* equal = builder_.CreateICmpEQ(builder_.CreateBitCast(old, bits), builder_.CreateBitCast(v, bits));
+      updated = builder_.CreateSelect(equal, desired, old);
+      break;
+    }
+  }
+  builder_.CreateAlignedStore(updated, ptr, align);
+  return old;
 }
 
 void KernelLowering::operation(const ir::Op& op) {

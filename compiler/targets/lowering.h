@@ -44,6 +44,9 @@ class KernelLowering {
   virtual llvm::Value* memory_base(const ir::Memory& m) = 0;
   virtual llvm::Value* math(const ir::Op& op, const std::vector<llvm::Value*>& args);
   virtual llvm::SyncScope::ID atomic_scope(ir::MemorySpace space) = 0;
+  // Whether atomics on `space` may be plain load-modify-store sequences: where one thread runs
+  // every work-item that can reach that memory (the host runs a work-group on one thread).
+  virtual bool plain_atomics(ir::MemorySpace space) { return false; }
   // Target metadata for an atomic read-modify-write on `m` (AMDGPU: the memory kinds it can touch).
   virtual void annotate_atomic(llvm::AtomicRMWInst& rmw, const ir::Memory& m) {}
   // Address of an element; targets may add checks (bounds checking).
@@ -52,6 +55,8 @@ class KernelLowering {
   // Hook for allocas: placed in the function's entry block.
   llvm::AllocaInst* entry_alloca(llvm::Type* type, llvm::Value* count, const llvm::Twine& name,
                                  unsigned address_space);
+
+  llvm::Value* plain_atomic(const ir::Op& op, llvm::Value* ptr, llvm::Value* v, llvm::MaybeAlign align);
 
   // The LLVM value of an IR value at the current insertion point.
   virtual llvm::Value* value(ir::ValueId id) { return values_.at(id); }

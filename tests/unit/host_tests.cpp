@@ -2,6 +2,7 @@
 // compared with plain C++ references.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -325,5 +326,72 @@ TEST_CASE("a kernel compiled for its work-group shape computes the same and refu
     CHECK_THROWS_WITH(compile_host(ids.ir(), o), Contains("kernel 'ids3d_fixed'") &&
                                                      Contains("HostCompileOptions::block") &&
                                                      Contains("at most 64 work-items"));
+  }
+}
+
+TEST_CASE("atomics on shared memory are plain read-modify-writes on the host, with atomic results") {
+  // Every atomic kind on a shared array, from all work-items of a group, then copied out.
+  Kernel k = kernel("shared_atomics", [](Array<int32_t> ints, Array<uint32_t> bits, Array<float> floats,
+                                         Array<int32_t> olds, Array<int32_t> swaps) {
+    auto si = shared::array<int32_t>({5});
+    auto su = shared::array<uint32_t>({3});
+    auto sf = shared::array<float>({3});
+    Int l = local_id(0);
+    If(l == 0, [&] {
+      si(0) = 0; si(1) = 1000; si(2) = -1000; si(3) = 0; si(4) = -1;
+      su(0) = 0xffffffffu; su(1) = 0u; su(2) = 0u;
+      sf(0) = 0.0f; sf(1) = 1e9f; sf(2) = -1e9f;
+    });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic::add(si, 0, l);
+    atomic::sub(si, 0, 1);
+    atomic::min(si, 1, l - 7);
+    atomic::max(si, 2, l * 3);
+    atomic::and_(su, 0, ~(1u << cast<uint32_t>(l % 32)));
+    atomic::or_(su, 1, 1u << cast<uint32_t>(l % 32));
+    atomic::xor_(su, 2, cast<uint32_t>(l));
+    atomic::add(sf, 0, 0.5f);
+    atomic::min(sf, 1, cast<float>(l));
+    atomic::max(sf, 2, cast<float>(l));
+    // Exactly one work-item wins the swap from 0.
+    Value won = atomic::compare_exchange(si, 3, 0, l + 1);
+    olds(global_id(0)) = won;
+    swaps(global_id(0)) = atomic::exchange(si, 4, l);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(l == 0, [&] {
+      For(0, 5, [&](Int i) { ints(group_id(0) * 5 + i) = si(i); });
+      For(0, 3, [&](Int i) { bits(group_id(0) * 3 + i) = su(i); floats(group_id(0) * 3 + i) = sf(i); });
+    });
+  });
+  HostCompileOptions texts;
+  texts.emit_llvm_ir = true;
+  HostKernel compiled = compile_host(k.ir(), texts);
+  CHECK_THAT(compiled.llvm_ir(), !Contains("atomicrmw") && !Contains("cmpxchg"));
+  const int groups = 3, block = 64;
+  std::vector<int32_t> ints(groups * 5), olds(groups * block), swaps(groups * block);
+  std::vector<uint32_t> bits(groups * 3);
+  std::vector<float> floats(groups * 3);
+  run_host(compiled, {groups}, {block}, HostArgs().array(ints).array(bits).array(floats).array(olds).array(swaps).data());
+  for (int g = 0; g < groups; ++g) {
+    CHECK(ints[g * 5 + 0] == block * (block - 1) / 2 - block);
+    CHECK(ints[g * 5 + 1] == -7);
+    CHECK(ints[g * 5 + 2] == 3 * (block - 1));
+    CHECK(bits[g * 3 + 0] == 0u);
+    CHECK(bits[g * 3 + 1] == 0xffffffffu);
+    CHECK(bits[g * 3 + 2] == 0u);  // 0 ^ 1 ^ ... ^ 63
+    CHECK(floats[g * 3 + 0] == 32.0f);
+    CHECK(floats[g * 3 + 1] == 0.0f);
+    CHECK(floats[g * 3 + 2] == 63.0f);
+    int winners = 0;
+    for (int l = 0; l < block; ++l) winners += olds[g * block + l] == 0;
+    CHECK(winners == 1);  // the others saw the winner's value
+    CHECK(ints[g * 5 + 3] >= 1);
+    CHECK(ints[g * 5 + 3] <= block);
+    // Each exchange returned the previous holder: the returned values and the final one are
+    // -1 and every local id, each exactly once.
+    std::vector<int32_t> seen(swaps.begin() + g * block, swaps.begin() + (g + 1) * block);
+    seen.push_back(ints[g * 5 + 4]);
+    std::sort(seen.begin(), seen.end());
+    for (int i = 0; i <= block; ++i) REQUIRE(seen[i] == i - 1);
   }
 }

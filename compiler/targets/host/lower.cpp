@@ -347,6 +347,10 @@ class HostLowering : public KernelLowering {
   void wavebarrier(const ir::Op&) override {}
 
   llvm::SyncScope::ID atomic_scope(ir::MemorySpace) override { return llvm::SyncScope::System; }
+  // One worker thread runs all of a work-group's work-items, one after another between barriers:
+  // shared (and local) memory is never touched by another thread meanwhile, so its atomics need
+  // no lock prefix (histogram's shared-memory counting).
+  bool plain_atomics(ir::MemorySpace space) override { return space != ir::MemorySpace::global; }
 
   llvm::Value* element_address(const ir::Op& op, const ir::Memory& m, llvm::Value* base, llvm::Value* linear) override {
     if (!bounds_check_) return KernelLowering::element_address(op, m, base, linear);
