@@ -1,13 +1,14 @@
-// O-level pipeline and object/assembly emission, shared by the targets.
+// O-level pipeline, object/assembly emission and once-per-process compile set-up (malloc tuning,
+// ROCJIT_LLVM_ARGS), shared by the targets.
 #include "targets/codegen.h"
 
+#include <fmt/format.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
-#include <fmt/format.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/StringSaver.h>
 #include <llvm/Support/raw_ostream.h>
