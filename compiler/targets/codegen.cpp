@@ -106,6 +106,12 @@ std::string apply_llvm_args() {
   llvm::BumpPtrAllocator allocator;
   llvm::StringSaver saver(allocator);
   llvm::cl::TokenizeGNUCommandLine(text, saver, argv);
+  // LLVM answers these by printing and calling exit(), which would end the host application.
+  for (size_t i = 1; i < argv.size(); ++i) {
+    llvm::StringRef name = llvm::StringRef(argv[i]).ltrim('-').split('=').first;
+    if (name.starts_with("help") || name == "version")
+      return fmt::format("'{}' would print and end the program; rocjit does not pass it on", argv[i]);
+  }
   std::string errors;
   llvm::raw_string_ostream stream(errors);
   if (llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "rocjit", &stream)) return {};
