@@ -80,17 +80,10 @@ CodeObject compile_and_dump(const ir::Kernel& kernel, const Target& target, cons
                             const dump::Request& dump) {
   if (dump.wants(dump::ir)) dump::write(dump, kernel.name, target, dump::ir, ir::print(kernel));
   CompileOptions with_stages = options;
-  with_stages.emit_llvm_ir |= dump.wants(dump::llvm);
-  with_stages.emit_llvm_ir_optimized |= dump.wants(dump::llvm_opt);
-  with_stages.emit_assembly |= dump.wants(dump::assembly);
+  dump::ask_for_texts(dump, with_stages);
   CodeObject co = targets::amdgpu::compile(kernel, target, with_stages);
-  if (dump.wants(dump::llvm)) dump::write(dump, kernel.name, target, dump::llvm, co.llvm_ir);
-  if (dump.wants(dump::llvm_opt)) dump::write(dump, kernel.name, target, dump::llvm_opt, co.llvm_ir_optimized);
-  if (dump.wants(dump::assembly)) dump::write(dump, kernel.name, target, dump::assembly, co.assembly);
+  dump::write_texts(dump, kernel.name, target, co, options);
   if (dump.wants(dump::meta)) dump::write(dump, kernel.name, target, dump::meta, metadata_text(co));
-  if (!options.emit_llvm_ir) co.llvm_ir.clear();
-  if (!options.emit_llvm_ir_optimized) co.llvm_ir_optimized.clear();
-  if (!options.emit_assembly) co.assembly.clear();
   return co;
 }
 

@@ -35,4 +35,28 @@ std::string_view stage_name(Stage s);
 // never sees half a file). Failures are reported once per directory on stderr.
 void write(const Request& request, std::string_view kernel, const Target& target, Stage stage, std::string_view text);
 
+// The text stages both back ends produce. `Options` is CompileOptions or HostCompileOptions;
+// `Texts` is CodeObject or HostKernel::Impl (both name their texts llvm_ir, llvm_ir_optimized
+// and assembly).
+
+// Asks the compile for the texts of the stages `request` wants.
+template <class Options>
+void ask_for_texts(const Request& request, Options& options) {
+  options.emit_llvm_ir |= request.wants(llvm);
+  options.emit_llvm_ir_optimized |= request.wants(llvm_opt);
+  options.emit_assembly |= request.wants(assembly);
+}
+
+// Writes the text stages `request` wants, then drops the texts the caller did not ask for.
+template <class Texts, class Options>
+void write_texts(const Request& request, std::string_view kernel, const Target& target, Texts& texts,
+                 const Options& requested) {
+  if (request.wants(llvm)) write(request, kernel, target, llvm, texts.llvm_ir);
+  if (request.wants(llvm_opt)) write(request, kernel, target, llvm_opt, texts.llvm_ir_optimized);
+  if (request.wants(assembly)) write(request, kernel, target, assembly, texts.assembly);
+  if (!requested.emit_llvm_ir) texts.llvm_ir.clear();
+  if (!requested.emit_llvm_ir_optimized) texts.llvm_ir_optimized.clear();
+  if (!requested.emit_assembly) texts.assembly.clear();
+}
+
 }  // namespace rocjit::dump

@@ -198,9 +198,7 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
   const Target host = Target::host();
   if (dump.wants(dump::ir)) dump::write(dump, kernel.name, host, dump::ir, ir::print(kernel));
   HostCompileOptions options = requested;
-  options.emit_llvm_ir |= dump.wants(dump::llvm);
-  options.emit_llvm_ir_optimized |= dump.wants(dump::llvm_opt);
-  options.emit_assembly |= dump.wants(dump::assembly);
+  dump::ask_for_texts(dump, options);
   if (options.opt_level < 0 || options.opt_level > 3)
     throw CompileError(fmt::format("kernel '{}': optimisation level {} is outside 0..3", kernel.name, options.opt_level));
   targets::check_array_bytes(kernel, ir::MemorySpace::shared, host_shared_bytes_limit, "of shared memory",
@@ -216,11 +214,12 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
   }
   targets::prepare_compile(kernel.name);
   HostJit& h = host_jit();
+  const bool bounds_check = options.bounds_check || bounds_check_from_environment();
   auto fresh = [&] {
     auto impl = std::make_shared<HostKernel::Impl>();
     impl->name = kernel.name;
     impl->max_block_size = kernel.max_block_size;
-    impl->bounds_check = options.bounds_check || bounds_check_from_environment();
+    impl->bounds_check = bounds_check;
     impl->fixed_block = options.block;
     return impl;
   };
@@ -228,7 +227,7 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
   // Plain compiles go through the kernel cache. Bounds-checked kernels do not (their reports
   // carry source locations, which the IR fingerprint leaves out), nor do compiles that ask for
   // texts, dump stages, or run under ROCJIT_LLVM_ARGS.
-  const bool cacheable = options.cache && options.jit && !options.bounds_check && !bounds_check_from_environment() &&
+  const bool cacheable = options.cache && options.jit && !bounds_check &&
                          !options.emit_llvm_ir && !options.emit_llvm_ir_optimized && !options.emit_assembly &&
                          dump.stages == 0 && !targets::llvm_args_given();
   if (cacheable) {
@@ -269,12 +268,7 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
   const std::string symbol = fresh_symbol(kernel.name, false);
   llvm::SmallVector<char, 0> object = build(kernel, options, h, symbol, *impl);
   if (options.jit) impl->entry = load_object(h, kernel.name, symbol, llvm::StringRef(object.data(), object.size()));
-  if (dump.wants(dump::llvm)) dump::write(dump, kernel.name, host, dump::llvm, impl->llvm_ir);
-  if (dump.wants(dump::llvm_opt)) dump::write(dump, kernel.name, host, dump::llvm_opt, impl->llvm_ir_optimized);
-  if (dump.wants(dump::assembly)) dump::write(dump, kernel.name, host, dump::assembly, impl->assembly);
-  if (!requested.emit_llvm_ir) impl->llvm_ir.clear();
-  if (!requested.emit_llvm_ir_optimized) impl->llvm_ir_optimized.clear();
-  if (!requested.emit_assembly) impl->assembly.clear();
+  dump::write_texts(dump, kernel.name, host, *impl, requested);
   HostKernel result(std::move(impl));
   if (dump.wants(dump::meta)) dump::write(dump, kernel.name, host, dump::meta, metadata_text(result));
   return result;
