@@ -4,7 +4,6 @@
 // rocjit::Error. Anything else (another exception, a crash, an LLVM abort) is a bug; the input
 // being compiled is printed first so a crash names it. Run over the fuzz corpus, whose mutated
 // kernels reach corners of the lowering that hand-written tests do not.
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -18,6 +17,8 @@
 #include <rocjit/compiler/error.hpp>
 #include <rocjit/compiler/host.hpp>
 #include <rocjit/compiler/parser.hpp>
+
+#include "replay_inputs.hpp"
 
 namespace {
 
@@ -43,24 +44,9 @@ void attempt(const char* what, const std::string& input, Counts& counts, F&& f) 
 
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
-  std::vector<fs::path> inputs;
-  for (int i = 1; i < argc; ++i) {
-    std::error_code ec;
-    if (fs::is_directory(argv[i], ec)) {
-      for (const auto& entry : fs::recursive_directory_iterator(argv[i]))
-        if (entry.is_regular_file()) inputs.push_back(entry.path());
-    } else if (fs::is_regular_file(argv[i], ec)) {
-      inputs.emplace_back(argv[i]);
-    } else {
-      std::fprintf(stderr, "rocjit-compile-replay: '%s' is neither a file nor a directory\n", argv[i]);
-      return 2;
-    }
-  }
-  if (inputs.empty()) {
-    std::fprintf(stderr, "usage: rocjit-compile-replay FILE|DIR...\n");
-    return 2;
-  }
-  std::sort(inputs.begin(), inputs.end());
+  const auto found = rocjit::fuzz::replay_inputs("rocjit-compile-replay", argc, argv);
+  if (!found) return 2;
+  const std::vector<fs::path>& inputs = *found;
   Counts counts;
   for (const fs::path& p : inputs) {
     std::ifstream in(p, std::ios::binary);

@@ -2,7 +2,6 @@
 // directories without libFuzzer, so every corpus and regression input is checked by the normal
 // test suite with the normal compiler. Exit status 0 when every input passed; a failing input
 // aborts with its name printed first.
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -11,28 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "replay_inputs.hpp"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
-  std::vector<fs::path> inputs;
-  for (int i = 1; i < argc; ++i) {
-    std::error_code ec;
-    if (fs::is_directory(argv[i], ec)) {
-      for (const auto& entry : fs::recursive_directory_iterator(argv[i]))
-        if (entry.is_regular_file()) inputs.push_back(entry.path());
-    } else if (fs::is_regular_file(argv[i], ec)) {
-      inputs.emplace_back(argv[i]);
-    } else {
-      std::fprintf(stderr, "rocjit-parser-replay: '%s' is neither a file nor a directory\n", argv[i]);
-      return 2;
-    }
-  }
-  if (inputs.empty()) {
-    std::fprintf(stderr, "usage: rocjit-parser-replay FILE|DIR...  (no inputs found)\n");
-    return 2;
-  }
-  std::sort(inputs.begin(), inputs.end());
+  const auto found = rocjit::fuzz::replay_inputs("rocjit-parser-replay", argc, argv);
+  if (!found) return 2;
+  const std::vector<fs::path>& inputs = *found;
   for (const fs::path& p : inputs) {
     std::ifstream in(p, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), {});
