@@ -8,8 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include <vector>
-
 #include "passes/uniformity.h"
 #include "rocjit/compiler/error.hpp"
 
