@@ -118,6 +118,13 @@ double cold_process_ms(const char* self, int index, const std::string& processor
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ms : -1;
 }
 
+// A host compile that measures compiling: past the kernel cache.
+HostCompileOptions uncached() {
+  HostCompileOptions options;
+  options.cache = false;
+  return options;
+}
+
 // compile_host() of one kernel in a fresh process with the disk cache in `dir`: the compile's
 // milliseconds and its cache outcome ("miss" the first time, then "disk").
 std::string fmt_dir(const std::string& base, const char* what, int index, int round) {
@@ -154,9 +161,7 @@ int main(int argc, char** argv) {
     if (std::strncmp(argv[i], "--repeat=", 9) == 0) repeats = std::max(1, std::atoi(argv[i] + 9));
     if (std::strncmp(argv[i], "--host-disk=", 12) == 0) {  // child of host_disk_ms: INDEX:FILE
       unsetenv("ROCJIT_CACHE");
-      HostCompileOptions uncached;
-      uncached.cache = false;
-      compile_host(samples::saxpy().ir(), uncached);  // the JIT's start-up out of the way
+      compile_host(samples::saxpy().ir(), uncached());  // the JIT's start-up out of the way
       int index = std::atoi(argv[i] + 12);
       Kernel k = makers[index]();
       auto t0 = Clock::now();
@@ -178,9 +183,7 @@ int main(int argc, char** argv) {
   if (phases_only) {  // --phases: where a warm compile's time goes
     setenv("ROCJIT_CACHE", "0", 1);
     compile(samples::saxpy(), Target::amdgpu("gfx90a"));  // target initialisation out of the way
-    HostCompileOptions uncached;
-    uncached.cache = false;
-    compile_host(samples::saxpy().ir(), uncached);
+    compile_host(samples::saxpy().ir(), uncached());
     const char* names[] = {"verify", "lower", "optimise", "codegen", "link", "metadata"};
     for (const char* target : {"amdgpu:gfx90a", "host"}) {
       std::printf("%swarm %s O3 compile by phase, median of %d, milliseconds\n%-10s", target[0] == 'h' ? "\n" : "",
@@ -192,9 +195,7 @@ int main(int argc, char** argv) {
         Kernel k = make();
         for (int r = 0; r < repeats; ++r) {
           if (target[0] == 'h') {
-            HostCompileOptions uncached;
-            uncached.cache = false;
-            compile_host(k.ir(), uncached);
+            compile_host(k.ir(), uncached());
           } else {
             clear_memory_cache();
             compile(k, Target::amdgpu("gfx90a"));
@@ -235,9 +236,7 @@ int main(int argc, char** argv) {
     double g90a = cold(Target::amdgpu("gfx90a"));
     double g1100 = cold(Target::amdgpu("gfx1100"));
     double o0 = cold(Target::amdgpu("gfx90a"), CompileOptions{.opt_level = 0});
-    HostCompileOptions uncached;
-    uncached.cache = false;
-    double host = median_ms(repeats, [&] { compile_host(k.ir(), uncached); });
+    double host = median_ms(repeats, [&] { compile_host(k.ir(), uncached()); });
     // Kernel (immutable IR: verified and fingerprinted once) and a plain ir::Kernel reference
     // (verified and printed for its key on every call).
     double memory_hit = 1000 * median_ms(repeats, [&] { compile(k, Target::amdgpu("gfx90a")); });
