@@ -171,17 +171,49 @@ llvm::Value* KernelLowering::math(const ir::Op& op, const std::vector<llvm::Valu
   return nullptr;
 }
 
+// Integer division and remainder are total (README, "Semantics"): x / 0 = 0 and x % 0 = x, and
+// INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0 (the wrapped results), so q * y + r == x always holds.
+// The divisor is replaced by 1 where the hardware instruction would trap (x86 SIGFPE) or LLVM
+// would be undefined, and selects pick the defined result: no branches. A constant divisor
+// other than 0 (and -1 when signed) needs no guard.
+llvm::Value* KernelLowering::divide(bool remainder, bool is_signed, llvm::Value* a, llvm::Value* b) {
+  auto plain = [&](llvm::Value* d) -> llvm::Value* {
+    return remainder ? (is_signed ? builder_.CreateSRem(a, d) : builder_.CreateURem(a, d))
+                     : (is_signed ? builder_.CreateSDiv(a, d) : builder_.CreateUDiv(a, d));
+  };
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(b); c && !c->isZero() && !(is_signed && c->isMinusOne()))
+    return plain(b);
+  llvm::Type* t = b->getType();
+  llvm::Value* one = llvm::ConstantInt::get(t, 1);
+  llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+  if (!is_signed) {
+    llvm::Value* is_zero = builder_.CreateICmpEQ(b, zero, "div.by.zero");
+    llvm::Value* r = plain(builder_.CreateSelect(is_zero, one, b, "div.safe"));
+    return builder_.CreateSelect(is_zero, remainder ? a : zero, r);
+  }
+  // b is 0 or -1 exactly when b + 1 <u 2; for those, x / b = x * b (0, or the wrapped -x) and
+  // x % b = (b == 0 ? x : 0), where the 0 is x % 1.
+  llvm::Value* special = builder_.CreateICmpULT(builder_.CreateAdd(b, one), llvm::ConstantInt::get(t, 2), "div.special");
+  llvm::Value* r = plain(builder_.CreateSelect(special, one, b, "div.safe"));
+  if (remainder) return builder_.CreateSelect(builder_.CreateICmpEQ(b, zero, "div.by.zero"), a, r);
+  return builder_.CreateSelect(special, builder_.CreateMul(a, b), r);
+}
+
 llvm::Value* KernelLowering::binary(const ir::Op& op) {
   llvm::Value* a = value(op.operands[0]);
   llvm::Value* b = value(op.operands[1]);
   const bool f = ir::is_float(op.type);
   const bool s = ir::is_signed(op.type);
+  // Shift amounts are taken modulo the bit width (as in OpenCL C): x << 33 == x << 1 for i32.
+  auto shift_amount = [&] {
+    return builder_.CreateAnd(b, llvm::ConstantInt::get(b->getType(), b->getType()->getIntegerBitWidth() - 1));
+  };
   switch (op.binary_op()) {
     case ir::BinaryOp::add: return f ? builder_.CreateFAdd(a, b) : builder_.CreateAdd(a, b);
     case ir::BinaryOp::sub: return f ? builder_.CreateFSub(a, b) : builder_.CreateSub(a, b);
     case ir::BinaryOp::mul: return f ? builder_.CreateFMul(a, b) : builder_.CreateMul(a, b);
-    case ir::BinaryOp::div: return f ? builder_.CreateFDiv(a, b) : s ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
-    case ir::BinaryOp::rem: return f ? builder_.CreateFRem(a, b) : s ? builder_.CreateSRem(a, b) : builder_.CreateURem(a, b);
+    case ir::BinaryOp::div: return f ? builder_.CreateFDiv(a, b) : divide(false, s, a, b);
+    case ir::BinaryOp::rem: return f ? builder_.CreateFRem(a, b) : divide(true, s, a, b);
     case ir::BinaryOp::min:
       return builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::minnum : s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
     case ir::BinaryOp::max:
@@ -189,8 +221,8 @@ llvm::Value* KernelLowering::binary(const ir::Op& op) {
     case ir::BinaryOp::and_: return builder_.CreateAnd(a, b);
     case ir::BinaryOp::or_: return builder_.CreateOr(a, b);
     case ir::BinaryOp::xor_: return builder_.CreateXor(a, b);
-    case ir::BinaryOp::shl: return builder_.CreateShl(a, b);
-    case ir::BinaryOp::shr: return s ? builder_.CreateAShr(a, b) : builder_.CreateLShr(a, b);
+    case ir::BinaryOp::shl: return builder_.CreateShl(a, shift_amount());
+    case ir::BinaryOp::shr: return s ? builder_.CreateAShr(a, shift_amount()) : builder_.CreateLShr(a, shift_amount());
   }
   return nullptr;
 }
@@ -220,7 +252,10 @@ llvm::Value* KernelLowering::cast(const ir::Op& op) {
                               : builder_.CreateICmpNE(a, llvm::ConstantInt::get(a->getType(), 0));
   }
   if (ir::is_float(from) && ir::is_float(to)) return builder_.CreateFPCast(a, lt);
-  if (ir::is_float(from)) return ir::is_signed(to) ? builder_.CreateFPToSI(a, lt) : builder_.CreateFPToUI(a, lt);
+  // Float -> integer saturates to the integer type's range and maps NaN to 0.
+  if (ir::is_float(from))
+    return builder_.CreateIntrinsic(ir::is_signed(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
+                                    {lt, a->getType()}, {a});
   if (ir::is_float(to)) return ir::is_signed(from) ? builder_.CreateSIToFP(a, lt) : builder_.CreateUIToFP(a, lt);
   return ir::is_signed(from) ? builder_.CreateSExtOrTrunc(a, lt) : builder_.CreateZExtOrTrunc(a, lt);
 }
@@ -411,8 +446,28 @@ void KernelLowering::lower_for(const ir::Op& op) {
   loop_exits_.pop_back();
   builder_.CreateBr(latch);
   builder_.SetInsertPoint(latch);
-  llvm::Value* next = s ? builder_.CreateNSWAdd(i, step) : builder_.CreateAdd(i, step);
-  builder_.CreateBr(header);
+  // The induction variable never wraps (README, "Semantics"): the loop ends where i + step would
+  // overflow. A step of 1 (or -1 when signed) cannot overflow once the header has checked
+  // i < end (i > end), so it is a no-wrap add; any other step checks the overflow bit, which
+  // LLVM's scalar evolution still understands for trip counts.
+  llvm::Value* next = nullptr;
+  if (constant_step && (constant_step->isOne() || (s && constant_step->isMinusOne()))) {
+    next = s ? builder_.CreateNSWAdd(i, step) : builder_.CreateNUWAdd(i, step);
+    builder_.CreateBr(header);
+  } else if (s || constant_step) {
+    llvm::Value* sum = builder_.CreateBinaryIntrinsic(
+        s ? llvm::Intrinsic::sadd_with_overflow : llvm::Intrinsic::uadd_with_overflow, i, step);
+    next = builder_.CreateExtractValue(sum, 0);
+    builder_.CreateCondBr(builder_.CreateExtractValue(sum, 1, "for.wraps"), exit, header);
+  } else {
+    // An unsigned loop with a step only known at run time counts down when the step is negative
+    // as a signed number (see the header's condition): it wraps if it passes 0 going down.
+    next = builder_.CreateAdd(i, step);
+    llvm::Value* positive = builder_.CreateICmpSGT(step, llvm::ConstantInt::get(step->getType(), 0));
+    llvm::Value* wraps =
+        builder_.CreateSelect(positive, builder_.CreateICmpULT(next, i), builder_.CreateICmpUGT(next, i), "for.wraps");
+    builder_.CreateCondBr(wraps, exit, header);
+  }
   i->addIncoming(next, latch);
   builder_.SetInsertPoint(exit);
 }

@@ -88,6 +88,8 @@ class KernelLowering {
 
  private:
   llvm::Value* binary(const ir::Op& op);
+  // Integer a / b or a % b with the defined results for b == 0 and INT_MIN / -1.
+  llvm::Value* divide(bool remainder, bool is_signed, llvm::Value* a, llvm::Value* b);
   llvm::Value* compare(const ir::Op& op);
   llvm::Value* cast(const ir::Op& op);
   llvm::Value* atomic(const ir::Op& op);
