@@ -96,8 +96,13 @@ class AmdgpuLowering : public KernelLowering {
     builder_.CreateFence(llvm::AtomicOrdering::Acquire, workgroup);
   }
 
+  // The fences make the wavefront's memory accesses before the barrier visible to its lanes after
+  // it; without them nothing stops LLVM from moving LDS accesses across llvm.amdgcn.wave.barrier.
   void wavebarrier(const ir::Op&) override {
+    auto wavefront = context_.getOrInsertSyncScopeID("wavefront");
+    builder_.CreateFence(llvm::AtomicOrdering::Release, wavefront);
     builder_.CreateIntrinsic(llvm::Intrinsic::amdgcn_wave_barrier, llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+    builder_.CreateFence(llvm::AtomicOrdering::Acquire, wavefront);
   }
 
   llvm::Value* memory_base(const ir::Memory& m) override {
