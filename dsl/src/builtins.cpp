@@ -76,8 +76,11 @@ Value ceil_div(const Operand& a, const Operand& b) {
   if (!ir::is_integer(t)) detail::fail(a.loc(), fmt::format("ceil_div needs integers, got {}", ir::type_name(t)));
   Value x = detail::coerce(a, t, true, "ceil_div's dividend");
   Value y = detail::coerce(b, t, true, "ceil_div's divisor");
-  Operand yo(y, a.loc());
-  return (Operand(x, a.loc()) + Operand(yo - Operand(1, a.loc()), a.loc())) / yo;
+  // Every operand carries the caller's location: operators applied here would record this file.
+  const std::source_location& loc = a.loc();
+  Value y_minus_1 = detail::binary(ir::BinaryOp::sub, Operand(y, loc), Operand(1, loc));
+  Value sum = detail::binary(ir::BinaryOp::add, Operand(x, loc), Operand(y_minus_1, loc));
+  return detail::binary(ir::BinaryOp::div, Operand(sum, loc), Operand(y, loc));
 }
 
 Value sqrt(const Operand& x) { return math(ir::MathFn::sqrt, {&x}); }

@@ -18,9 +18,8 @@ class ElementRef {
              std::source_location loc)
       : memory_(memory), element_(element), indices_(std::move(indices)), trace_(trace), loc_(loc) {}
 
-  // Reads the element (recorded at the indexing expression's location): Value v = x(i);
-  operator Value() const { return load(loc_); }
-
+  // Records a load of the element. `Value v = x(i);` calls it through Value's constructor for
+  // Loadable types, at the caller's line.
   Value load(const std::source_location& loc) const;
   void store(const Operand& v) const;
 
@@ -28,8 +27,10 @@ class ElementRef {
     store(v);
     return *this;
   }
+  // a(i) = b(i): the load is recorded where b(i) was indexed, the store where a(i) was (the
+  // caller's lines: a copy assignment cannot take a defaulted location parameter).
   const ElementRef& operator=(const ElementRef& other) const {
-    store(Operand(other.load(std::source_location::current()), std::source_location::current()));
+    store(Operand(other.load(other.loc_), loc_));
     return *this;
   }
   const ElementRef& operator+=(const Operand& v) const { return update(ir::BinaryOp::add, v); }
@@ -139,29 +140,17 @@ class Var {
       : slot_(declare(ir_type_v<T>, loc)) {
     assign(Operand(other.load(loc), loc));
   }
-  Var& operator=(const Var& other) {
-    assign(Operand(other.load(std::source_location::current()), std::source_location::current()));
-    return *this;
-  }
-  Var& operator=(const Operand& v) {
+  // Assignment from a literal, a value, another Var or an array element: one overload taking an
+  // Operand, whose implicit conversion records the caller's location (an operator cannot take a
+  // defaulted std::source_location parameter, but the converting constructor of its argument can).
+  Var& operator=(const Operand& v) & {
     assign(v);
     return *this;
   }
-  template <class L>
-    requires std::is_arithmetic_v<L>
-  Var& operator=(L literal) {
-    assign(Operand(literal, std::source_location::current()));
-    return *this;
-  }
-  Var& operator=(const Value& v) {
-    assign(Operand(v, std::source_location::current()));
-    return *this;
-  }
-  template <Loadable X>
-  Var& operator=(const X& x) {
-    assign(Operand(x.load(std::source_location::current()), std::source_location::current()));
-    return *this;
-  }
+  // Declared only so that C++ generates no copy assignment (which would rebind this Var to the
+  // other one's slot instead of recording a store). Being &&-qualified it is not viable for the
+  // lvalue Vars kernels assign to, so `a = b` takes the Operand overload above.
+  Var& operator=(const Var&) && = delete;
   Var& operator+=(const Operand& v) { return update(ir::BinaryOp::add, v); }
   Var& operator-=(const Operand& v) { return update(ir::BinaryOp::sub, v); }
   Var& operator*=(const Operand& v) { return update(ir::BinaryOp::mul, v); }
@@ -171,9 +160,9 @@ class Var {
   Var& operator|=(const Operand& v) { return update(ir::BinaryOp::or_, v); }
   Var& operator^=(const Operand& v) { return update(ir::BinaryOp::xor_, v); }
 
+  // Records a load of the current value. `Value v = acc;` calls it through Value's constructor
+  // for Loadable types, at the caller's line.
   Value load(const std::source_location& loc) const { return load_slot(slot_, ir_type_v<T>, trace_, loc); }
-  // Reads the current value: Value v = acc;
-  operator Value() const { return load(std::source_location::current()); }
   // Reads the current value as a typed expression.
   Expr<T> get(std::source_location loc = std::source_location::current()) const { return Expr<T>(load(loc), loc); }
 
@@ -183,7 +172,7 @@ class Var {
   static void store_slot(uint32_t slot, ir::Type type, uint64_t trace, const Operand& v);
   void assign(const Operand& v) { store_slot(slot_, ir_type_v<T>, trace_, v); }
   Var& update(ir::BinaryOp op, const Operand& v) {
-    assign(detail::binary(op, Operand(load(v.loc()), v.loc()), v));
+    assign(Operand(detail::binary(op, Operand(load(v.loc()), v.loc()), v), v.loc()));
     return *this;
   }
 

@@ -28,11 +28,22 @@ inline constexpr ir::Type ir_type_v = ir_type<T>::value;
 template <class T>
 concept Scalar = requires { ir_type<T>::value; };
 
+class Value;
+
+// Things that produce a Value when read (Var<T>, array elements).
+template <class X>
+concept Loadable = requires(const X& x, const std::source_location& loc) {
+  { x.load(loc) } -> std::same_as<Value>;
+};
+
 // An SSA value recorded in a kernel trace. Copies refer to the same value.
 class Value {
  public:
   Value() = default;
   Value(ir::ValueId id, ir::Type type, uint64_t trace) : id_(id), type_(type), trace_(trace) {}
+  // Reads a Var or an array element, recorded at the caller's line: Value v = acc;
+  template <Loadable X>
+  Value(const X& x, std::source_location loc = std::source_location::current()) : Value(x.load(loc)) {}
   ir::ValueId id() const { return id_; }
   ir::Type type() const { return type_; }
   uint64_t trace() const { return trace_; }
@@ -42,12 +53,6 @@ class Value {
   ir::ValueId id_ = 0;
   ir::Type type_ = ir::Type::none;
   uint64_t trace_ = 0;
-};
-
-// Things that produce a Value when read (Var<T>, array elements).
-template <class X>
-concept Loadable = requires(const X& x, const std::source_location& loc) {
-  { x.load(loc) } -> std::same_as<Value>;
 };
 
 // Any operand of a DSL operation: a recorded value or a C++ literal. C++ literals are weakly
