@@ -44,9 +44,10 @@ struct ExtraFlag {
 inline void print_usage(const SampleInfo& info, const ExtraFlag& extra) {
   std::fprintf(stderr,
                "sample-%s: %s\n"
-               "usage: sample-%s [--device=cpu|hip[:N]] [--size=N] [--repeat=R]%s\n"
+               "usage: sample-%s [--device=cpu|hip[:N]|sim[:<processor>]] [--size=N] [--repeat=R]%s\n"
                "  --device   where to run (default: rocjit::default_device(), i.e. $ROCJIT_DEVICE, else the\n"
-               "             first HIP GPU, else the CPU)\n"
+               "             first HIP GPU, else the CPU); sim runs the AMDGPU code on the amdsim simulator\n"
+               "             (sim:gfx942, sim:gfx90a, sim:gfx1100)\n"
                "  --size     %s (default %lld)\n"
                "  --repeat   timed runs after one untimed warm-up run (default %d)\n%s",
                info.name, info.description, info.name, extra.synopsis, info.size_means,

@@ -1,21 +1,73 @@
-// dlopen/dlsym of libamdhip64.
+// dlopen/dlsym of libamdhip64, and of libamdsim-hip.so (the simulator with the same functions).
 #include "runtime/hip/hip_api.hpp"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "rocjit/compiler/error.hpp"
 
 namespace rocjit::runtime::hip {
 
+std::string Api::describe(hipError_t e, const char* call) const {
+  const char* name = hipGetErrorName ? hipGetErrorName(e) : "hipError";
+  std::string text = fmt::format("{} failed: {} ({})", call, name ? name : "unknown", static_cast<int>(e));
+  if (amdsimLastError) {
+    const char* detail = amdsimLastError();
+    if (detail && *detail) text += fmt::format(": {}", detail);
+  }
+  return text;
+}
+
 void Api::check(hipError_t e, const char* call) const {
   if (e == hipSuccess) return;
-  const char* name = hipGetErrorName ? hipGetErrorName(e) : "hipError";
-  throw DeviceError(fmt::format("{} failed: {} ({})", call, name ? name : "unknown", static_cast<int>(e)));
+  throw DeviceError(describe(e, call));
 }
+
+namespace {
+
+// The first candidate that opens and has every function; `why` lists what was tried.
+bool open_first(Api& api, const std::vector<std::string>& candidates, std::string& why) {
+  std::vector<std::string> tried;
+  for (const auto& c : candidates) {
+    void* library = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      tried.push_back(c);
+      continue;
+    }
+    api.library = library;
+    api.path = c;
+    break;
+  }
+  if (!api.library) {
+    why = fmt::format("not found (tried {})", fmt::join(tried, ", "));
+    return false;
+  }
+#define ROCJIT_HIP_LOAD(name, type)                                                                  \
+  api.name = reinterpret_cast<Api::name##_type>(dlsym(api.library, #name));                          \
+  if (!api.name) {                                                                                   \
+    why = fmt::format("{} was loaded but lacks {}; rocjit needs ROCm 5 or later", api.path, #name); \
+    return false;                                                                                    \
+  }
+  ROCJIT_HIP_FUNCTIONS(ROCJIT_HIP_LOAD)
+#undef ROCJIT_HIP_LOAD
+  api.amdsimLastError = reinterpret_cast<const char* (*)()>(dlsym(api.library, "amdsimLastError"));
+  return true;
+}
+
+// The directory of the library this code is in (librocjit.so), with a trailing '/'.
+std::string own_directory() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&own_directory), &info) || !info.dli_fname) return {};
+  std::string_view path = info.dli_fname;
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash + 1));
+}
+
+}  // namespace
 
 const Api* load(std::string& why) {
   static Api api;
@@ -25,26 +77,34 @@ const Api* load(std::string& why) {
     if (const char* env = std::getenv("ROCJIT_HIP_LIBRARY"); env && *env) candidates.push_back(env);
     for (const char* c : {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5", "/opt/rocm/lib/libamdhip64.so"})
       candidates.push_back(c);
-    for (const auto& c : candidates) {
-      api.library = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (api.library) {
-        api.path = c;
-        break;
-      }
-    }
-    if (!api.library) {
-      failure = fmt::format("the HIP runtime library was not found (tried {})", fmt::join(candidates, ", "));
-      return false;
-    }
-#define ROCJIT_HIP_LOAD(name, type)                                                                  \
-  api.name = reinterpret_cast<Api::name##_type>(dlsym(api.library, #name));                                    \
-  if (!api.name) {                                                                                   \
-    failure = fmt::format("{} was loaded but lacks {}; rocjit needs ROCm 5 or later", api.path, #name); \
-    return false;                                                                                    \
+    if (open_first(api, candidates, failure)) return true;
+    failure = "the HIP runtime library was " + failure;
+    return false;
+  }();
+  if (!loaded) {
+    why = failure;
+    return nullptr;
   }
-    ROCJIT_HIP_FUNCTIONS(ROCJIT_HIP_LOAD)
-#undef ROCJIT_HIP_LOAD
-    return true;
+  return &api;
+}
+
+const Api* load_simulator(std::string& why) {
+  static Api api;
+  static std::string failure;
+  static bool loaded = [] {
+    std::vector<std::string> candidates;
+    if (const char* env = std::getenv("ROCJIT_SIM_LIBRARY"); env && *env) candidates.push_back(env);
+#ifdef ROCJIT_SIM_BUILD_LIBRARY
+    candidates.push_back(ROCJIT_SIM_BUILD_LIBRARY);
+#endif
+    if (std::string dir = own_directory(); !dir.empty()) candidates.push_back(dir + "libamdsim-hip.so");
+#ifdef ROCJIT_SIM_INSTALL_LIBRARY
+    candidates.push_back(ROCJIT_SIM_INSTALL_LIBRARY);
+#endif
+    if (open_first(api, candidates, failure)) return true;
+    failure = "the AMDGPU simulator library libamdsim-hip.so was " + failure +
+              "; build the amdsim-hip target or set ROCJIT_SIM_LIBRARY";
+    return false;
   }();
   if (!loaded) {
     why = failure;

@@ -14,6 +14,9 @@ namespace rocjit::runtime::hip {
 struct Api {
   void* library = nullptr;
   std::string path;
+  // libamdsim-hip.so (the AMDGPU simulator behind the HIP API) exports this too: its message for
+  // the last call that failed on this thread. Null for a real HIP runtime.
+  const char* (*amdsimLastError)() = nullptr;
 #define ROCJIT_HIP_FUNCTIONS(X)                                                                        \
   X(hipInit, hipError_t (*)(unsigned))                                                                 \
   X(hipGetDeviceCount, hipError_t (*)(int*))                                                           \
@@ -51,11 +54,19 @@ struct Api {
   ROCJIT_HIP_FUNCTIONS(ROCJIT_HIP_MEMBER)
 #undef ROCJIT_HIP_MEMBER
 
-  // Throws DeviceError "CALL failed: hipErrorName (code)" when `e` is not hipSuccess.
+  // Throws DeviceError "CALL failed: hipErrorName (code)" when `e` is not hipSuccess, followed
+  // by the simulator's message when there is one.
   void check(hipError_t e, const char* call) const;
+  // "CALL failed: hipErrorName (code)[: simulator message]".
+  std::string describe(hipError_t e, const char* call) const;
 };
 
 // The loaded API, or nullptr with `why` saying which libraries were tried.
 const Api* load(std::string& why);
+
+// The AMDGPU simulator's HIP library, libamdsim-hip.so, loaded as a second Api (a real HIP
+// runtime may be loaded too). Looked for in $ROCJIT_SIM_LIBRARY, the build tree rocjit was built
+// in, next to librocjit.so, then the install prefix. Nullptr with `why` saying where it looked.
+const Api* load_simulator(std::string& why);
 
 }  // namespace rocjit::runtime::hip

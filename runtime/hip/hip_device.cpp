@@ -1,5 +1,6 @@
 // AMD GPUs through HIP: device memory, streams, events, code objects loaded with
-// hipModuleLoadData and launched with hipModuleLaunchKernel.
+// hipModuleLoadData and launched with hipModuleLaunchKernel. The same code drives the AMDGPU
+// simulator (libamdsim-hip.so, devices sim:<processor>), which implements those HIP functions.
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -78,11 +79,15 @@ class HipStream : public StreamImpl {
   void launch(std::shared_ptr<CompiledKernel> kernel, Dim3 grid, Dim3 block, std::shared_ptr<ArgumentPack> args) override {
     auto& k = static_cast<HipKernel&>(*kernel);
     api_->check(api_->hipSetDevice(device_), "hipSetDevice");
-    api_->check(api_->hipModuleLaunchKernel(k.function, static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y),
-                                            static_cast<unsigned>(grid.z), static_cast<unsigned>(block.x),
-                                            static_cast<unsigned>(block.y), static_cast<unsigned>(block.z), 0, stream_,
-                                            const_cast<void**>(args->pointers.data()), nullptr),
-                fmt::format("hipModuleLaunchKernel({})", k.name).c_str());
+    hipError_t e = api_->hipModuleLaunchKernel(
+        k.function, static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z),
+        static_cast<unsigned>(block.x), static_cast<unsigned>(block.y), static_cast<unsigned>(block.z), 0, stream_,
+        const_cast<void**>(args->pointers.data()), nullptr);
+    // A kernel that ran and failed (on the default stream launches run at once) is a LaunchError
+    // carrying the simulator's message; the arguments were checked before, so others are too.
+    if (e != hipSuccess)
+      throw LaunchError(fmt::format("kernel '{}' failed on device '{}': {}", k.name, device_id(),
+                                    api_->describe(e, "hipModuleLaunchKernel")));
     std::vector<std::shared_ptr<void>> keep = args->keep_alive;
     keep.push_back(args);
     keep.push_back(kernel);
@@ -96,8 +101,12 @@ class HipStream : public StreamImpl {
     api_->check(api_->hipStreamWaitEvent(stream_, static_cast<HipEvent&>(e).handle(), 0), "hipStreamWaitEvent");
   }
   void synchronize() override {
-    api_->check(api_->hipStreamSynchronize(stream_), "hipStreamSynchronize");
+    hipError_t e = api_->hipStreamSynchronize(stream_);
     drain();
+    if (e == hipErrorLaunchFailure)  // a kernel enqueued earlier failed
+      throw LaunchError(fmt::format("a kernel launched on a stream of device '{}' failed: {}", device_id(),
+                                    api_->describe(e, "hipStreamSynchronize")));
+    api_->check(e, "hipStreamSynchronize");
   }
 
  private:
@@ -124,6 +133,11 @@ class HipStream : public StreamImpl {
     auto* user = new std::pair<HipStream*, Pending*>(this, new Pending(std::move(p)));
     api_->check(api_->hipStreamAddCallback(stream_, &HipStream::callback, user, 0), "hipStreamAddCallback");
     drain();
+  }
+
+  std::string device_id() const {
+    auto d = device();
+    return d ? d->id() : "hip";
   }
 
   void drain() {
@@ -158,15 +172,17 @@ std::pair<std::string, std::string> parse_arch(const std::string& arch) {
 
 class HipDevice : public DeviceImpl {
  public:
-  HipDevice(const Api* api, int index, const hipDeviceProp_t& props, int runtime_version)
-      : api_(api), index_(index), props_(props) {
+  // `kind` is "hip", or "sim" for the simulator (id "sim:<processor>").
+  HipDevice(const Api* api, int index, const hipDeviceProp_t& props, int runtime_version, std::string kind = "hip")
+      : api_(api), index_(index), props_(props), kind_(std::move(kind)) {
     std::tie(processor_, features_) = parse_arch(props.gcnArchName);
+    id_ = kind_ == "hip" ? fmt::format("hip:{}", index_) : fmt::format("{}:{}", kind_, processor_);
     code_object_version_ = runtime_version >= 60000000 ? 5 : 4;
     if (const char* env = std::getenv("ROCJIT_CODE_OBJECT_VERSION"); env && *env) code_object_version_ = std::atoi(env);
   }
   std::string name() const override { return props_.name; }
-  std::string kind() const override { return "hip"; }
-  std::string id() const override { return fmt::format("hip:{}", index_); }
+  std::string kind() const override { return kind_; }
+  std::string id() const override { return id_; }
   std::string target() const override { return processor_; }
   uint64_t total_memory() const override { return props_.totalGlobalMem; }
   uint64_t free_memory() const override {
@@ -251,19 +267,23 @@ class HipDevice : public DeviceImpl {
   const Api* api_;
   int index_;
   hipDeviceProp_t props_;
+  std::string kind_, id_;
   std::string processor_, features_;
   int code_object_version_ = 5;
 };
 
 }  // namespace
 
-std::vector<std::shared_ptr<DeviceImpl>> make_hip_devices(std::string& why) {
+namespace {
+
+// The devices `api` reports, as HipDevices of `kind`.
+std::vector<std::shared_ptr<DeviceImpl>> make_devices(const Api* api, const std::string& kind, std::string& why) {
   std::vector<std::shared_ptr<DeviceImpl>> out;
-  const Api* api = hip::load(why);
-  if (!api) return out;
   hipError_t e = api->hipInit(0);
   if (e != hipSuccess) {
-    why = fmt::format("{} was loaded, but hipInit failed with {}: no usable AMD GPU", api->path, api->hipGetErrorName(e));
+    why = fmt::format("{} was loaded, but {}", api->path,
+                      kind == "hip" ? fmt::format("hipInit failed with {}: no usable AMD GPU", api->hipGetErrorName(e))
+                                    : api->describe(e, "hipInit"));
     return out;
   }
   int count = 0;
@@ -278,10 +298,26 @@ std::vector<std::shared_ptr<DeviceImpl>> make_hip_devices(std::string& why) {
   for (int i = 0; i < count; ++i) {
     hipDeviceProp_t props{};
     if (api->hipGetDeviceProperties(&props, i) != hipSuccess) continue;
-    out.push_back(std::make_shared<HipDevice>(api, i, props, version));
+    out.push_back(std::make_shared<HipDevice>(api, i, props, version, kind));
   }
   if (out.empty()) why = fmt::format("{} was loaded, but no device's properties could be read", api->path);
   return out;
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<DeviceImpl>> make_hip_devices(std::string& why) {
+  const Api* api = hip::load(why);
+  if (!api) return {};
+  return make_devices(api, "hip", why);
+}
+
+std::vector<std::shared_ptr<DeviceImpl>> make_sim_devices(std::string& why) {
+  // Every processor the simulator has, unless the user chose some with AMDSIM_PROCESSOR.
+  setenv("AMDSIM_PROCESSOR", "all", 0);
+  const Api* api = hip::load_simulator(why);
+  if (!api) return {};
+  return make_devices(api, "sim", why);
 }
 
 }  // namespace rocjit::runtime

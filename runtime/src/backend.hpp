@@ -140,5 +140,8 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
 std::shared_ptr<DeviceImpl> make_cpu_device();
 // HIP GPUs found through libamdhip64, or empty with `why` saying why there are none.
 std::vector<std::shared_ptr<DeviceImpl>> make_hip_devices(std::string& why);
+// The AMDGPU simulator's devices (libamdsim-hip.so through the same HIP code), ids
+// sim:<processor>; empty with `why` saying why.
+std::vector<std::shared_ptr<DeviceImpl>> make_sim_devices(std::string& why);
 
 }  // namespace rocjit::runtime

@@ -1,6 +1,7 @@
 // The device registry, the default device, and the handle classes Device, Stream and Event.
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -111,6 +112,11 @@ struct Registry {
   std::shared_ptr<DeviceImpl> cpu;
   std::mutex lock;
   std::shared_ptr<DeviceImpl> chosen_default;
+  // The AMDGPU simulator's devices (sim:<processor>), loaded at the first request for one.
+  std::once_flag sim_once;
+  std::atomic<bool> sim_loaded{false};
+  std::vector<std::shared_ptr<DeviceImpl>> sim;
+  std::string sim_why;
 };
 
 Registry& registry() {
@@ -120,6 +126,29 @@ Registry& registry() {
     r.hip = make_hip_devices(r.hip_why);
   });
   return r;
+}
+
+std::vector<std::shared_ptr<DeviceImpl>>& sim_devices(Registry& r) {
+  std::call_once(r.sim_once, [&] {
+    r.sim = make_sim_devices(r.sim_why);
+    r.sim_loaded = true;
+  });
+  return r.sim;
+}
+
+// "sim" (the simulator's first device: gfx942 unless AMDSIM_PROCESSOR says otherwise) or
+// "sim:<processor>".
+Device get_sim_device(Registry& r, const std::string& id) {
+  auto& sim = sim_devices(r);
+  if (sim.empty()) throw DeviceError(fmt::format("no simulator device for '{}': {}", id, r.sim_why));
+  if (id == "sim") return Device(sim.front());
+  for (auto& d : sim)
+    if (d->id() == id) return Device(d);
+  std::string have;
+  for (auto& d : sim) have += (have.empty() ? "" : ", ") + d->id();
+  const char* chosen = std::getenv("AMDSIM_PROCESSOR");
+  throw DeviceError(fmt::format("no simulator device '{}': the simulator has {}{}", id, have,
+                                chosen && std::string(chosen) != "all" ? " (AMDSIM_PROCESSOR chose them)" : ""));
 }
 
 }  // namespace
@@ -146,6 +175,8 @@ std::vector<Device> devices() {
   auto& r = registry();
   std::vector<Device> out;
   for (auto& d : r.hip) out.emplace_back(d);
+  if (r.sim_loaded)
+    for (auto& d : r.sim) out.emplace_back(d);
   out.emplace_back(r.cpu);
   return out;
 }
@@ -153,12 +184,14 @@ std::vector<Device> devices() {
 Device get_device(const std::string& id) {
   auto& r = registry();
   if (id == "cpu") return Device(r.cpu);
+  if (id == "sim" || id.rfind("sim:", 0) == 0) return runtime::get_sim_device(r, id);
   if (id == "hip" || id.rfind("hip:", 0) == 0) {
     size_t index = 0;
     if (id.size() > 4) {
       char* end = nullptr;
       long v = std::strtol(id.c_str() + 4, &end, 10);
-      if (*end || v < 0) throw DeviceError(fmt::format("'{}' is not a device id; use cpu, hip or hip:N", id));
+      if (*end || v < 0)
+        throw DeviceError(fmt::format("'{}' is not a device id; use cpu, hip, hip:N, sim or sim:<processor>", id));
       index = static_cast<size_t>(v);
     }
     if (r.hip.empty()) throw DeviceError(fmt::format("no HIP device for '{}': {}", id, r.hip_why));
@@ -167,7 +200,7 @@ Device get_device(const std::string& id) {
                                     r.hip.size() - 1));
     return Device(r.hip[index]);
   }
-  throw DeviceError(fmt::format("'{}' is not a device id; use cpu, hip or hip:N", id));
+  throw DeviceError(fmt::format("'{}' is not a device id; use cpu, hip, hip:N, sim or sim:<processor>", id));
 }
 
 Device new_cpu_device() { return Device(runtime::make_cpu_device()); }
