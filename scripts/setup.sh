@@ -6,7 +6,7 @@ packages=(
   cmake g++ make ninja-build pkg-config python3
   llvm-22-dev llvm-22-tools liblld-22-dev lld-22 clang-22 libclang-rt-22-dev
   zlib1g-dev libzstd-dev libfmt-dev catch2
-  libamdhip64-dev rocm-device-libs
+  libamdhip64-dev libhsa-runtime-dev rocm-device-libs
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
 )
 

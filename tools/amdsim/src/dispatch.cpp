@@ -1,0 +1,306 @@
+// Launching a kernel: argument layout, the dispatch packet, each wave's initial state from the
+// kernel descriptor, and the scheduling of waves within work-groups (barriers) and of
+// work-groups across worker threads.
+#include <hsa/hsa.h>
+#include <llvm/Support/AMDHSAKernelDescriptor.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <exception>
+#include <random>
+#include <thread>
+
+#include "decoder.h"
+#include "inst.h"
+
+namespace amdsim {
+
+namespace {
+
+uint64_t env_number(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  return std::strtoull(v, nullptr, 0);
+}
+
+struct LaunchContext {
+  const Program* program;
+  const KernelInfo* kernel;
+  const DecodeTable* code;
+  Memory* memory;
+  llvm::amdhsa::kernel_descriptor_t kd;
+  Dim3 grid, block;
+  uint32_t lds_bytes;
+  uint32_t private_size;
+  int wave_size;
+  std::vector<uint8_t> kernargs;  // aligned copy
+  hsa_kernel_dispatch_packet_t packet;
+  LaunchOptions options;
+  bool strict = false;
+};
+
+void execute(Wave& w, const DecodeTable& code) {
+  const Inst* inst = code.find(w.pc);
+  if (!inst) {
+    Inst none;
+    none.text = "<no instruction>";
+    w.pc += 4;
+    w.fail(none, fmt::format("the program counter left the code (PC offset 0x{:x})", w.pc - 4));
+  }
+  w.pc += inst->size;
+  if (!inst->valid) w.fail(*inst, "LLVM cannot decode this instruction word");
+  if (!inst->handler) w.fail(*inst, fmt::format("instruction '{}' is not implemented by amdsim", inst->name));
+  if (inst->second && !inst->second->handler)
+    w.fail(*inst, fmt::format("instruction '{}' is not implemented by amdsim", inst->second->name));
+  inst->handler(w, *inst);
+  if (inst->second) inst->second->handler(w, *inst->second);  // VOPD: LLVM pairs independent halves
+  ++w.instructions;
+}
+
+void init_wave(Wave& w, const LaunchContext& c, Group& g, uint32_t wave_index, uint32_t items) {
+  using namespace llvm::amdhsa;
+  w.program = c.program;
+  w.kernel = c.kernel;
+  w.memory = c.memory;
+  w.group = &g;
+  w.wave_size = c.wave_size;
+  w.lane_mask = c.wave_size == 64 ? ~0ull : 0xffffffffull;
+  w.wave_in_group = wave_index;
+  w.pc = c.kernel->code_offset;
+  uint32_t vgprs = std::max<uint32_t>(c.kernel->vgpr_count, 256);
+  w.v.assign(size_t(vgprs) * 64, 0);
+  w.a.assign(size_t(256) * 64, 0);
+  w.private_size = c.private_size;
+  w.scratch.assign(size_t(c.private_size) * c.wave_size, 0);
+  w.launch_ranges = {{reinterpret_cast<uint64_t>(c.kernargs.data()), c.kernargs.size()},
+                     {reinterpret_cast<uint64_t>(&c.packet), sizeof(c.packet)}};
+  uint32_t rsrc1 = c.kd.compute_pgm_rsrc1, rsrc2 = c.kd.compute_pgm_rsrc2;
+  uint16_t props = c.kd.kernel_code_properties;
+  w.denorm_mode = (rsrc1 >> 16) & 0xf;
+  w.round_mode = (rsrc1 >> 12) & 0xf;
+  w.ieee = (rsrc1 >> 23) & 1;
+
+  // User SGPRs, densely in AMDGPUUsage's order.
+  uint32_t s = 0;
+  if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER) {
+    // A buffer resource whose base lies in the private aperture: MUBUF accesses through it are
+    // per-lane private memory.
+    w.s[s++] = 0;
+    w.s[s++] = private_aperture_hi;
+    w.s[s++] = 0xffffffffu;
+    w.s[s++] = 0x00027000u;
+  }
+  if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_PTR) w.set_s64(s, reinterpret_cast<uint64_t>(&c.packet)), s += 2;
+  if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_QUEUE_PTR) w.set_s64(s, 0), s += 2;
+  if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_KERNARG_SEGMENT_PTR)
+    w.set_s64(s, reinterpret_cast<uint64_t>(c.kernargs.data())), s += 2;
+  if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_ID) w.set_s64(s, 0), s += 2;
+  if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_FLAT_SCRATCH_INIT) w.set_s64(s, 0), s += 2;
+  uint32_t preload = c.kd.kernarg_preload & 0x7f, preload_offset = (c.kd.kernarg_preload >> 7) & 0x1ff;
+  for (uint32_t i = 0; i < preload; ++i) {
+    uint32_t word = 0;
+    size_t at = size_t(preload_offset + i) * 4;
+    if (at + 4 <= c.kernargs.size()) std::memcpy(&word, c.kernargs.data() + at, 4);
+    w.s[s++] = word;
+  }
+  if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_PRIVATE_SEGMENT_SIZE) w.s[s++] = c.private_size;
+  // System SGPRs start after USER_SGPR_COUNT (which includes gfx11's padding to 16).
+  s = (rsrc2 >> 1) & 0x1f;
+  if (rsrc2 & COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_X) w.s[s++] = g.id[0];
+  if (rsrc2 & COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_Y) w.s[s++] = g.id[1];
+  if (rsrc2 & COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_Z) w.s[s++] = g.id[2];
+  if (rsrc2 & COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_INFO) w.s[s++] = 0;
+  if ((rsrc2 & COMPUTE_PGM_RSRC2_ENABLE_PRIVATE_SEGMENT) && !c.program->processor().architected_flat_scratch)
+    w.s[s++] = 0;  // scratch wave offset: private memory is per lane in this model
+
+  // Work-item ids: packed x | y << 10 | z << 20 in v0 on these processors.
+  uint32_t dims = (rsrc2 & COMPUTE_PGM_RSRC2_ENABLE_VGPR_WORKITEM_ID) >> COMPUTE_PGM_RSRC2_ENABLE_VGPR_WORKITEM_ID_SHIFT;
+  uint64_t exec = 0;
+  for (int lane = 0; lane < c.wave_size; ++lane) {
+    uint32_t item = wave_index * c.wave_size + lane;
+    if (item >= items) break;
+    exec |= 1ull << lane;
+    uint32_t x = item % c.block.x, y = (item / c.block.x) % c.block.y, z = item / (c.block.x * c.block.y);
+    uint32_t packed = x;
+    if (dims >= 1) packed |= y << 10;
+    if (dims >= 2) packed |= z << 20;
+    w.v[lane] = packed;
+  }
+  w.set_exec(exec);
+}
+
+void run_group(const LaunchContext& c, uint32_t gx, uint32_t gy, uint32_t gz, LaunchStats& stats, std::mt19937_64& rng) {
+  Group g;
+  g.id[0] = gx, g.id[1] = gy, g.id[2] = gz;
+  g.lds.assign(c.lds_bytes, 0);
+  uint32_t items = c.block.x * c.block.y * c.block.z;
+  uint32_t nwaves = (items + c.wave_size - 1) / c.wave_size;
+  std::vector<Wave> waves(nwaves);
+  for (uint32_t i = 0; i < nwaves; ++i) init_wave(waves[i], c, g, i, items);
+  uint32_t ended = 0;
+  for (;;) {
+    bool progressed = false;
+    if (c.options.interleave == 0) {
+      for (auto& w : waves) {
+        while (w.status == Wave::Status::running) execute(w, *c.code);
+        if (w.status == Wave::Status::ended) continue;
+      }
+    } else {
+      // Seeded random interleaving: pick a running wave, run it for `interleave` instructions.
+      std::vector<Wave*> running;
+      for (auto& w : waves)
+        if (w.status == Wave::Status::running) running.push_back(&w);
+      while (!running.empty()) {
+        size_t pick = rng() % running.size();
+        Wave& w = *running[pick];
+        for (uint32_t n = 0; n < c.options.interleave && w.status == Wave::Status::running; ++n) execute(w, *c.code);
+        if (w.status != Wave::Status::running) running.erase(running.begin() + pick);
+      }
+    }
+    ended = 0;
+    uint32_t waiting = 0;
+    for (auto& w : waves) {
+      if (w.status == Wave::Status::ended) ++ended;
+      if (w.status == Wave::Status::at_barrier) ++waiting;
+    }
+    if (ended == nwaves) break;
+    // Every live wave waits: the barrier releases.
+    if (c.strict && ended > 0 && waiting > 0) {
+      Inst barrier;
+      barrier.text = "s_barrier";
+      waves[0].fail(barrier, fmt::format("{} of {} waves ended without reaching the barrier the other {} wait at "
+                                         "(strict barrier mode, AMDSIM_STRICT_BARRIERS)",
+                                         ended, nwaves, waiting));
+    }
+    for (auto& w : waves)
+      if (w.status == Wave::Status::at_barrier) w.status = Wave::Status::running, progressed = true;
+    if (!progressed) break;
+  }
+  for (auto& w : waves) {
+    stats.wave_instructions += w.instructions;
+    stats.lane_instructions += w.lane_instructions;
+  }
+  ++stats.work_groups;
+}
+
+}  // namespace
+
+LaunchOptions options_from_environment() {
+  LaunchOptions o;
+  o.interleave = static_cast<uint32_t>(env_number("AMDSIM_INTERLEAVE", 0));
+  o.seed = env_number("AMDSIM_SEED", 1);
+  o.threads = static_cast<unsigned>(env_number("AMDSIM_THREADS", 0));
+  o.strict_barriers = env_number("AMDSIM_STRICT_BARRIERS", 0) != 0;
+  return o;
+}
+
+std::vector<uint8_t> layout_arguments(const KernelInfo& k, void** values, Dim3 grid, Dim3 block, uint32_t dynamic_lds) {
+  std::vector<uint8_t> out(std::max<uint32_t>(k.kernarg_size, 1), 0);
+  size_t explicit_index = 0;
+  for (const auto& a : k.args) {
+    if (a.offset + a.size > out.size()) out.resize(a.offset + a.size, 0);
+    uint8_t* p = out.data() + a.offset;
+    auto put = [&](uint64_t v) { std::memcpy(p, &v, std::min<uint32_t>(a.size, 8)); };
+    const std::string& kind = a.value_kind;
+    if (kind.rfind("hidden_", 0) != 0) {
+      if (values && values[explicit_index]) std::memcpy(p, values[explicit_index], a.size);
+      ++explicit_index;
+    } else if (kind == "hidden_block_count_x") put(grid.x);
+    else if (kind == "hidden_block_count_y") put(grid.y);
+    else if (kind == "hidden_block_count_z") put(grid.z);
+    else if (kind == "hidden_group_size_x") put(block.x);
+    else if (kind == "hidden_group_size_y") put(block.y);
+    else if (kind == "hidden_group_size_z") put(block.z);
+    else if (kind == "hidden_grid_dims") put(grid.z * block.z > 1 ? 3 : grid.y * block.y > 1 ? 2 : 1);
+    else if (kind == "hidden_dynamic_lds_size") put(dynamic_lds);
+    else if (kind == "hidden_private_base") put(private_aperture_hi);
+    else if (kind == "hidden_shared_base") put(shared_aperture_hi);
+    else put(0);  // offsets, remainders (whole groups only), queue/heap/printf/hostcall pointers
+  }
+  return out;
+}
+
+LaunchStats launch(const Program& program, const KernelInfo& kernel, Dim3 grid, Dim3 block, uint32_t dynamic_lds,
+                   std::span<const uint8_t> kernargs, Memory& memory, const LaunchOptions& options) {
+  LaunchContext c;
+  c.program = &program;
+  c.kernel = &kernel;
+  c.memory = &memory;
+  c.options = options;
+  c.strict = options.strict_barriers;
+  std::memcpy(&c.kd, kernel.descriptor.data(), sizeof c.kd);
+  c.grid = grid;
+  c.block = block;
+  c.wave_size = static_cast<int>(kernel.wavefront_size);
+  c.code = &ProgramAccess::table(program, c.wave_size);
+  uint64_t items = uint64_t(block.x) * block.y * block.z;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || items == 0)
+    throw Error(fmt::format("amdsim: kernel '{}': empty grid or block", kernel.name));
+  if (items > 1024)
+    throw Error(fmt::format("amdsim: kernel '{}': a block of {} work-items exceeds 1024", kernel.name, items));
+  uint64_t lds = uint64_t(c.kd.group_segment_fixed_size) + dynamic_lds;
+  if (lds > 65536)
+    throw Error(fmt::format("amdsim: kernel '{}': {} bytes of LDS ({} static + {} dynamic) exceed the 65536 a "
+                            "work-group can have",
+                            kernel.name, lds, c.kd.group_segment_fixed_size, dynamic_lds));
+  c.lds_bytes = static_cast<uint32_t>(lds);
+  c.private_size = (c.kd.private_segment_fixed_size + 15) & ~15u;
+  c.kernargs.assign(kernargs.begin(), kernargs.end());
+  c.kernargs.resize(std::max<size_t>(c.kernargs.size() + 256, kernel.kernarg_size + 256), 0);  // s_load_dwordx8 may over-read
+  std::memset(&c.packet, 0, sizeof c.packet);
+  c.packet.setup = grid.z * block.z > 1 ? 3 : grid.y * block.y > 1 ? 2 : 1;
+  c.packet.workgroup_size_x = static_cast<uint16_t>(block.x);
+  c.packet.workgroup_size_y = static_cast<uint16_t>(block.y);
+  c.packet.workgroup_size_z = static_cast<uint16_t>(block.z);
+  c.packet.grid_size_x = grid.x * block.x;
+  c.packet.grid_size_y = grid.y * block.y;
+  c.packet.grid_size_z = grid.z * block.z;
+  c.packet.private_segment_size = c.private_size;
+  c.packet.group_segment_size = c.lds_bytes;
+  c.packet.kernarg_address = c.kernargs.data();
+
+  uint64_t groups = uint64_t(grid.x) * grid.y * grid.z;
+  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<uint64_t>(threads, groups));
+  if (options.interleave) threads = 1;  // one seeded order for the whole launch
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::mutex error_lock;
+  std::vector<LaunchStats> per_thread(threads);
+  auto worker = [&](unsigned t) {
+    std::mt19937_64 rng(options.seed + t);
+    try {
+      for (;;) {
+        uint64_t i = next.fetch_add(1);
+        if (i >= groups || failed.load()) return;
+        uint32_t gx = uint32_t(i % grid.x), gy = uint32_t((i / grid.x) % grid.y), gz = uint32_t(i / (uint64_t(grid.x) * grid.y));
+        run_group(c, gx, gy, gz, per_thread[t], rng);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> g(error_lock);
+      if (!error) error = std::current_exception();
+      failed = true;
+    }
+  };
+  if (threads <= 1) {
+    worker(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+    for (auto& th : pool) th.join();
+  }
+  if (error) std::rethrow_exception(error);
+  LaunchStats total;
+  for (auto& s : per_thread) {
+    total.wave_instructions += s.wave_instructions;
+    total.lane_instructions += s.lane_instructions;
+    total.work_groups += s.work_groups;
+  }
+  return total;
+}
+
+}  // namespace amdsim

@@ -1,0 +1,183 @@
+// Decoded instructions and the wave state they execute on: the simulator's internal vocabulary.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "amdsim/amdsim.hpp"
+
+namespace amdsim {
+
+// Indices into the scalar register file: s0..s105, then the named registers at their GFX9
+// encodings (GFX11's m0/null moved; the decoder maps names, not numbers).
+enum ScalarIndex : uint16_t {
+  flat_scratch_lo = 102,
+  flat_scratch_hi = 103,
+  xnack_mask_lo = 104,
+  vcc_lo = 106,
+  vcc_hi = 107,
+  ttmp0 = 108,
+  m0 = 124,
+  null_reg = 125,
+  exec_lo = 126,
+  exec_hi = 127,
+  scalar_file_size = 128,
+};
+
+// Aperture bases (high 32 bits) that generic (flat) addresses use for LDS and private memory.
+// Host pointers on x86-64 never reach 2^60, so they cannot collide.
+constexpr uint32_t shared_aperture_hi = 0x10000000u;
+constexpr uint32_t private_aperture_hi = 0x20000000u;
+constexpr uint64_t shared_aperture = uint64_t(shared_aperture_hi) << 32;
+constexpr uint64_t private_aperture = uint64_t(private_aperture_hi) << 32;
+
+struct Operand {
+  enum Kind : uint8_t { none, sgpr, vgpr, agpr, scc, imm, off } kind = none;
+  uint16_t index = 0;   // register number (sgpr: ScalarIndex space)
+  uint8_t dwords = 1;   // register tuple width
+  bool neg = false, abs = false;
+  bool literal = false;    // a 32-bit literal (f64 operands take it as the high word)
+  bool float_text = false; // an inline constant printed as a float: its bits depend on the width
+  double fvalue = 0;
+  int64_t ivalue = 0;
+  bool hi16 = false;       // true16 .h half
+  bool lo16 = false;       // true16 .l half
+  bool sext = false;       // SDWA sext(): sign-extend the selected part
+  bool is_reg() const { return kind == sgpr || kind == vgpr || kind == agpr; }
+};
+
+enum class DppKind : uint8_t { none, quad_perm, row_shl, row_shr, row_ror, wave_shl, wave_rol, wave_shr, wave_ror,
+                               row_mirror, row_half_mirror, row_bcast15, row_bcast31, row_share, row_xmask, dpp8 };
+enum class SdwaSel : uint8_t { byte0, byte1, byte2, byte3, word0, word1, dword };
+
+struct Modifiers {
+  bool clamp = false;
+  float omod = 1.0f;
+  int64_t offset = 0;
+  uint32_t offset0 = 0, offset1 = 0;
+  bool offen = false, idxen = false, glc = false, gds = false;
+  // DPP
+  DppKind dpp = DppKind::none;
+  uint32_t dpp_value = 0;  // quad_perm packed 2 bits per lane, shift amount, dpp8 selects (3 bits each)
+  uint32_t row_mask = 0xf, bank_mask = 0xf;
+  bool bound_ctrl = false, fetch_inactive = false;
+  // SDWA
+  bool sdwa = false;
+  SdwaSel dst_sel = SdwaSel::dword, src0_sel = SdwaSel::dword, src1_sel = SdwaSel::dword;
+  bool dst_preserve = false, dst_sext = false;
+  // VOP3P / true16 op_sel
+  uint32_t op_sel = 0, op_sel_hi = 0x7;
+  bool has_op_sel_hi = false;
+  uint32_t swizzle = 0;  // ds_swizzle offset
+  bool has_swizzle = false;
+};
+
+struct Wave;
+struct Inst;
+using Handler = void (*)(Wave&, const Inst&);
+
+struct Inst {
+  std::string name;  // handler key: lower case, encoding and form suffixes stripped, gfx11 renames folded
+  std::string text;  // as printed by LLVM, for messages
+  Handler handler = nullptr;
+  uint16_t size = 0;
+  bool valid = false;
+  bool vop3 = false;  // _e64 form (integer ops may then write an SGPR carry)
+  std::vector<Operand> ops;
+  Modifiers mod;
+  std::shared_ptr<Inst> second;  // VOPD: the Y half (this is the X half)
+};
+
+// A work-group's shared state.
+struct Group {
+  std::vector<uint8_t> lds;
+  uint32_t id[3] = {0, 0, 0};
+};
+
+// One wave's architectural state.
+struct Wave {
+  const Program* program = nullptr;
+  const KernelInfo* kernel = nullptr;
+  Memory* memory = nullptr;
+  Group* group = nullptr;
+  int wave_size = 64;
+  uint64_t lane_mask = ~0ull;  // all lanes of the wave size
+  std::array<uint32_t, scalar_file_size> s{};
+  bool scc_bit = false;
+  std::vector<uint32_t> v;  // [register * 64 + lane]
+  std::vector<uint32_t> a;  // accumulation registers (gfx90a/gfx942)
+  uint64_t pc = 0;          // byte offset into the program image
+  enum class Status { running, at_barrier, ended } status = Status::running;
+  // Private memory: `private_size` bytes per lane.
+  std::vector<uint8_t> scratch;
+  uint32_t private_size = 0;
+  // Read-only memory of this launch outside the device allocations (kernarg segment, dispatch packet).
+  std::vector<std::pair<uint64_t, uint64_t>> launch_ranges;
+  uint64_t lane_instructions = 0, instructions = 0;
+  uint32_t denorm_mode = 0xf, round_mode = 0;
+  bool ieee = true;
+  uint32_t wave_in_group = 0;
+
+  uint64_t exec() const {
+    return wave_size == 32 ? s[exec_lo] : (uint64_t(s[exec_hi]) << 32 | s[exec_lo]);
+  }
+  void set_exec(uint64_t e) {
+    s[exec_lo] = uint32_t(e);
+    if (wave_size == 64) s[exec_hi] = uint32_t(e >> 32);
+  }
+  uint64_t vcc() const { return wave_size == 32 ? s[vcc_lo] : (uint64_t(s[vcc_hi]) << 32 | s[vcc_lo]); }
+  uint32_t& vreg(uint32_t r, int lane) { return v[size_t(r) * 64 + lane]; }
+  // 64-bit view of a scalar pair.
+  uint64_t s64(uint32_t i) const { return uint64_t(s[i + 1]) << 32 | s[i]; }
+  void set_s64(uint32_t i, uint64_t x) {
+    s[i] = uint32_t(x);
+    s[i + 1] = uint32_t(x >> 32);
+  }
+  [[noreturn]] void fail(const Inst& inst, const std::string& what) const;
+  // The PC-relative virtual address space of the program (s_getpc, s_setpc).
+  uint64_t code_base() const { return reinterpret_cast<uint64_t>(program->image()); }
+};
+
+// --- Operand access (shared by every handler family) -----------------------------------------
+
+inline uint32_t f32_bits(float f) { return std::bit_cast<uint32_t>(f); }
+inline float bits_f32(uint32_t b) { return std::bit_cast<float>(b); }
+inline uint64_t f64_bits(double d) { return std::bit_cast<uint64_t>(d); }
+inline double bits_f64(uint64_t b) { return std::bit_cast<double>(b); }
+uint16_t f32_to_f16_bits(float f);
+float f16_bits_to_f32(uint16_t h);
+
+// The 32-bit value of operand `op` in `lane`, as the instruction's 32-bit (float or integer) type
+// sees it. `fp16` says the operand is a 16-bit float (inline constants differ).
+uint32_t read32(const Wave& w, const Operand& op, int lane, bool fp16 = false);
+// 64-bit: integer operands sign-extend literals; f64 operands take a literal as the high word.
+uint64_t read64(const Wave& w, const Operand& op, int lane, bool f64);
+void write32(Wave& w, const Operand& op, int lane, uint32_t value);
+void write64(Wave& w, const Operand& op, int lane, uint64_t value);
+// Scalar operand (no lane): sgpr, literal, inline constant, scc.
+inline uint32_t sread32(const Wave& w, const Operand& op) { return read32(w, op, 0); }
+inline uint64_t sread64(const Wave& w, const Operand& op, bool f64 = false) { return read64(w, op, 0, f64); }
+void swrite32(Wave& w, const Operand& op, uint32_t value);
+void swrite64(Wave& w, const Operand& op, uint64_t value);
+
+// Registration of instruction handlers by name (one function per family file).
+struct HandlerTable;
+void add_handler(HandlerTable& table, const std::string& name, Handler h);
+void register_scalar(HandlerTable&);
+void register_vector(HandlerTable&);
+void register_memory(HandlerTable&);
+Handler find_handler(const std::string& name);
+const HandlerTable& handlers();
+std::vector<std::string> implemented_names();
+
+// Memory checks: throws a memory fault naming the instruction, lane and address.
+void* global_address(Wave& w, const Inst& inst, uint64_t address, uint64_t bytes, int lane, bool write);
+uint8_t* lds_address(Wave& w, const Inst& inst, uint64_t address, uint64_t bytes, int lane);
+uint8_t* private_address(Wave& w, const Inst& inst, uint64_t offset, uint64_t bytes, int lane);
+
+}  // namespace amdsim

@@ -1,0 +1,171 @@
+// Vector compares (V_CMP/V_CMPX for every type) and cross-lane instructions (readlane,
+// writelane, readfirstlane, mbcnt).
+#include <bit>
+#include <cmath>
+
+#include "valu.h"
+
+namespace amdsim {
+namespace {
+
+using Op = const Inst&;
+
+enum Cond { F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT, NLE, NEQ, NLT, T, NE };
+
+template <typename V>
+bool compare(Cond c, V a, V b) {
+  bool unordered = false;
+  if constexpr (std::is_floating_point_v<V>) unordered = std::isnan(a) || std::isnan(b);
+  switch (c) {
+    case F: return false;
+    case LT: return a < b;
+    case EQ: return a == b;
+    case LE: return a <= b;
+    case GT: return a > b;
+    case LG: return a < b || a > b;
+    case GE: return a >= b;
+    case O: return !unordered;
+    case U: return unordered;
+    case NGE: return !(a >= b);
+    case NLG: return !(a < b || a > b);
+    case NGT: return !(a > b);
+    case NLE: return !(a <= b);
+    case NEQ: return !(a == b);
+    case NLT: return !(a < b);
+    case T: return true;
+    case NE: return a != b;
+  }
+  return false;
+}
+
+enum Type { f32, f64, i32, u32, i64, u64, f16, i16, u16 };
+
+template <Type Ty>
+bool lane_compare(const Wave& w, const Inst& i, Cond c, int a_op, int l) {
+  if constexpr (Ty == f32) {
+    return compare(c, fsrc(w, i, a_op, l, a_op == 1 || a_op == 0), fsrc(w, i, a_op + 1, l));
+  } else if constexpr (Ty == f64) {
+    return compare(c, dsrc(w, i, a_op, l), dsrc(w, i, a_op + 1, l));
+  } else if constexpr (Ty == i32) {
+    return compare(c, int32_t(src32(w, i, a_op, l, true)), int32_t(src32(w, i, a_op + 1, l)));
+  } else if constexpr (Ty == u32) {
+    return compare(c, src32(w, i, a_op, l, true), src32(w, i, a_op + 1, l));
+  } else if constexpr (Ty == i64) {
+    return compare(c, int64_t(read64(w, i.ops[a_op], l, false)), int64_t(read64(w, i.ops[a_op + 1], l, false)));
+  } else if constexpr (Ty == u64) {
+    return compare(c, read64(w, i.ops[a_op], l, false), read64(w, i.ops[a_op + 1], l, false));
+  } else if constexpr (Ty == f16) {
+    auto h = [&](int k) {
+      uint32_t b = read32(w, i.ops[k], l, true) & 0xffff;
+      if (i.ops[k].abs) b &= 0x7fff;
+      if (i.ops[k].neg) b ^= 0x8000;
+      return f16_bits_to_f32(uint16_t(b));
+    };
+    return compare(c, h(a_op), h(a_op + 1));
+  } else if constexpr (Ty == i16) {
+    return compare(c, int16_t(read32(w, i.ops[a_op], l)), int16_t(read32(w, i.ops[a_op + 1], l)));
+  } else {
+    return compare(c, uint16_t(read32(w, i.ops[a_op], l)), uint16_t(read32(w, i.ops[a_op + 1], l)));
+  }
+}
+
+// V_CMP: dst mask, src0, src1. Inactive lanes' bits are cleared.
+template <Cond C, Type Ty>
+void v_cmp(Wave& w, Op i) {
+  uint64_t r = 0;
+  for_lanes(w, i, [&](int l) {
+    if (lane_compare<Ty>(w, i, C, 1, l)) r |= 1ull << l;
+  });
+  write64(w, i.ops[0], 0, r);
+}
+
+// V_CMPX: writes EXEC (and on gfx9 also the destination mask). gfx10+ prints no destination.
+template <Cond C, Type Ty>
+void v_cmpx(Wave& w, Op i) {
+  uint64_t r = 0;
+  int a = i.ops.size() >= 3 ? 1 : 0;
+  for_lanes(w, i, [&](int l) {
+    if (lane_compare<Ty>(w, i, C, a, l)) r |= 1ull << l;
+  });
+  if (a == 1) write64(w, i.ops[0], 0, r);
+  w.set_exec(r);
+}
+
+template <Type Ty>
+void add_compares(HandlerTable& t, const char* type) {
+  auto both = [&](const char* cond, Handler cmp, Handler cmpx) {
+    add_handler(t, std::string("v_cmp_") + cond + "_" + type, cmp);
+    add_handler(t, std::string("v_cmpx_") + cond + "_" + type, cmpx);
+  };
+#define COND(NAME, C) both(NAME, v_cmp<C, Ty>, v_cmpx<C, Ty>)
+  COND("f", F); COND("lt", LT); COND("eq", EQ); COND("le", LE); COND("gt", GT); COND("ge", GE); COND("t", T);
+  COND("tru", T);
+  if constexpr (Ty == f32 || Ty == f64 || Ty == f16) {
+    COND("lg", LG); COND("o", O); COND("u", U); COND("nge", NGE); COND("nlg", NLG); COND("ngt", NGT);
+    COND("nle", NLE); COND("neq", NEQ); COND("nlt", NLT);
+  } else {
+    COND("ne", NE); COND("lg", NE);
+  }
+#undef COND
+}
+
+}  // namespace
+
+void register_vector_compare(HandlerTable& t) {
+  add_compares<f32>(t, "f32");
+  add_compares<f64>(t, "f64");
+  add_compares<f16>(t, "f16");
+  add_compares<i32>(t, "i32");
+  add_compares<u32>(t, "u32");
+  add_compares<i64>(t, "i64");
+  add_compares<u64>(t, "u64");
+  add_compares<i16>(t, "i16");
+  add_compares<u16>(t, "u16");
+}
+
+void register_vector_lanes(HandlerTable& t) {
+  // Cross-lane reads ignore EXEC.
+  add_handler(t, "v_readlane_b32", [](Wave& w, Op i) {
+    uint32_t lane = sread32(w, i.ops[2]) & uint32_t(w.wave_size - 1);
+    swrite32(w, i.ops[0], read32(w, i.ops[1], int(lane)));
+    ++w.lane_instructions;
+  });
+  add_handler(t, "v_readfirstlane_b32", [](Wave& w, Op i) {
+    uint64_t e = w.exec();
+    int lane = e ? std::countr_zero(e) : 0;
+    swrite32(w, i.ops[0], read32(w, i.ops[1], lane));
+    ++w.lane_instructions;
+  });
+  add_handler(t, "v_writelane_b32", [](Wave& w, Op i) {
+    uint32_t lane = sread32(w, i.ops[2]) & uint32_t(w.wave_size - 1);
+    write32(w, i.ops[0], int(lane), sread32(w, i.ops[1]));
+    ++w.lane_instructions;
+  });
+  add_handler(t, "v_mbcnt_lo_u32_b32", [](Wave& w, Op i) {
+    for_lanes(w, i, [&](int l) {
+      uint32_t mask = read32(w, i.ops[1], l);
+      uint32_t below = l >= 32 ? ~0u : uint32_t((1ull << l) - 1);
+      write32(w, i.ops[0], l, uint32_t(std::popcount(mask & below)) + read32(w, i.ops[2], l));
+    });
+  });
+  add_handler(t, "v_mbcnt_hi_u32_b32", [](Wave& w, Op i) {
+    for_lanes(w, i, [&](int l) {
+      uint32_t mask = read32(w, i.ops[1], l);
+      uint32_t below = l <= 32 ? 0u : uint32_t(((1ull << l) - 1) >> 32);
+      write32(w, i.ops[0], l, uint32_t(std::popcount(mask & below)) + read32(w, i.ops[2], l));
+    });
+  });
+  // Accumulation registers (gfx90a/gfx942): moves only.
+  add_handler(t, "v_accvgpr_write_b32", [](Wave& w, Op i) {
+    for_lanes(w, i, [&](int l) { write32(w, i.ops[0], l, read32(w, i.ops[1], l)); });
+  });
+  add_handler(t, "v_accvgpr_read_b32", [](Wave& w, Op i) {
+    for_lanes(w, i, [&](int l) { write32(w, i.ops[0], l, read32(w, i.ops[1], l)); });
+  });
+  add_handler(t, "v_accvgpr_mov_b32", [](Wave& w, Op i) {
+    for_lanes(w, i, [&](int l) { write32(w, i.ops[0], l, read32(w, i.ops[1], l)); });
+  });
+  add_handler(t, "v_nop", [](Wave& w, Op) { ++w.lane_instructions; });
+}
+
+}  // namespace amdsim
