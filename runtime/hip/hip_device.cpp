@@ -194,8 +194,9 @@ class HipDevice : public DeviceImpl {
   void* allocate(size_t bytes) override {
     check_open("allocate memory");
     if (bytes > props_.totalGlobalMem)
-      throw MemoryError(fmt::format("cannot allocate {} bytes on device '{}': the device has {} bytes ({} free)", bytes,
-                                    id(), props_.totalGlobalMem, free_memory()));
+      throw MemoryError(fmt::format("cannot allocate {} bytes on device '{}': the device has {} bytes of memory ({} "
+                                    "free)",
+                                    bytes, id(), props_.totalGlobalMem, free_memory()));
     select();
     void* p = nullptr;
     hipError_t e = api_->hipMalloc(&p, std::max<size_t>(bytes, 1));
