@@ -410,6 +410,8 @@ void parse_modifier(const std::string& m, Inst& inst) {
     mod.dst_sext = value == "UNUSED_SEXT";
   } else if (key == "op_sel") mod.op_sel = parse_bits(value);
   else if (key == "op_sel_hi") mod.op_sel_hi = parse_bits(value), mod.has_op_sel_hi = true;
+  else if (key == "neg_lo") mod.neg_lo = parse_bits(value);
+  else if (key == "neg_hi") mod.neg_hi = parse_bits(value);
   // Everything else (cache policy bits, waitcnt fields, s_delay_alu fields) has no functional effect.
 }
 

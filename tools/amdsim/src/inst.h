@@ -73,6 +73,7 @@ struct Modifiers {
   // VOP3P / true16 op_sel
   uint32_t op_sel = 0, op_sel_hi = 0x7;
   bool has_op_sel_hi = false;
+  uint32_t neg_lo = 0, neg_hi = 0;  // VOP3P per-half negation
   uint32_t swizzle = 0;  // ds_swizzle offset
   bool has_swizzle = false;
 };

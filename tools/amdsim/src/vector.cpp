@@ -469,6 +469,31 @@ uint32_t ffbh_i32(uint32_t x) {
 // f32 -> f16 with round-to-nearest-even; f16 -> f32.
 uint32_t cvt_f16_f32(float a) { return f32_to_f16_bits(a); }
 
+template <int Kind>  // 0 add, 1 mul, 2 fma
+void packed_f32(Wave& w, const Inst& i) {
+  int sources = Kind == 2 ? 3 : 2;
+  uint32_t op_sel_hi = i.mod.has_op_sel_hi ? i.mod.op_sel_hi : 0x7;
+  for_lanes(w, i, [&](int l) {
+    float lo[3], hi[3];
+    for (int k = 0; k < sources; ++k) {
+      uint64_t v = read64(w, i.ops[1 + k], l, false);
+      if (i.ops[1 + k].kind == Operand::imm && !i.ops[1 + k].float_text) v = uint32_t(v) | (v << 32);
+      if (i.ops[1 + k].kind == Operand::imm && i.ops[1 + k].float_text) {
+        uint32_t f = read32(w, i.ops[1 + k], l);
+        v = uint64_t(f) << 32 | f;
+      }
+      lo[k] = bits_f32(uint32_t(v >> (32 * ((i.mod.op_sel >> k) & 1))));
+      hi[k] = bits_f32(uint32_t(v >> (32 * ((op_sel_hi >> k) & 1))));
+      if ((i.mod.neg_lo >> k) & 1) lo[k] = -lo[k];
+      if ((i.mod.neg_hi >> k) & 1) hi[k] = -hi[k];
+    }
+    auto f = [&](const float* x) {
+      return Kind == 0 ? x[0] + x[1] : Kind == 1 ? x[0] * x[1] : std::fma(x[0], x[1], x[2]);
+    };
+    write64(w, i.ops[0], l, uint64_t(f32_bits(fresult(w, i, f(hi)))) << 32 | f32_bits(fresult(w, i, f(lo))));
+  }, true);
+}
+
 }  // namespace
 
 void register_vector(HandlerTable& t) {
@@ -834,6 +859,19 @@ void register_vector(HandlerTable& t) {
   add_handler(t, "v_cvt_f64_f16", [](Wave& w, Op i) {
     for_lanes(w, i, [&](int l) { write64(w, i.ops[0], l, f64_bits(f16_bits_to_f32(uint16_t(src32(w, i, 1, l, true))))); });
   });
+
+  // VOP3P packed 32-bit (gfx90a/gfx942): each half picks a dword of each source by op_sel (low
+  // half) and op_sel_hi (high half); neg_lo/neg_hi negate per half.
+  add_handler(t, "v_pk_mov_b32", [](Wave& w, Op i) {
+    for_lanes(w, i, [&](int l) {
+      uint64_t a = read64(w, i.ops[1], l, false), b = read64(w, i.ops[2], l, false);
+      uint32_t lo = uint32_t(a >> (32 * (i.mod.op_sel & 1))), hi = uint32_t(b >> (32 * ((i.mod.op_sel >> 1) & 1)));
+      write64(w, i.ops[0], l, uint64_t(hi) << 32 | lo);
+    }, true);
+  });
+  add_handler(t, "v_pk_add_f32", packed_f32<0>);
+  add_handler(t, "v_pk_mul_f32", packed_f32<1>);
+  add_handler(t, "v_pk_fma_f32", packed_f32<2>);
 
   register_vector_compare(t);
   register_vector_lanes(t);
