@@ -5,7 +5,9 @@
 // 32-hex-digit key, payload length and an FNV-1a checksum of the payload; anything that does not
 // verify is ignored and replaced. The directory is
 // bounded by ROCJIT_CACHE_MAX_MB (default 512) with least-recently-used eviction (a hit
-// refreshes the entry's modification time).
+// refreshes the entry's modification time). The memory level holds at most
+// ROCJIT_CACHE_MEMORY_ENTRIES (default 1024) code objects and as many host kernels, least
+// recently used forgotten first.
 #include "cache/kernel_cache.h"
 
 #include <dlfcn.h>
@@ -17,15 +19,21 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <list>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <random>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
 
 #include "rocjit/compiler/cache.hpp"
 #include "rocjit/compiler/printer.hpp"
@@ -60,9 +68,64 @@ struct Counters {
 };
 Counters counters;
 
+// The in-memory level: at most memory_entries() values per kind, least recently used forgotten
+// first. A forgotten host kernel that is still in use elsewhere (a device holds it) stays
+// findable through `alive`: its JIT'd code is loaded once, and loading its object again under the
+// same symbol would clash.
+size_t memory_entries() {
+  static const size_t limit = [] {
+    if (const char* v = std::getenv("ROCJIT_CACHE_MEMORY_ENTRIES"); v && *v) {
+      char* end = nullptr;
+      long long n = std::strtoll(v, &end, 10);
+      if (*end == 0 && n >= 1) return static_cast<size_t>(n);
+      std::fprintf(stderr, "rocjit: warning: ROCJIT_CACHE_MEMORY_ENTRIES='%s' is not a count of at least 1; using 1024\n", v);
+    }
+    return size_t(1024);
+  }();
+  return limit;
+}
+
+template <class V>
+struct Level {
+  struct Entry {
+    std::shared_future<V> value;
+    std::list<std::string>::iterator order;
+    uint64_t serial;  // tells a failed build's own entry from a later one under the same key
+  };
+  std::unordered_map<std::string, Entry> entries;
+  std::list<std::string> order;  // most recently used first
+  std::unordered_map<std::string, std::weak_ptr<const void>> alive;  // host kernels only
+  size_t alive_sweep_at = 64;
+  uint64_t next_serial = 0;
+
+  // Moves the oldest entries out (the caller destroys them after releasing memory_lock: a host
+  // kernel's destructor removes its code from the JIT).
+  void trim(std::vector<std::shared_future<V>>& forgotten, size_t limit) {
+    while (entries.size() > limit) {
+      auto victim = entries.find(order.back());
+      if constexpr (std::is_same_v<V, std::shared_ptr<const void>>) remember_alive(victim->first, victim->second.value);
+      forgotten.push_back(std::move(victim->second.value));
+      entries.erase(victim);
+      order.pop_back();
+    }
+  }
+  void remember_alive(const std::string& key, const std::shared_future<V>& value) {
+    if (value.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;  // still building
+    try {
+      alive[key] = value.get();
+    } catch (...) {  // a failed build: nothing to remember
+    }
+    if (alive.size() >= alive_sweep_at) {
+      std::erase_if(alive, [](const auto& a) { return a.second.expired(); });
+      alive_sweep_at = std::max<size_t>(64, 2 * alive.size());
+    }
+  }
+};
+
 std::mutex memory_lock;
-std::map<std::string, std::shared_future<CodeObject>> memory;
-std::map<std::string, std::shared_future<std::shared_ptr<const void>>> lasting;  // never cleared
+Level<CodeObject> memory;
+Level<std::shared_ptr<const void>> lasting;
+uint64_t memory_evictions = 0;  // under memory_lock
 
 void reject(const std::string& path) {
   ++counters.disk_rejected;
@@ -226,22 +289,41 @@ void write_entry(const std::string& dir, const std::string& key, const char* ext
 // which returns the value and the payload to store. A failed build is not remembered: the next
 // call reports the error again.
 template <class V>
-V two_levels(std::map<std::string, std::shared_future<V>>& level, const std::string& key, const char* extension,
+V two_levels(Level<V>& level, const std::string& key, const char* extension,
              const std::function<std::optional<V>(const std::string&)>& decode,
              const std::function<std::pair<V, std::string>()>& build) {
   std::optional<time_trace::Phase> lookup_phase(std::in_place, "cache lookup");
   std::promise<V> promise;
   std::shared_future<V> future;
   bool owner = false;
+  uint64_t serial = 0;
+  std::vector<std::shared_future<V>> forgotten;  // destroyed after the lock is released
   {
     std::lock_guard<std::mutex> g(memory_lock);
-    auto it = level.find(key);
-    if (it != level.end()) {
-      future = it->second;
+    auto it = level.entries.find(key);
+    if (it != level.entries.end()) {
+      future = it->second.value;
+      level.order.splice(level.order.begin(), level.order, it->second.order);
     } else {
-      future = promise.get_future().share();
-      level.emplace(key, future);
-      owner = true;
+      if constexpr (std::is_same_v<V, std::shared_ptr<const void>>) {
+        // Forgotten by the cache but still in use: take it back instead of loading it twice.
+        if (auto a = level.alive.find(key); a != level.alive.end()) {
+          if (std::shared_ptr<const void> value = a->second.lock()) {
+            std::promise<V> ready;
+            ready.set_value(value);
+            future = ready.get_future().share();
+          }
+          level.alive.erase(a);
+        }
+      }
+      owner = !future.valid();
+      if (owner) future = promise.get_future().share();
+      level.order.push_front(key);
+      serial = level.next_serial++;
+      level.entries.emplace(key, typename Level<V>::Entry{future, level.order.begin(), serial});
+      const size_t before = level.entries.size();
+      level.trim(forgotten, memory_entries());
+      memory_evictions += before - level.entries.size();
     }
   }
   if (!owner) {  // another call builds (or built) this key: wait for its result
@@ -278,7 +360,11 @@ V two_levels(std::map<std::string, std::shared_future<V>>& level, const std::str
   } catch (...) {
     promise.set_exception(std::current_exception());
     std::lock_guard<std::mutex> g(memory_lock);
-    level.erase(key);
+    auto it = level.entries.find(key);
+    if (it != level.entries.end() && it->second.serial == serial) {  // not forgotten and replaced meanwhile
+      level.order.erase(it->second.order);
+      level.entries.erase(it);
+    }
     throw;
   }
 }
@@ -286,13 +372,23 @@ V two_levels(std::map<std::string, std::shared_future<V>>& level, const std::str
 }  // namespace
 
 CacheStats cache_stats() {
-  return CacheStats{counters.memory_hits, counters.disk_hits, counters.misses, counters.disk_writes,
-                    counters.disk_rejected};
+  CacheStats stats{counters.memory_hits, counters.disk_hits, counters.misses, counters.disk_writes,
+                   counters.disk_rejected};
+  std::lock_guard<std::mutex> g(memory_lock);
+  stats.memory_code_objects = memory.entries.size();
+  stats.memory_host_kernels = lasting.entries.size();
+  stats.memory_evictions = memory_evictions;
+  return stats;
 }
 
+size_t memory_cache_limit() { return memory_entries(); }
+
 void clear_memory_cache() {
+  std::vector<std::shared_future<CodeObject>> code_objects;  // destroyed after the lock is released
+  std::vector<std::shared_future<std::shared_ptr<const void>>> host_kernels;
   std::lock_guard<std::mutex> g(memory_lock);
-  memory.clear();
+  memory.trim(code_objects, 0);
+  lasting.trim(host_kernels, 0);
 }
 
 std::string cache_directory() {

@@ -32,8 +32,9 @@ const std::string& build_identity();
 std::string hash_key(const std::string& text);
 
 // The same two levels for other compiled values (the host backend's kernels), sharing the
-// directory, entry format, LRU bound and counters: memory, where entries are never forgotten
-// (a value may own process state such as JIT'd code that must not be made twice), then
+// directory, entry format, LRU bounds and counters: memory (least recently used forgotten first;
+// a forgotten value still alive elsewhere is found again, since it may own process state such as
+// JIT'd code that must not be made twice), then
 // <dir>/<key><extension>, then `build`, which returns the value and the payload to store.
 // `decode` turns a stored payload back into a value, or returns null (the entry is rejected and
 // rebuilt). Concurrent callers of one key wait for the first.

@@ -109,14 +109,17 @@ class CpuStream : public StreamImpl {
     });
   }
   void host_callback(std::function<void()> f) override { submit(std::move(f)); }
-  void record(EventImpl& e) override {
-    auto& ev = dynamic_cast<CpuEvent&>(e);
-    ev.reset();
-    submit([&ev] { ev.complete(); });
+  // The queued task owns the event: the caller's Event may be gone before the worker gets there.
+  void record(std::shared_ptr<EventImpl> e) override {
+    auto ev = std::dynamic_pointer_cast<CpuEvent>(std::move(e));
+    if (!ev) throw Error("Event::record: the event belongs to another kind of device than this CPU stream");
+    ev->reset();
+    submit([ev = std::move(ev)] { ev->complete(); });
   }
-  void wait(EventImpl& e) override {
-    auto& ev = dynamic_cast<CpuEvent&>(e);
-    submit([&ev] { ev.synchronize(); });
+  void wait(std::shared_ptr<EventImpl> e) override {
+    auto ev = std::dynamic_pointer_cast<CpuEvent>(std::move(e));
+    if (!ev) throw Error("Stream::wait: the event belongs to another kind of device than this CPU stream");
+    submit([ev = std::move(ev)] { ev->synchronize(); });
   }
   void synchronize() override {
     if (is_default_) return;

@@ -17,11 +17,21 @@ namespace {
 
 using hip::Api;
 
+// Pending launches hold their kernel, so the module is unloaded only after the last one ran.
 struct HipKernel : CompiledKernel {
   const Api* api = nullptr;
+  int device = 0;
   hipModule_t module = nullptr;
   hipFunction_t function = nullptr;
   CodeObject code;
+  HipKernel() = default;
+  HipKernel(const HipKernel&) = delete;
+  HipKernel& operator=(const HipKernel&) = delete;
+  ~HipKernel() override {
+    if (!module) return;
+    (void)api->hipSetDevice(device);  // destructors cannot report
+    (void)api->hipModuleUnload(module);
+  }
 };
 
 class HipEvent : public EventImpl {
@@ -94,11 +104,17 @@ class HipStream : public StreamImpl {
     finish(Pending{std::move(keep), nullptr});
   }
   void host_callback(std::function<void()> f) override { finish(Pending{{}, std::move(f)}); }
-  void record(EventImpl& e) override {
-    api_->check(api_->hipEventRecord(static_cast<HipEvent&>(e).handle(), stream_), "hipEventRecord");
+  // The stream holds the event until it has passed it (hipEventDestroy of a pending event is
+  // allowed, but the wrapper must not be destroyed under a waiting stream either).
+  void record(std::shared_ptr<EventImpl> e) override {
+    api_->check(api_->hipSetDevice(device_), "hipSetDevice");
+    api_->check(api_->hipEventRecord(static_cast<HipEvent&>(*e).handle(), stream_), "hipEventRecord");
+    finish(Pending{{std::move(e)}, nullptr});
   }
-  void wait(EventImpl& e) override {
-    api_->check(api_->hipStreamWaitEvent(stream_, static_cast<HipEvent&>(e).handle(), 0), "hipStreamWaitEvent");
+  void wait(std::shared_ptr<EventImpl> e) override {
+    api_->check(api_->hipSetDevice(device_), "hipSetDevice");
+    api_->check(api_->hipStreamWaitEvent(stream_, static_cast<HipEvent&>(*e).handle(), 0), "hipStreamWaitEvent");
+    finish(Pending{{std::move(e)}, nullptr});
   }
   void synchronize() override {
     hipError_t e = api_->hipStreamSynchronize(stream_);
@@ -255,6 +271,7 @@ class HipDevice : public DeviceImpl {
     options.code_object_version = code_object_version_;
     k->code = rocjit::compile(ir, Target::amdgpu(processor_, features_), options);
     k->api = api_;
+    k->device = index_;
     k->name = ir.name;
     k->max_block_size = ir.max_block_size;
     select();

@@ -1,11 +1,14 @@
 // The interface every device backend implements (runtime/cpu, runtime/hip). Internal.
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "rocjit/compiler/host.hpp"
@@ -72,8 +75,9 @@ class StreamImpl {
                       std::shared_ptr<ArgumentPack> args) = 0;
   // Runs `f` on the host once everything before it on the stream has completed.
   virtual void host_callback(std::function<void()> f) = 0;
-  virtual void record(EventImpl& e) = 0;
-  virtual void wait(EventImpl& e) = 0;
+  // The stream holds the event until it has reached it, so the caller may drop its Event at once.
+  virtual void record(std::shared_ptr<EventImpl> e) = 0;
+  virtual void wait(std::shared_ptr<EventImpl> e) = 0;
   virtual void synchronize() = 0;
   bool is_default() const { return is_default_; }
   std::shared_ptr<DeviceImpl> device() const { return device_ ? device_ : weak_device_.lock(); }
@@ -106,14 +110,18 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // The synchronous default stream (called once, under the device's lock).
   virtual std::shared_ptr<StreamImpl> create_stream_locked_default() = 0;
   virtual std::shared_ptr<EventImpl> create_event() = 0;
-  // Compiles (or finds) the kernel for this device.
+  // Compiles (or finds) the kernel for this device. The device remembers the most recently used
+  // kernels (ROCJIT_DEVICE_KERNELS, default 1024) by IR; a forgotten one is freed (HIP module
+  // unloaded, host code removed from the JIT) once no pending launch uses it.
   std::shared_ptr<CompiledKernel> kernel(const std::shared_ptr<const ir::Kernel>& ir);
+  // How many kernels the device remembers now (at most device_kernel_limit()).
+  size_t kernel_count();
   virtual void check_geometry(const CompiledKernel& k, Dim3 grid, Dim3 block) = 0;
 
   std::shared_ptr<StreamImpl> default_stream();
   void synchronize();
   void close();
-  bool closed() const { return closed_; }
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
   // Throws DeviceError when the device was closed; `what` says what was attempted.
   void check_open(const std::string& what) const;
 
@@ -128,13 +136,23 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   std::mutex lock_;
   std::shared_ptr<StreamImpl> default_stream_;
   std::vector<std::weak_ptr<StreamImpl>> streams_;
-  std::map<const ir::Kernel*, std::pair<std::shared_ptr<const ir::Kernel>, std::shared_ptr<CompiledKernel>>> kernels_;
+  // Kernels by IR, most recently used first in `kernel_order_`.
+  struct LoadedKernel {
+    std::shared_ptr<const ir::Kernel> ir;  // keeps the key's address unique while the entry lives
+    std::shared_ptr<CompiledKernel> compiled;
+    std::list<const ir::Kernel*>::iterator order;
+  };
+  std::unordered_map<const ir::Kernel*, LoadedKernel> kernels_;
+  std::list<const ir::Kernel*> kernel_order_;
   std::map<const void*, size_t> registered_;
-  bool closed_ = false;
+  std::atomic<bool> closed_{false};  // read without the lock by check_open()
 
  public:
   void remember_stream(const std::shared_ptr<StreamImpl>& s);
 };
+
+// How many kernels each device remembers: ROCJIT_DEVICE_KERNELS (at least 1), default 1024.
+size_t device_kernel_limit();
 
 // Backends.
 std::shared_ptr<DeviceImpl> make_cpu_device();

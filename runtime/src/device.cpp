@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
@@ -24,18 +25,55 @@ HostStorage::~HostStorage() {
     ::operator delete[](data, std::align_val_t(64));
 }
 
+size_t device_kernel_limit() {
+  static const size_t limit = [] {
+    if (const char* v = std::getenv("ROCJIT_DEVICE_KERNELS"); v && *v) {
+      char* end = nullptr;
+      long long n = std::strtoll(v, &end, 10);
+      if (*end == 0 && n >= 1) return static_cast<size_t>(n);
+      std::fprintf(stderr, "rocjit: warning: ROCJIT_DEVICE_KERNELS='%s' is not a count of at least 1; using 1024\n", v);
+    }
+    return size_t(1024);
+  }();
+  return limit;
+}
+
 std::shared_ptr<CompiledKernel> DeviceImpl::kernel(const std::shared_ptr<const ir::Kernel>& ir) {
   check_open("compile kernel '" + ir->name + "'");
   {
     std::lock_guard<std::mutex> g(lock_);
     auto it = kernels_.find(ir.get());
-    if (it != kernels_.end()) return it->second.second;
+    if (it != kernels_.end()) {
+      kernel_order_.splice(kernel_order_.begin(), kernel_order_, it->second.order);
+      return it->second.compiled;
+    }
   }
   // Compile outside the lock; a second thread racing here compiles too and one result wins.
   std::shared_ptr<CompiledKernel> compiled = compile(ir);
+  std::vector<LoadedKernel> forgotten;  // freed after the lock is released (HIP calls, JIT removal)
   std::lock_guard<std::mutex> g(lock_);
-  auto [it, inserted] = kernels_.try_emplace(ir.get(), ir, compiled);
-  return it->second.second;
+  if (closed_) return compiled;  // closed meanwhile: close() already forgot every kernel
+  auto [it, inserted] = kernels_.try_emplace(ir.get());
+  if (!inserted) {
+    kernel_order_.splice(kernel_order_.begin(), kernel_order_, it->second.order);
+    return it->second.compiled;
+  }
+  kernel_order_.push_front(ir.get());
+  it->second = LoadedKernel{ir, std::move(compiled), kernel_order_.begin()};
+  std::shared_ptr<CompiledKernel> result = it->second.compiled;
+  const size_t limit = device_kernel_limit();
+  while (kernels_.size() > limit) {
+    auto victim = kernels_.find(kernel_order_.back());
+    kernel_order_.pop_back();
+    forgotten.push_back(std::move(victim->second));
+    kernels_.erase(victim);
+  }
+  return result;
+}
+
+size_t DeviceImpl::kernel_count() {
+  std::lock_guard<std::mutex> g(lock_);
+  return kernels_.size();
 }
 
 std::shared_ptr<StreamImpl> DeviceImpl::default_stream() {
@@ -64,9 +102,11 @@ void DeviceImpl::synchronize() {
 void DeviceImpl::close() {
   if (closed_) return;
   synchronize();
+  std::unordered_map<const ir::Kernel*, LoadedKernel> forgotten;  // freed after the lock is released
   std::lock_guard<std::mutex> g(lock_);
   closed_ = true;
-  kernels_.clear();
+  forgotten.swap(kernels_);
+  kernel_order_.clear();
 }
 
 void DeviceImpl::check_open(const std::string& what) const {
@@ -238,7 +278,10 @@ void Stream::synchronize() const {
   impl().device()->check_open("synchronize a stream");
   impl().synchronize();
 }
-void Stream::wait(const Event& e) const { impl().wait(e.impl()); }
+void Stream::wait(const Event& e) const {
+  e.impl();  // a default-constructed Event throws here
+  impl().wait(e.impl_ptr());
+}
 Device Stream::device() const { return Device(impl().device()); }
 bool Stream::is_default() const { return !impl_ || impl_->is_default(); }
 
@@ -270,7 +313,10 @@ runtime::EventImpl& Event::impl() const {
   if (!impl_) throw Error("this Event was default-constructed; create events with rocjit::event()");
   return *impl_;
 }
-void Event::record(const Stream& s) const { s.impl().record(impl()); }
+void Event::record(const Stream& s) const {
+  impl();  // a default-constructed Event throws here
+  s.impl().record(impl_);
+}
 void Event::synchronize() const { impl().synchronize(); }
 bool Event::query() const { return impl().query(); }
 float Event::elapsed_time(const Event& later) const { return impl().elapsed_ms(later.impl()); }

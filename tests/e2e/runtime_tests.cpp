@@ -161,6 +161,25 @@ TEST_CASE("asynchronous streams order their work; events order work between stre
   CHECK(start.elapsed_time(done) >= 0.0f);
 }
 
+TEST_CASE("events dropped right after record() and wait() still order the streams") {
+  Kernel slow = slow_fill();
+  Stream s1 = stream(), s2 = stream();
+  const int n = 4096;
+  DeviceArray<float> d = device_array<float>({n});
+  slow[{n / 256, 256, s1}](d, 3000);
+  {
+    Event done = event();
+    done.record(s1);
+    s2.wait(done);
+  }  // the streams alone hold the event now
+  HostArray<float> out = d.copy_to_host(s2);
+  s2.synchronize();
+  float ref = 0;
+  for (int k = 0; k < 3000; ++k) ref += float(k % 7);
+  for (int i = 0; i < n; ++i) REQUIRE(out.data()[i] == ref);
+  s1.synchronize();
+}
+
 TEST_CASE("auto_synchronize waits for the stream when the scope ends") {
   Stream s = stream();
   DeviceArray<float> d = device_array<float>({1024});

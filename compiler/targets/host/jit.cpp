@@ -68,18 +68,30 @@ std::string cpu_description(const HostJit& h) {
   return fmt::format("{}, {}", h.jit->getTargetTriple().str(), h.tm->getTargetCPU().str());
 }
 
-// Adds a relocatable object to the process's JIT and returns its kernel entry point.
-targets::host::GroupFunction load_object(HostJit& h, const std::string& kernel, const std::string& symbol,
-                                         llvm::StringRef object) {
+// A kernel's code in the JIT: removed from the process when this goes.
+struct JitCode {
+  llvm::orc::ResourceTrackerSP tracker;
+  ~JitCode() {
+    if (auto err = tracker->remove()) llvm::consumeError(std::move(err));  // destructors cannot report
+  }
+};
+
+// Adds a relocatable object to the process's JIT under its own resource tracker and sets
+// `impl.entry` to its kernel entry point and `impl.code` to the tracker's owner.
+void load_object(HostJit& h, const std::string& kernel, const std::string& symbol, llvm::StringRef object,
+                 HostKernel::Impl& impl) {
   time_trace::Phase phase("load object");
-  if (auto err = h.jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, symbol)))
+  auto code = std::make_shared<JitCode>();
+  code->tracker = h.jit->getMainJITDylib().createResourceTracker();
+  if (auto err = h.jit->addObjectFile(code->tracker, llvm::MemoryBuffer::getMemBufferCopy(object, symbol)))
     throw CompileError(fmt::format("kernel '{}': the host JIT rejected the object: {}", kernel,
                                    llvm::toString(std::move(err))));
   auto address = h.jit->lookup(symbol);
   if (!address)
     throw CompileError(fmt::format("kernel '{}': the host JIT could not link it: {}", kernel,
                                    llvm::toString(address.takeError())));
-  return address->toPtr<targets::host::GroupFunction>();
+  impl.entry = address->toPtr<targets::host::GroupFunction>();
+  impl.code = std::move(code);
 }
 
 // Symbols are unique in the process. Cached kernels' names also carry a random part, so an object
@@ -246,7 +258,7 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
           if (!d) return nullptr;
           impl->cpu = cpu_description(h);
           try {
-            impl->entry = load_object(h, kernel.name, d->symbol, d->object);
+            load_object(h, kernel.name, d->symbol, d->object, *impl);
           } catch (const CompileError&) {
             return nullptr;  // rejected and rebuilt under a new symbol
           }
@@ -256,7 +268,7 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
           auto impl = fresh();
           const std::string symbol = fresh_symbol(kernel.name, true);
           llvm::SmallVector<char, 0> object = build(kernel, options, h, symbol, *impl);
-          impl->entry = load_object(h, kernel.name, symbol, llvm::StringRef(object.data(), object.size()));
+          load_object(h, kernel.name, symbol, llvm::StringRef(object.data(), object.size()), *impl);
           std::string payload = encode(*impl, symbol, object);
           return {std::move(impl), std::move(payload)};
         });
@@ -267,7 +279,7 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
   auto impl = fresh();
   const std::string symbol = fresh_symbol(kernel.name, false);
   llvm::SmallVector<char, 0> object = build(kernel, options, h, symbol, *impl);
-  if (options.jit) impl->entry = load_object(h, kernel.name, symbol, llvm::StringRef(object.data(), object.size()));
+  if (options.jit) load_object(h, kernel.name, symbol, llvm::StringRef(object.data(), object.size()), *impl);
   dump::write_texts(dump, kernel.name, host, *impl, requested);
   HostKernel result(std::move(impl));
   if (dump.wants(dump::meta)) dump::write(dump, kernel.name, host, dump::meta, metadata_text(result));

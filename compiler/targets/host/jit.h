@@ -1,6 +1,7 @@
 // The process-wide ORC LLJIT for host kernels and the HostKernel implementation record.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct HostKernel::Impl {
   std::string llvm_ir, llvm_ir_optimized, assembly;
   std::string cpu;  // "x86_64-pc-linux-gnu, znver3"
   targets::host::GroupFunction entry = nullptr;  // null when compiled with jit = false
+  // Owns `entry`'s code in the JIT (one ORC ResourceTracker): released with the last reference
+  // to this Impl, which removes the code from the process.
+  std::shared_ptr<void> code;
 };
 
 }  // namespace rocjit

@@ -33,7 +33,8 @@ struct HostCompileOptions {
   // and the kernel cannot run (Kernel::llvm_ir / assembly / metadata use this).
   bool jit = true;
   // false: compile afresh instead of looking in the kernel cache (benchmarks). Plain compiles
-  // are cached in memory for the process and on disk like AMDGPU code objects (<key>.rjho).
+  // are cached in memory (the most recently used memory_cache_limit()) and on disk like AMDGPU
+  // code objects (<key>.rjho).
   bool cache = true;
   // Compile for exactly this work-group shape (PoCL does this for every local size): the
   // work-item loops get constant trip counts, which LLVM unrolls and vectorises without runtime
@@ -42,7 +43,8 @@ struct HostCompileOptions {
   std::optional<Dim3> block;
 };
 
-// A kernel compiled for the host. Cheap to copy; the JIT'd code lives as long as the process.
+// A kernel compiled for the host. Cheap to copy (copies share the kernel); the JIT'd code is
+// removed from the process when the last copy, and the kernel cache's reference, are gone.
 class HostKernel {
  public:
   struct Impl;

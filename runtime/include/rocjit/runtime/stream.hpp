@@ -74,6 +74,9 @@ class Event {
   // Milliseconds between two completed events.
   float elapsed_time(const Event& later) const;
   runtime::EventImpl& impl() const;
+  // Streams hold the implementation until they have reached the event, so an Event may be
+  // dropped right after record() or Stream::wait().
+  const std::shared_ptr<runtime::EventImpl>& impl_ptr() const { return impl_; }
 
  private:
   std::shared_ptr<runtime::EventImpl> impl_;

@@ -1,0 +1,78 @@
+// Lifetimes in the runtime: what queued work keeps alive, and what a device forgets.
+#include <catch2/catch.hpp>
+
+#include <future>
+#include <memory>
+
+#include "rocjit/rocjit.hpp"
+#include "runtime/src/backend.hpp"
+
+using namespace rocjit;
+
+namespace {
+
+// Blocks `s` (an asynchronous CPU stream) until the returned promise is set.
+std::promise<void> hold(const Stream& s) {
+  std::promise<void> gate;
+  s.impl().host_callback([f = gate.get_future().share()] { f.wait(); });
+  return gate;
+}
+
+}  // namespace
+
+TEST_CASE("a CPU stream holds an Event until it reaches it, so the caller may drop it at once") {
+  Device cpu = new_cpu_device();
+  Stream s = stream(cpu), t = stream(cpu);
+  std::promise<void> gate = hold(s);
+  std::weak_ptr<runtime::EventImpl> recorded, waited;
+  {
+    Event e = event(cpu);
+    e.record(s);
+    recorded = e.impl_ptr();
+  }  // the Event is gone; `s` has not reached it
+  CHECK_FALSE(recorded.expired());
+  {
+    Event e = event(cpu);
+    e.record(s);
+    t.wait(e);
+    waited = e.impl_ptr();
+  }
+  CHECK_FALSE(waited.expired());
+  gate.set_value();
+  s.synchronize();
+  t.synchronize();
+  // Both streams passed the events and let them go.
+  CHECK(recorded.expired());
+  CHECK(waited.expired());
+}
+
+TEST_CASE("a stream waiting on a dropped Event still waits for it") {
+  Device cpu = new_cpu_device();
+  Stream s = stream(cpu), t = stream(cpu);
+  std::promise<void> gate = hold(s);
+  bool after_wait_ran = false;
+  {
+    Event e = event(cpu);
+    e.record(s);
+    t.wait(e);
+  }
+  std::promise<void> reached;
+  t.impl().host_callback([&] {
+    after_wait_ran = true;
+    reached.set_value();
+  });
+  auto f = reached.get_future();
+  CHECK(f.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout);  // `t` waits behind `s`
+  gate.set_value();
+  t.synchronize();
+  CHECK(after_wait_ran);
+  s.synchronize();
+}
+
+TEST_CASE("a closed device is seen as closed from every thread") {
+  Device cpu = new_cpu_device();
+  CHECK_FALSE(cpu.closed());
+  std::async(std::launch::async, [&] { cpu.close(); }).get();
+  CHECK(cpu.closed());
+  CHECK_THROWS_WITH(event(cpu), Catch::Matchers::Contains("was closed"));
+}

@@ -1,0 +1,131 @@
+// A wave on its own: assemble a snippet, decode it with amdsim's decoder and run it through the
+// handlers the way dispatch.cpp's execute() does, on register values the test chooses.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <bit>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "assembler.hpp"
+#include "decoder.h"
+#include "inst.h"
+
+namespace amdsim_test {
+
+using amdsim::Wave;
+
+struct Sim {
+  amdsim::Processor proc;
+  int wave_size;
+  std::shared_ptr<amdsim::Decoder> decoder;
+  amdsim::KernelInfo kernel;
+  amdsim::Memory memory;
+  amdsim::Group group;
+  Wave w;
+  std::vector<amdsim::Inst> last;  // the decoded snippet
+
+  explicit Sim(const std::string& processor)
+      : proc(amdsim::Processor::get(processor)), wave_size(proc.default_wave_size) {
+    decoder = std::make_shared<amdsim::Decoder>(proc, wave_size);
+    kernel.name = "snippet";
+    kernel.wavefront_size = wave_size;
+    reset();
+  }
+  bool gfx11() const { return proc.major >= 11; }
+  bool wave32() const { return wave_size == 32; }
+  uint64_t all() const { return wave_size == 64 ? ~0ull : 0xffffffffull; }
+
+  void reset() {
+    w = Wave{};
+    w.kernel = &kernel;
+    w.memory = &memory;
+    w.group = &group;
+    w.wave_size = wave_size;
+    w.lane_mask = all();
+    w.v.assign(256 * 64, 0);
+    w.a.assign(256 * 64, 0);
+    w.private_size = 64;
+    w.scratch.assign(64 * 64, 0);
+    group.lds.assign(65536, 0);
+    w.set_exec(all());
+  }
+
+  // Decodes every instruction of `source`; fails the test on an undecodable word.
+  std::vector<amdsim::Inst> decode(const std::string& source) {
+    auto bytes = assemble(proc.name, wave_size, source);
+    std::vector<amdsim::Inst> out;
+    for (size_t pc = 0; pc < bytes.size();) {
+      std::span<const uint8_t> window(bytes.data() + pc, std::min<size_t>(bytes.size() - pc, 20));
+      amdsim::Inst inst = decoder->decode(window, pc);
+      if (!inst.valid) FAIL("undecodable word in: " << source);
+      inst.handler = amdsim::find_handler(inst.name);
+      if (inst.second) inst.second->handler = amdsim::find_handler(inst.second->name);
+      pc += inst.size;
+      out.push_back(std::move(inst));
+    }
+    return out;
+  }
+
+  // Runs `source` from its first instruction until the PC leaves it or the wave ends. An
+  // unimplemented instruction is an amdsim::Error, as in a launch.
+  void run(const std::string& source) {
+    last = decode(source);
+    std::vector<const amdsim::Inst*> at;  // by byte offset / 4
+    uint64_t end = 0;
+    for (auto& i : last) {
+      at.resize((end + i.size) / 4, nullptr);
+      at[end / 4] = &i;
+      end += i.size;
+    }
+    w.pc = 0;
+    w.status = Wave::Status::running;
+    for (int steps = 0; w.status == Wave::Status::running && w.pc < end; ++steps) {
+      if (steps > 100000) FAIL("snippet does not terminate: " << source);
+      const amdsim::Inst* inst = at[w.pc / 4];
+      REQUIRE(inst != nullptr);
+      w.pc += inst->size;
+      if (!inst->handler) w.fail(*inst, "instruction '" + inst->name + "' is not implemented by amdsim");
+      if (inst->second && !inst->second->handler)
+        w.fail(*inst, "instruction '" + inst->second->name + "' is not implemented by amdsim");
+      inst->handler(w, *inst);
+      if (inst->second) inst->second->handler(w, *inst->second);
+      ++w.instructions;
+    }
+  }
+
+  uint32_t& v(int reg, int lane) { return w.vreg(reg, lane); }
+  uint32_t& s(int reg) { return w.s[reg]; }
+  uint64_t v64(int reg, int lane) { return uint64_t(v(reg + 1, lane)) << 32 | v(reg, lane); }
+  void set_v64(int reg, int lane, uint64_t x) { v(reg, lane) = uint32_t(x), v(reg + 1, lane) = uint32_t(x >> 32); }
+  float vf(int reg, int lane) { return std::bit_cast<float>(v(reg, lane)); }
+  double vd(int reg, int lane) { return std::bit_cast<double>(v64(reg, lane)); }
+  // Fills vector register `reg` with f(lane) in every lane.
+  template <typename F>
+  void fill(int reg, F f) {
+    for (int l = 0; l < 64; ++l) v(reg, l) = static_cast<uint32_t>(f(l));
+  }
+  void fillf(int reg, float x) { fill(reg, [&](int) { return std::bit_cast<uint32_t>(x); }); }
+  // Carry / compare masks: VCC (a pair in wave64, vcc_lo in wave32).
+  uint64_t vcc() const { return w.vcc(); }
+  uint64_t s64(int reg) const { return wave_size == 32 ? w.s[reg] : w.s64(reg); }
+  // The register pair / single SGPR naming a lane mask in this wave size: "s[4:5]" or "s4".
+  std::string mask(int reg) const {
+    return wave_size == 32 ? "s" + std::to_string(reg) : "s[" + std::to_string(reg) + ":" + std::to_string(reg + 1) + "]";
+  }
+  std::string vcc_name() const { return wave_size == 32 ? "vcc_lo" : "vcc"; }
+  std::string exec_name() const { return wave_size == 32 ? "exec_lo" : "exec"; }
+  std::string b() const { return wave_size == 32 ? "b32" : "b64"; }  // lane-mask suffix for SALU ops
+};
+
+// Defines a test body `name(Sim&)` run on each processor (tagged [gfx942], [gfx90a], [gfx1100]).
+#define SIM_TEST(name)                                                             \
+  static void name(::amdsim_test::Sim& sim);                                       \
+  TEST_CASE(#name " gfx942", "[gfx942]") { ::amdsim_test::Sim s("gfx942"); name(s); }  \
+  TEST_CASE(#name " gfx90a", "[gfx90a]") { ::amdsim_test::Sim s("gfx90a"); name(s); }  \
+  TEST_CASE(#name " gfx1100", "[gfx1100]") { ::amdsim_test::Sim s("gfx1100"); name(s); } \
+  static void name(::amdsim_test::Sim& sim)
+
+}  // namespace amdsim_test
