@@ -77,3 +77,28 @@ TEST_CASE("asking for a HIP device that is not there says why and where rocjit l
                                                (Contains("libamdhip64") || Contains("not found")));
   }
 }
+
+TEST_CASE("a kernel that faults on the simulator is a LaunchError with the simulator's message; the device keeps "
+          "working") {
+  if (test_device().kind() != "sim") {
+    SUCCEED("only the simulator checks every device memory access (a wild store elsewhere is undefined)");
+    return;
+  }
+  using namespace rocjit::dsl;
+  Kernel wild = kernel("wild_store", [](Array<float> x) {
+    Int i = global_id(0);
+    x(i + (1 << 26)) = 1.0f;
+  });
+  auto d = to_device(std::vector<float>(64, 2.0f));
+  // The default stream is synchronous: the launch itself fails.
+  CHECK_THROWS_AS((wild[{1, 64}](d)), LaunchError);
+  CHECK_THROWS_WITH((wild[{1, 64}](d)), Contains("kernel 'wild_store' failed on device '" + test_device().id() + "'") &&
+                                             Contains("memory fault"));
+  // On another stream the failure surfaces at the next synchronize, then the stream works again.
+  Stream s = stream();
+  wild[{1, 64, s}](d);
+  CHECK_THROWS_AS(s.synchronize(), LaunchError);
+  samples::saxpy()[{1, 64, s}](1.0f, d, d);
+  s.synchronize();
+  CHECK(d.copy_to_host().data()[63] == 4.0f);
+}
