@@ -154,7 +154,8 @@ std::string normalize_name(const std::string& llvm_name) {
   // Strip form suffixes: the printed operands say what the form means.
   static const char* forms[] = {"_e32", "_e64", "_sdwa", "_dpp8", "_dpp", "_e64_dpp", "_e32_dpp", "_imm", "_sgpr_imm",
                                 "_sgpr", "_saddr", "_offen", "_offset", "_idxen", "_bothen", "_addr64", "_rtn",
-                                "_st", "_sv", "_svs", "_vs", "_fake16", "_t16", "_vi", "_real", "_nortn", "_ci"};
+                                "_st", "_sv", "_svs", "_vs", "_fake16", "_t16", "_vi", "_real", "_nortn", "_ci",
+                                "_opsel"};
   for (bool again = true; again;) {
     again = false;
     for (const char* f : forms) {
@@ -169,6 +170,9 @@ std::string normalize_name(const std::string& llvm_name) {
     }
   }
   }
+  // LLVM names some true16 / fake16 opcodes with the base name twice
+  // ("V_ALIGNBIT_B32V_ALIGNBIT_B32_fake16_e64_gfx11", "V_CVT_F16_F32V_CVT_F16_F32_t16_e32_gfx11").
+  if (n.size() % 2 == 0 && n.compare(0, n.size() / 2, n, n.size() / 2, n.size() / 2) == 0) n.resize(n.size() / 2);
   if (auto it = renames().find(n); it != renames().end()) n = it->second;
   return n;
 }
@@ -415,15 +419,6 @@ void parse_modifier(const std::string& m, Inst& inst) {
   // Everything else (cache policy bits, waitcnt fields, s_delay_alu fields) has no functional effect.
 }
 
-bool is_modifier_token(const std::string& t) {
-  static const char* words[] = {"clamp", "offen", "idxen", "glc", "slc", "dlc", "sc0", "sc1", "nt", "gds", "lds",
-                                "row_mirror", "row_half_mirror", "wave_shl:1", "wave_rol:1", "wave_shr:1",
-                                "wave_ror:1", "tfe", "lwe", "addr64", "off"};
-  for (const char* w : words)
-    if (t == w) return std::string(w) != "off";
-  return t.find(':') != std::string::npos && t.find('[') != 1 && !(t.size() > 1 && (t[0] == 's' || t[0] == 'v' || t[0] == 'a' || t[0] == 't') && t[1] == '[');
-}
-
 }  // namespace
 
 void parse_operands(const std::string& text, Inst& inst) {
@@ -439,7 +434,8 @@ void parse_operands(const std::string& text, Inst& inst) {
     for (auto& w : words) {
       w = trim(w);
       if (w.empty()) continue;
-      if (first && !is_modifier_token(w)) {
+      Operand probe;
+      if (first && parse_value(w, probe)) {  // the first word after a comma is an operand if it parses as one
         operands.push_back(w);
       } else {
         modifiers.push_back(w);
@@ -449,7 +445,7 @@ void parse_operands(const std::string& text, Inst& inst) {
   }
   for (auto& o : operands) {
     Operand op;
-    if (!parse_value(o, op)) op.kind = Operand::none;  // not a value (waitcnt fields, ...)
+    parse_value(o, op);
     inst.ops.push_back(op);
   }
   for (auto& m : modifiers) parse_modifier(m, inst);
