@@ -94,10 +94,12 @@ const Api* load_simulator(std::string& why) {
   static bool loaded = [] {
     std::vector<std::string> candidates;
     if (const char* env = std::getenv("ROCJIT_SIM_LIBRARY"); env && *env) candidates.push_back(env);
+    // Next to librocjit.so first: in a build tree that is the build tree's lib/, and an installed
+    // librocjit must not pick up the simulator of the tree it was built in.
+    if (std::string dir = own_directory(); !dir.empty()) candidates.push_back(dir + "libamdsim-hip.so");
 #ifdef ROCJIT_SIM_BUILD_LIBRARY
     candidates.push_back(ROCJIT_SIM_BUILD_LIBRARY);
 #endif
-    if (std::string dir = own_directory(); !dir.empty()) candidates.push_back(dir + "libamdsim-hip.so");
 #ifdef ROCJIT_SIM_INSTALL_LIBRARY
     candidates.push_back(ROCJIT_SIM_INSTALL_LIBRARY);
 #endif

@@ -65,8 +65,8 @@ struct Api {
 const Api* load(std::string& why);
 
 // The AMDGPU simulator's HIP library, libamdsim-hip.so, loaded as a second Api (a real HIP
-// runtime may be loaded too). Looked for in $ROCJIT_SIM_LIBRARY, the build tree rocjit was built
-// in, next to librocjit.so, then the install prefix. Nullptr with `why` saying where it looked.
+// runtime may be loaded too). Looked for in $ROCJIT_SIM_LIBRARY, next to librocjit.so, in the
+// build tree rocjit was built in, then in the install prefix. Nullptr with `why` saying where it looked.
 const Api* load_simulator(std::string& why);
 
 }  // namespace rocjit::runtime::hip

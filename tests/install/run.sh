@@ -38,3 +38,18 @@ fi
 echo "== run embed"
 "$work/embed/embed" | tee "$work/embed.out"
 grep -qx PASS "$work/embed.out"
+
+# The simulator's HIP library is installed next to librocjit, resolves its own dependencies, and
+# the installed runtime finds it (ROCJIT_DEVICE=sim).
+if [ -f "$build/lib/libamdsim-hip.so" ]; then
+  echo "== run embed on the installed simulator"
+  sim=$(ls "$prefix"/lib*/libamdsim-hip.so)
+  sim_libraries=$(ldd "$sim")
+  if grep -q "not found" <<<"$sim_libraries"; then
+    echo "FAIL: $sim has unresolved libraries:"
+    echo "$sim_libraries"
+    exit 1
+  fi
+  env -u ROCJIT_SIM_LIBRARY ROCJIT_DEVICE=sim "$work/embed/embed" | tee "$work/embed-sim.out"
+  grep -qx PASS "$work/embed-sim.out"
+fi
