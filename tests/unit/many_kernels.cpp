@@ -2,10 +2,11 @@
 // in-memory kernel cache stay at their limits, forgotten host kernels leave the JIT, and the
 // resident set stops growing.
 //
-//   rocjit-many-kernels [KERNELS [CHECKPOINT]]   (default 20000 and 2000)
+//   rocjit-many-kernels [KERNELS [CHECKPOINT [amdgpu]]]   (default 20000 and 2000)
 //
 // Each kernel adds its own constant to one int (a different IR text, so a different cache key
-// and a fresh host compile) and is launched on a CPU device. The resident set is read after
+// and a fresh host compile) and is launched on a CPU device; with `amdgpu`, each is also compiled
+// to a gfx942 code object, whose memory level must stay at its limit too. The resident set is read after
 // CHECKPOINT kernels (by then both maps are full) and at the end; it may grow by at most 10%
 // plus 16 MiB (measured: under 2 MiB from 2000 to 20000 kernels; without the bounds it grows by
 // about 8 KiB per kernel, and by about 5 KiB per kernel when only the JIT'd code is not freed). Exits non-zero with a message when a check fails. The disk cache is off
@@ -55,8 +56,9 @@ int main(int argc, char** argv) {
   setenv("ROCJIT_CACHE", "0", 1);
   const int kernels = argc > 1 ? std::atoi(argv[1]) : 20000;
   const int checkpoint = argc > 2 ? std::atoi(argv[2]) : 2000;
-  if (kernels < 1 || checkpoint < 1 || checkpoint > kernels) {
-    std::fprintf(stderr, "usage: rocjit-many-kernels [KERNELS [CHECKPOINT <= KERNELS]]\n");
+  const bool amdgpu = argc > 3 && std::string(argv[3]) == "amdgpu";
+  if (kernels < 1 || checkpoint < 1 || checkpoint > kernels || (argc > 3 && !amdgpu)) {
+    std::fprintf(stderr, "usage: rocjit-many-kernels [KERNELS [CHECKPOINT <= KERNELS [amdgpu]]]\n");
     return 2;
   }
   const size_t cache_limit = memory_cache_limit();
@@ -78,14 +80,18 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   uint64_t rss_checkpoint = 0;
   for (int i = 1; i <= kernels; ++i) {
-    add_constant(i)[{1, 1, s}](acc);
+    Kernel k = add_constant(i);
+    k[{1, 1, s}](acc);
+    if (amdgpu) compile(k.ir_ptr(), Target::amdgpu("gfx942"));
     expected += i;
     if (i % 1000 == 0 || i == checkpoint || i == kernels) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const CacheStats stats = cache_stats();
-      std::printf("%6d kernels  %7.1f s  rss %8.1f MiB  device map %zu  cache: host %llu, evicted %llu\n", i, seconds,
-                  mib(resident_bytes()), cpu.impl().kernel_count(),
+      std::printf("%6d kernels  %7.1f s  rss %8.1f MiB  device map %zu  cache: host %llu, code objects %llu, "
+                  "evicted %llu\n",
+                  i, seconds, mib(resident_bytes()), cpu.impl().kernel_count(),
                   static_cast<unsigned long long>(stats.memory_host_kernels),
+                  static_cast<unsigned long long>(stats.memory_code_objects),
                   static_cast<unsigned long long>(stats.memory_evictions));
       std::fflush(stdout);
     }
@@ -105,6 +111,10 @@ int main(int argc, char** argv) {
             std::to_string(cache_limit) + ")");
   check(cpu.impl().kernel_count() == want_device, "the device remembers " + std::to_string(cpu.impl().kernel_count()) +
                                                       " kernels (limit " + std::to_string(device_limit) + ")");
+  if (amdgpu)
+    check(stats.memory_code_objects == std::min<size_t>(cache_limit, static_cast<size_t>(kernels)),
+          "the memory cache holds " + std::to_string(stats.memory_code_objects) + " code objects (limit " +
+              std::to_string(cache_limit) + ")");
   if (static_cast<size_t>(kernels) + 1 > cache_limit)
     check(stats.memory_evictions >= static_cast<size_t>(kernels) + 1 - cache_limit,
           "the memory cache forgot " + std::to_string(stats.memory_evictions) + " least recently used entries");
