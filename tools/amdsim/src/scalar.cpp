@@ -359,7 +359,7 @@ void register_scalar(HandlerTable& t) {
                         "s_wait_idle", "s_wait_event", "s_version"})
     add_handler(t, n, nop);
   add_handler(t, "s_setreg_imm32_b32", [](Wave& w, Op i) { s_setreg(w, i, uint32_t(i.ops[0].ivalue)); count(w); });
-  add_handler(t, "s_setreg_b32", [](Wave& w, Op i) { s_setreg(w, i, sread32(w, i.ops[1])); count(w); });
+  add_handler(t, "s_setreg_b32", [](Wave& w, Op i) { s_setreg(w, i, sread32(w, i.ops.back())); count(w); });
   add_handler(t, "s_denorm_mode", [](Wave& w, Op i) { w.denorm_mode = uint32_t(i.ops[0].ivalue) & 0xf; count(w); });
   add_handler(t, "s_round_mode", [](Wave& w, Op i) { w.round_mode = uint32_t(i.ops[0].ivalue) & 0xf; count(w); });
   add_handler(t, "s_getreg_b32", [](Wave& w, Op i) {
