@@ -1,0 +1,143 @@
+// bench-sim: how fast the AMDGPU simulator executes rocjit's sample kernels. For each sample and
+// processor: wave- and lane-instructions executed, wall time of one launch, and lane-instructions
+// per second (the goal: at least 20 M/s on a 2-core machine), with 1 worker thread and
+// with all of them. Timings are printed, never asserted.
+//
+//   bench-sim [--processor=gfx942,gfx90a,gfx1100] [--repeat=N] [--scale=K]
+#include <amdsim/amdsim.hpp>
+#include <rocjit/rocjit.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sample_kernels.hpp"
+
+namespace {
+
+struct ArraySpec {
+  std::vector<int64_t> shape;
+  bool is_uint = false;
+};
+
+struct Case {
+  const char* name;
+  rocjit::Kernel kernel;
+  std::vector<ArraySpec> arrays;  // in parameter order
+  float scalar = 2.0f;            // the one by-value float parameter (saxpy's a)
+  amdsim::Dim3 grid, block;
+};
+
+std::vector<Case> cases(int64_t scale) {
+  using namespace rocjit::samples;
+  int64_t n = 65536 * scale, m = 64 * scale;
+  uint32_t blocks = static_cast<uint32_t>(n / 256), tiles = static_cast<uint32_t>(m / 16);
+  return {
+      {"saxpy", saxpy(), {{{n}}, {{n}}}, 2.0f, {blocks, 1, 1}, {256, 1, 1}},
+      {"reverse", reverse(), {{{n}}, {{n}}}, 0, {blocks, 1, 1}, {256, 1, 1}},
+      {"matmul", matmul(), {{{m, m}}, {{m, m}}, {{m, m}}}, 0, {tiles, tiles, 1}, {16, 16, 1}},
+      {"reduce", reduce(), {{{n}}, {{int64_t(blocks)}}}, 0, {blocks, 1, 1}, {256, 1, 1}},
+      {"transpose", transpose(), {{{4 * m, 4 * m}}, {{4 * m, 4 * m}}}, 0, {4 * tiles, 4 * tiles, 1}, {16, 16, 1}},
+      {"histogram", histogram(), {{{n}, true}, {{256}, true}}, 0, {64, 1, 1}, {256, 1, 1}},
+      {"jacobi", jacobi(), {{{4 * m, 4 * m}}, {{4 * m, 4 * m}}}, 0, {4 * tiles, 4 * tiles, 1}, {16, 16, 1}},
+  };
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> processors = amdsim::Processor::supported();
+  int repeat = 3;
+  int64_t scale = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--processor=", 0) == 0) {
+      processors.clear();
+      std::string list = a.substr(12);
+      for (size_t s = 0, e; s <= list.size(); s = e + 1) {
+        e = list.find(',', s);
+        if (e == std::string::npos) e = list.size();
+        if (e > s) processors.push_back(list.substr(s, e - s));
+      }
+    } else if (a.rfind("--repeat=", 0) == 0) {
+      repeat = std::max(1, std::atoi(a.c_str() + 9));
+    } else if (a.rfind("--scale=", 0) == 0) {
+      scale = std::max(1, std::atoi(a.c_str() + 8));
+    } else {
+      std::fprintf(stderr, "usage: bench-sim [--processor=gfx942,...] [--repeat=N] [--scale=K]\n");
+      return 2;
+    }
+  }
+  std::printf("%-10s %-8s %12s %14s %10s %12s %10s %12s\n", "kernel", "cpu", "wave instr", "lane instr",
+              "1 thr ms", "M lane/s", "all ms", "M lane/s");
+  for (const auto& processor : processors) {
+    amdsim::Processor p = amdsim::Processor::get(processor);
+    for (auto& c : cases(scale)) {
+      rocjit::CodeObject co = rocjit::compile(c.kernel, rocjit::Target::amdgpu(processor));
+      auto program = amdsim::Program::load(std::span<const uint8_t>(co.elf.data(), co.elf.size()), p);
+      const amdsim::KernelInfo& k = program->kernels().front();
+      amdsim::Memory memory;
+      std::vector<void*> buffers;
+      for (const auto& a : c.arrays) {
+        int64_t count = 1;
+        for (int64_t d : a.shape) count *= d;
+        auto* data = static_cast<uint32_t*>(memory.allocate(size_t(count) * 4));
+        for (int64_t i = 0; i < count; ++i) {
+          if (a.is_uint) data[i] = uint32_t(i * 2654435761u);
+          else {
+            float f = float(i % 1000) * 0.001f;
+            std::memcpy(&data[i], &f, 4);
+          }
+        }
+        buffers.push_back(data);
+      }
+      // Arguments from the metadata: array pointers in order, then their shapes (and strides).
+      std::vector<std::vector<uint8_t>> values;
+      std::vector<void*> pointers;
+      size_t array = 0;
+      for (const auto& arg : k.args) {
+        if (arg.value_kind.rfind("hidden_", 0) == 0) continue;
+        std::vector<uint8_t> v(arg.size, 0);
+        if (arg.value_kind == "global_buffer") {
+          std::memcpy(v.data(), &buffers[array++], 8);
+        } else if (auto dot = arg.name.find(".shape"); dot != std::string::npos) {
+          const ArraySpec& a = c.arrays[array - 1];
+          int64_t extent = a.shape[std::stoul(arg.name.substr(dot + 6))];
+          std::memcpy(v.data(), &extent, std::min<size_t>(arg.size, 8));
+        } else if (auto sdot = arg.name.find(".stride"); sdot != std::string::npos) {
+          const ArraySpec& a = c.arrays[array - 1];
+          size_t d = std::stoul(arg.name.substr(sdot + 7));
+          int64_t stride = 1;
+          for (size_t j = d + 1; j < a.shape.size(); ++j) stride *= a.shape[j];
+          std::memcpy(v.data(), &stride, std::min<size_t>(arg.size, 8));
+        } else {
+          std::memcpy(v.data(), &c.scalar, std::min<size_t>(arg.size, 4));
+        }
+        values.push_back(std::move(v));
+      }
+      for (auto& v : values) pointers.push_back(v.data());
+      auto kernargs = amdsim::layout_arguments(k, pointers.data(), c.grid, c.block, 0);
+      auto run = [&](unsigned threads, amdsim::LaunchStats& stats) {
+        double best = 1e30;
+        for (int r = 0; r < repeat; ++r) {
+          amdsim::LaunchOptions o;
+          o.threads = threads;
+          auto t0 = std::chrono::steady_clock::now();
+          stats = amdsim::launch(*program, k, c.grid, c.block, 0, kernargs, memory, o);
+          best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+        return best;
+      };
+      amdsim::LaunchStats s1, sn;
+      double one = run(1, s1), all = run(0, sn);
+      std::printf("%-10s %-8s %12llu %14llu %10.2f %12.1f %10.2f %12.1f\n", c.name, processor.c_str(),
+                  (unsigned long long)s1.wave_instructions, (unsigned long long)s1.lane_instructions, one,
+                  double(s1.lane_instructions) / one / 1e3, all, double(sn.lane_instructions) / all / 1e3);
+    }
+  }
+  return 0;
+}
