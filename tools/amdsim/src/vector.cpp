@@ -367,8 +367,11 @@ void v_div_fmas_f32(Wave& w, Op i) {
   uint64_t vcc = w.vcc();
   for_lanes(w, i, [&](int l) {
     float a = fsrc(w, i, 1, l), b = fsrc(w, i, 2, l), c = fsrc(w, i, 3, l);
-    float r = std::fma(a, b, c);
-    if ((vcc >> l) & 1) r = std::ldexp(r, fexp32(c) > 127 ? 64 : -64);
+    float r;
+    // The scale is part of the one rounding: a quotient scaled back into the denormal range must
+    // not be rounded twice (fma in double is exact enough for f32 operands).
+    if ((vcc >> l) & 1) r = float(std::ldexp(std::fma(double(a), double(b), double(c)), fexp32(c) > 127 ? 64 : -64));
+    else r = std::fma(a, b, c);
     write32(w, i.ops[0], l, f32_bits(fresult(w, i, r)));
   });
 }
@@ -376,8 +379,10 @@ void v_div_fmas_f64(Wave& w, Op i) {
   uint64_t vcc = w.vcc();
   for_lanes(w, i, [&](int l) {
     double a = dsrc(w, i, 1, l), b = dsrc(w, i, 2, l), c = dsrc(w, i, 3, l);
-    double r = std::fma(a, b, c);
-    if ((vcc >> l) & 1) r = std::ldexp(r, fexp64(c) > 1023 ? 128 : -128);
+    double r;
+    if ((vcc >> l) & 1)
+      r = double(std::ldexp(std::fma((long double)a, (long double)b, (long double)c), fexp64(c) > 1023 ? 128 : -128));
+    else r = std::fma(a, b, c);
     write64(w, i.ops[0], l, f64_bits(dresult(i, r)));
   }, true);
 }
@@ -393,7 +398,9 @@ T div_fixup(T q, T den, T num, int exp_num, int exp_den, int max_exp, int underf
   if (std::isinf(den) || num == 0) return sign ? T(-0.0) : T(0.0);
   if (exp_num - exp_den < -underflow_gap) return sign ? T(-0.0) : T(0.0);
   if (exp_den == max_exp) return sign ? -inf : inf;
-  if (std::isnan(q)) return q;
+  // A NaN quotient with ordinary operands comes from an overflow inside the Newton-Raphson
+  // steps (inf - inf): the quotient overflows.
+  if (std::isnan(q)) return sign ? -inf : inf;
   return sign ? -std::fabs(q) : std::fabs(q);
 }
 void v_div_fixup_f32(Wave& w, Op i) {
