@@ -1,0 +1,307 @@
+// Whole kernels compiled by rocjit and launched with amdsim::launch: bad input (unknown
+// instruction, out-of-bounds global access, LDS overflow, a barrier not reached by every live
+// wave in strict mode, s_trap) is a clear amdsim::Error and a later launch works; seeded
+// interleaving gives the default mode's results.
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Object/ObjectFile.h>
+
+#include <rocjit/rocjit.hpp>
+#include <sample_kernels.hpp>
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <functional>
+#include <map>
+
+#include "sim.hpp"
+
+using namespace amdsim_test;
+using namespace rocjit::dsl;
+using rocjit::kernel;
+
+namespace {
+
+const char* const processors[] = {"gfx942", "gfx90a", "gfx1100"};
+
+struct Buffer {
+  std::string name;
+  void* data;
+  std::vector<int64_t> shape;
+};
+
+struct Loaded {
+  std::vector<uint8_t> elf;
+  std::shared_ptr<amdsim::Program> program;
+  const amdsim::KernelInfo* kernel = nullptr;
+};
+
+Loaded load(std::vector<uint8_t> elf, const std::string& processor, const std::string& name) {
+  Loaded l;
+  l.elf = std::move(elf);
+  l.program = amdsim::Program::load(l.elf, amdsim::Processor::get(processor));
+  l.kernel = l.program->kernel(name);
+  REQUIRE(l.kernel != nullptr);
+  return l;
+}
+
+Loaded build(const rocjit::Kernel& k, const std::string& processor, const std::string& name) {
+  rocjit::CodeObject co = rocjit::compile(k, rocjit::Target::amdgpu(processor));
+  return load(co.elf, processor, name);
+}
+
+// The kernel's explicit arguments from its metadata: a global_buffer per array, then its
+// shape ("x.shape0") and strides ("x.stride0") as by_value integers.
+std::vector<uint8_t> arguments(const amdsim::KernelInfo& k, const std::vector<Buffer>& buffers, amdsim::Dim3 grid,
+                               amdsim::Dim3 block, uint32_t dynamic_lds = 0) {
+  std::vector<std::vector<uint8_t>> storage;
+  std::vector<void*> values;
+  for (const auto& a : k.args) {
+    if (a.value_kind.rfind("hidden_", 0) == 0) continue;
+    std::vector<uint8_t> bytes(std::max<uint32_t>(a.size, 8), 0);
+    std::string array = a.name.substr(0, a.name.find('.'));
+    const Buffer* b = nullptr;
+    for (const auto& x : buffers)
+      if (x.name == array) b = &x;
+    INFO("argument " << a.name);
+    REQUIRE(b != nullptr);
+    uint64_t v = 0;
+    if (a.value_kind == "global_buffer") {
+      v = reinterpret_cast<uint64_t>(b->data);
+    } else {
+      std::string field = a.name.substr(a.name.find('.') + 1);
+      size_t d = std::stoul(field.substr(field.find_first_of("0123456789")));
+      REQUIRE(d < b->shape.size());
+      if (field.rfind("shape", 0) == 0) {
+        v = uint64_t(b->shape[d]);
+      } else {
+        int64_t stride = 1;
+        for (size_t e = d + 1; e < b->shape.size(); ++e) stride *= b->shape[e];
+        v = uint64_t(stride);
+      }
+    }
+    std::memcpy(bytes.data(), &v, 8);
+    storage.push_back(std::move(bytes));
+  }
+  for (auto& s : storage) values.push_back(s.data());
+  return amdsim::layout_arguments(k, values.data(), grid, block, dynamic_lds);
+}
+
+// Overwrites the kernel's first instruction(s) with `code` (assembled for the processor).
+void patch_entry(Loaded& l, const std::string& processor, const std::string& source) {
+  auto code = assemble(processor, amdsim::Processor::get(processor).default_wave_size, source);
+  auto file = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(llvm::StringRef(reinterpret_cast<const char*>(l.elf.data()), l.elf.size()), "co"));
+  REQUIRE(bool(file));
+  auto* elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(file->get());
+  REQUIRE(elf != nullptr);
+  bool patched = false;
+  for (const auto& s : elf->sections()) {
+    uint64_t addr = s.getAddress(), size = s.getSize();
+    if (!s.isText() || l.kernel->code_offset < addr || l.kernel->code_offset + code.size() > addr + size) continue;
+    uint64_t at = llvm::object::ELFSectionRef(s).getOffset() + (l.kernel->code_offset - addr);
+    std::memcpy(l.elf.data() + at, code.data(), code.size());
+    patched = true;
+  }
+  REQUIRE(patched);
+  std::string name = l.kernel->name;
+  l = load(std::move(l.elf), processor, name);
+}
+
+rocjit::Kernel doubler() {
+  return kernel("doubler", [](Array<float> x) {
+    Int i = global_id(0);
+    If(i < x.shape(0), [&] { x(i) = x(i) * 2.0f; });
+  }, {.param_names = {"x"}});
+}
+
+// After a failed launch, the same process runs a correct kernel correctly.
+void later_launch_works(const std::string& processor) {
+  Loaded l = build(doubler(), processor, "doubler");
+  amdsim::Memory memory;
+  auto* x = static_cast<float*>(memory.allocate(100 * sizeof(float)));
+  for (int i = 0; i < 100; ++i) x[i] = float(i);
+  amdsim::Dim3 grid{2, 1, 1}, block{64, 1, 1};
+  auto args = arguments(*l.kernel, {{"x", x, {100}}}, grid, block);
+  amdsim::launch(*l.program, *l.kernel, grid, block, 0, args, memory);
+  for (int i = 0; i < 100; ++i) CHECK(x[i] == 2.0f * float(i));
+}
+
+void check_error(const std::function<void()>& f, const std::vector<std::string>& needles) {
+  bool thrown = false;
+  try {
+    f();
+  } catch (const amdsim::Error& e) {
+    thrown = true;
+    std::string what = e.what();
+    INFO(what);
+    for (const auto& n : needles) CHECK(what.find(n) != std::string::npos);
+  }
+  CHECK(thrown);
+}
+
+}  // namespace
+
+TEST_CASE("unknown instruction is a launch error naming it", "[launch]") {
+  for (std::string p : processors) {
+    INFO(p);
+    Loaded l = build(doubler(), p, "doubler");
+    std::string source = p == "gfx1100" ? "image_load v[0:3], v0, s[0:7] dmask:0xf dim:SQ_RSRC_IMG_1D"
+                                        : "v_mfma_f32_4x4x1f32 a[0:3], v0, v0, a[0:3]";
+    patch_entry(l, p, source);
+    amdsim::Memory memory;
+    auto* x = static_cast<float*>(memory.allocate(64 * sizeof(float)));
+    auto args = arguments(*l.kernel, {{"x", x, {64}}}, {1, 1, 1}, {64, 1, 1});
+    check_error([&] { amdsim::launch(*l.program, *l.kernel, {1, 1, 1}, {64, 1, 1}, 0, args, memory); },
+                {"kernel 'doubler'", "not implemented", p == "gfx1100" ? "image_load" : "v_mfma_f32_4x4x1"});
+    later_launch_works(p);
+  }
+}
+
+TEST_CASE("s_trap is a launch error", "[launch]") {
+  for (std::string p : processors) {
+    INFO(p);
+    Loaded l = build(doubler(), p, "doubler");
+    patch_entry(l, p, "s_trap 2");
+    amdsim::Memory memory;
+    auto* x = static_cast<float*>(memory.allocate(64 * sizeof(float)));
+    auto args = arguments(*l.kernel, {{"x", x, {64}}}, {1, 1, 1}, {64, 1, 1});
+    check_error([&] { amdsim::launch(*l.program, *l.kernel, {1, 1, 1}, {64, 1, 1}, 0, args, memory); },
+                {"kernel 'doubler'", "s_trap", fmt::format("PC offset 0x{:x}", l.kernel->code_offset)});
+    later_launch_works(p);
+  }
+}
+
+TEST_CASE("out-of-bounds global store is a memory fault", "[launch]") {
+  auto k = kernel("oob", [](Array<float> x) {
+    Int i = global_id(0);
+    x(i + 4096) = 1.0f;  // no bounds check: past the 64-element allocation
+  }, {.param_names = {"x"}});
+  for (std::string p : processors) {
+    INFO(p);
+    Loaded l = build(k, p, "oob");
+    amdsim::Memory memory;
+    auto* x = static_cast<float*>(memory.allocate(64 * sizeof(float)));
+    auto args = arguments(*l.kernel, {{"x", x, {64}}}, {1, 1, 1}, {64, 1, 1});
+    uint64_t lane0 = reinterpret_cast<uint64_t>(x) + 4096 * 4;
+    check_error([&] { amdsim::launch(*l.program, *l.kernel, {1, 1, 1}, {64, 1, 1}, 0, args, memory); },
+                {"kernel 'oob'", "memory fault", "global_store", "lane 0", fmt::format("0x{:x}", lane0),
+                 "not inside any live device allocation"});
+    later_launch_works(p);
+  }
+}
+
+TEST_CASE("LDS overflow: too much dynamic LDS, and a DS access past the LDS", "[launch]") {
+  auto k = kernel("lds_oob", [](Array<float> x) {
+    auto tile = shared::array<float>({64}, "tile");
+    Int t = local_id(0);
+    tile(t * 1024) = x(t);  // t * 4096 bytes: lane 16 and up are past 64 KiB
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x(t) = tile(63 - t);
+  }, {.param_names = {"x"}});
+  for (std::string p : processors) {
+    INFO(p);
+    Loaded l = build(k, p, "lds_oob");
+    amdsim::Memory memory;
+    auto* x = static_cast<float*>(memory.allocate(64 * sizeof(float)));
+    auto args = arguments(*l.kernel, {{"x", x, {64}}}, {1, 1, 1}, {64, 1, 1}, 70000);
+    check_error([&] { amdsim::launch(*l.program, *l.kernel, {1, 1, 1}, {64, 1, 1}, 70000, args, memory); },
+                {"kernel 'lds_oob'", "bytes of LDS", "70000 dynamic", "65536"});
+    args = arguments(*l.kernel, {{"x", x, {64}}}, {1, 1, 1}, {64, 1, 1});
+    check_error([&] { amdsim::launch(*l.program, *l.kernel, {1, 1, 1}, {64, 1, 1}, 0, args, memory); },
+                {"kernel 'lds_oob'", "memory fault", "LDS memory", "ds_", "outside the work-group's"});
+    later_launch_works(p);
+  }
+}
+
+TEST_CASE("a barrier not reached by every live wave fails in strict mode", "[launch]") {
+  // rocjit rejects barriers under divergent control, so the kernel's code is replaced: work-items
+  // 64 and up (wave 1 in wave64, waves 2 and 3 in wave32) end, the others wait at the barrier,
+  // then store 7 to x(work-item id).
+  for (std::string p : processors) {
+    INFO(p);
+    bool w32 = p == "gfx1100";
+    Loaded l = build(doubler(), p, "doubler");
+    std::string vcc = w32 ? "vcc_lo" : "vcc";
+    // The kernarg pointer's user SGPRs: after the private segment buffer, dispatch and queue
+    // pointers the descriptor enables (kernel_code_properties at byte 56).
+    uint16_t props = uint16_t(l.kernel->descriptor[56] | l.kernel->descriptor[57] << 8);
+    int k = (props & 1 ? 4 : 0) + (props & 2 ? 2 : 0) + (props & 4 ? 2 : 0);
+    REQUIRE((props & 8) != 0);
+    std::string kernarg = fmt::format("s[{}:{}]", k, k + 1);
+    patch_entry(l, p, "v_cmp_gt_u32 " + vcc + R"(, 64, v0
+      s_cbranch_vccz done
+      s_barrier
+      s_load_dwordx2 s[20:21], )" + kernarg + R"(, 0x0
+      s_waitcnt lgkmcnt(0)
+      v_lshlrev_b32 v1, 2, v0
+      v_mov_b32 v2, 7
+      global_store_dword v1, v2, s[20:21]
+    done:
+      s_endpgm)");
+    amdsim::Memory memory;
+    auto* x = static_cast<uint32_t*>(memory.allocate(128 * sizeof(float)));
+    amdsim::Dim3 grid{1, 1, 1}, block{128, 1, 1};
+    auto args = arguments(*l.kernel, {{"x", x, {128}}}, grid, block);
+    // Hardware semantics (ended waves leave the barrier count): it completes.
+    amdsim::launch(*l.program, *l.kernel, grid, block, 0, args, memory);
+    for (int i = 0; i < 128; ++i) CHECK(x[i] == (i < 64 ? 7u : 0u));
+    amdsim::LaunchOptions strict;
+    strict.strict_barriers = true;
+    check_error([&] { amdsim::launch(*l.program, *l.kernel, grid, block, 0, args, memory, strict); },
+                {"kernel 'doubler'", "ended without reaching the barrier", "strict"});
+    later_launch_works(p);
+  }
+}
+
+TEST_CASE("seeded interleaving gives the default mode's results", "[launch]") {
+  for (std::string p : processors) {
+    INFO(p);
+    Loaded rev = build(rocjit::samples::reverse(), p, "reverse");
+    Loaded hist = build(rocjit::samples::histogram(), p, "histogram");
+    Loaded mm = build(rocjit::samples::matmul(), p, "matmul");
+    const int n = 1000, bins = rocjit::samples::HISTOGRAM_BINS, m = 40;
+    auto run = [&](const amdsim::LaunchOptions& options) {
+      amdsim::Memory memory;
+      auto* in = static_cast<float*>(memory.allocate(n * 4));
+      auto* out = static_cast<float*>(memory.allocate(n * 4));
+      auto* data = static_cast<uint32_t*>(memory.allocate(n * 4));
+      auto* h = static_cast<uint32_t*>(memory.allocate(bins * 4));
+      auto* a = static_cast<float*>(memory.allocate(m * m * 4));
+      auto* b = static_cast<float*>(memory.allocate(m * m * 4));
+      auto* c = static_cast<float*>(memory.allocate(m * m * 4));
+      for (int i = 0; i < n; ++i) in[i] = float(i) * 0.5f, data[i] = uint32_t(i * 7919) % 1000;
+      for (int i = 0; i < m * m; ++i) a[i] = float(i % 13) - 6.0f, b[i] = float(i % 7) * 0.25f;
+      amdsim::Dim3 block{256, 1, 1}, grid{(n + 255) / 256, 1, 1};
+      auto args = arguments(*rev.kernel, {{"in", in, {n}}, {"out", out, {n}}}, grid, block);
+      amdsim::launch(*rev.program, *rev.kernel, grid, block, 0, args, memory, options);
+      args = arguments(*hist.kernel, {{"data", data, {n}}, {"hist", h, {bins}}}, {2, 1, 1}, block);
+      amdsim::launch(*hist.program, *hist.kernel, {2, 1, 1}, block, 0, args, memory, options);
+      amdsim::Dim3 tile{16, 16, 1}, tiles{3, 3, 1};
+      args = arguments(*mm.kernel, {{"A", a, {m, m}}, {"B", b, {m, m}}, {"C", c, {m, m}}}, tiles, tile);
+      amdsim::launch(*mm.program, *mm.kernel, tiles, tile, 0, args, memory, options);
+      std::vector<uint32_t> result;
+      for (int i = 0; i < n; ++i) result.push_back(std::bit_cast<uint32_t>(out[i]));
+      for (int i = 0; i < bins; ++i) result.push_back(h[i]);
+      for (int i = 0; i < m * m; ++i) result.push_back(std::bit_cast<uint32_t>(c[i]));
+      return result;
+    };
+    auto reference = run({});
+    // The default mode is right: reverse within 256-blocks, a histogram of n values, a product.
+    CHECK(std::bit_cast<float>(reference[0]) == 255 * 0.5f);
+    CHECK(std::bit_cast<float>(reference[999]) == 768 * 0.5f);  // the last, partial block of 232
+    uint64_t total = 0;
+    for (int i = 0; i < bins; ++i) total += reference[n + i];
+    CHECK(total == uint64_t(n));
+    float c01 = 0;
+    for (int k = 0; k < m; ++k) c01 += (float((0 * m + k) % 13) - 6.0f) * (float((k * m + 1) % 7) * 0.25f);
+    CHECK(std::bit_cast<float>(reference[n + bins + 1]) == Approx(c01));
+    for (uint64_t seed : {1, 2, 3, 17}) {
+      amdsim::LaunchOptions o;
+      o.interleave = 3;
+      o.seed = seed;
+      INFO("seed " << seed);
+      CHECK(run(o) == reference);
+    }
+  }
+}
