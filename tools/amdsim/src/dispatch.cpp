@@ -55,10 +55,34 @@ void execute(Wave& w, const DecodeTable& code) {
   if (!inst->handler) w.fail(*inst, fmt::format("instruction '{}' is not implemented by amdsim", inst->name));
   if (inst->second && !inst->second->handler)
     w.fail(*inst, fmt::format("instruction '{}' is not implemented by amdsim", inst->second->name));
-  inst->handler(w, *inst);
-  if (inst->second) inst->second->handler(w, *inst->second);  // VOPD: LLVM pairs independent halves
+  if (inst->second) execute_dual(w, *inst);
+  else inst->handler(w, *inst);
   ++w.instructions;
 }
+
+}  // namespace
+
+// VOPD: both halves read their sources before either writes (the Y half may read the X half's
+// destination, e.g. a swap). The halves write different VGPRs (one even, one odd).
+void execute_dual(Wave& w, const Inst& x) {
+  const Inst& y = *x.second;
+  const Operand& d = x.ops.empty() ? Operand{} : x.ops[0];
+  if (d.kind != Operand::vgpr) {
+    x.handler(w, x);
+    y.handler(w, y);
+    return;
+  }
+  uint32_t* column = &w.v[size_t(d.index) * 64];
+  std::array<uint32_t, 64> before, after;
+  std::copy(column, column + 64, before.begin());
+  x.handler(w, x);
+  std::copy(column, column + 64, after.begin());
+  std::copy(before.begin(), before.end(), column);
+  y.handler(w, y);
+  std::copy(after.begin(), after.end(), column);
+}
+
+namespace {
 
 void init_wave(Wave& w, const LaunchContext& c, Group& g, uint32_t wave_index, uint32_t items) {
   using namespace llvm::amdhsa;

@@ -173,6 +173,8 @@ void register_scalar(HandlerTable&);
 void register_vector(HandlerTable&);
 void register_memory(HandlerTable&);
 Handler find_handler(const std::string& name);
+// Runs a VOPD pair (`x` with x.second): sources of both halves are read before either writes.
+void execute_dual(Wave& w, const Inst& x);
 const HandlerTable& handlers();
 std::vector<std::string> implemented_names();
 
