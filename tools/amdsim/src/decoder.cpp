@@ -350,6 +350,18 @@ uint32_t parse_bits(const std::string& list) {  // "[0,1,1]" -> bit mask
   return bits;
 }
 
+// "[3,2,1,0]" -> lane selects packed `bits` apiece (quad_perm: 2 bits x 4, dpp8: 3 bits x 8).
+uint32_t pack_lanes(const std::string& list, int bits, size_t count) {
+  auto parts = split_top(list.substr(1, list.size() - 2), ',');
+  uint32_t packed = 0;
+  for (size_t i = 0; i < parts.size() && i < count; ++i) {
+    int64_t lane = 0;
+    parse_int(trim(parts[i]), lane);
+    packed |= static_cast<uint32_t>(lane & ((1 << bits) - 1)) << (bits * i);
+  }
+  return packed;
+}
+
 void parse_modifier(const std::string& m, Inst& inst) {
   Modifiers& mod = inst.mod;
   size_t colon = m.find(':');
@@ -373,27 +385,9 @@ void parse_modifier(const std::string& m, Inst& inst) {
   else if (key == "bank_mask") mod.bank_mask = static_cast<uint32_t>(n);
   else if (key == "bound_ctrl") mod.bound_ctrl = true;  // printed only when set (0 and 1 both mean "write 0")
   else if (key == "fi") mod.fetch_inactive = n != 0;
-  else if (key == "quad_perm") {
-    mod.dpp = DppKind::quad_perm;
-    auto parts = split_top(value.substr(1, value.size() - 2), ',');
-    uint32_t packed = 0;
-    for (size_t i = 0; i < parts.size() && i < 4; ++i) {
-      int64_t lane = 0;
-      parse_int(trim(parts[i]), lane);
-      packed |= static_cast<uint32_t>(lane & 3) << (2 * i);
-    }
-    mod.dpp_value = packed;
-  } else if (key == "dpp8") {
-    mod.dpp = DppKind::dpp8;
-    auto parts = split_top(value.substr(1, value.size() - 2), ',');
-    uint32_t packed = 0;
-    for (size_t i = 0; i < parts.size() && i < 8; ++i) {
-      int64_t lane = 0;
-      parse_int(trim(parts[i]), lane);
-      packed |= static_cast<uint32_t>(lane & 7) << (3 * i);
-    }
-    mod.dpp_value = packed;
-  } else if (key == "row_shl") mod.dpp = DppKind::row_shl, mod.dpp_value = static_cast<uint32_t>(n);
+  else if (key == "quad_perm") mod.dpp = DppKind::quad_perm, mod.dpp_value = pack_lanes(value, 2, 4);
+  else if (key == "dpp8") mod.dpp = DppKind::dpp8, mod.dpp_value = pack_lanes(value, 3, 8);
+  else if (key == "row_shl") mod.dpp = DppKind::row_shl, mod.dpp_value = static_cast<uint32_t>(n);
   else if (key == "row_shr") mod.dpp = DppKind::row_shr, mod.dpp_value = static_cast<uint32_t>(n);
   else if (key == "row_ror") mod.dpp = DppKind::row_ror, mod.dpp_value = static_cast<uint32_t>(n);
   else if (key == "wave_shl") mod.dpp = DppKind::wave_shl;

@@ -44,6 +44,30 @@ uint32_t load_word(const uint8_t* p, uint32_t bytes, bool sign, uint32_t k) {
   return sign ? uint32_t(int32_t(int8_t(*p))) : *p;
 }
 
+// Loads `wd.bytes` at `p` into the registers starting at `dst` (sub-dword loads extend into one).
+void load_registers(Wave& w, const Operand& dst, int lane, const uint8_t* p, Width wd) {
+  for (uint32_t k = 0; k < std::max<uint32_t>(1, wd.bytes / 4); ++k) {
+    Operand part = dst;
+    part.index = static_cast<uint16_t>(dst.index + k);
+    write32(w, part, lane, load_word(p, wd.bytes, wd.sign, k));
+  }
+}
+
+// Stores `bytes` from the registers starting at `data` (sub-dword stores take the low bits).
+void store_registers(const Wave& w, const Operand& data, int lane, uint8_t* p, uint32_t bytes) {
+  if (bytes < 4) {
+    uint32_t v = read32(w, data, lane);
+    std::memcpy(p, &v, bytes);
+    return;
+  }
+  for (uint32_t k = 0; k < bytes / 4; ++k) {
+    Operand part = data;
+    part.index = static_cast<uint16_t>(data.index + k);
+    uint32_t v = read32(w, part, lane);
+    std::memcpy(p + 4 * k, &v, 4);
+  }
+}
+
 // --- Atomic read-modify-write on host memory (global) or LDS (single-threaded per group) -----
 
 enum class Rmw { add, sub, smin, smax, umin, umax, and_, or_, xor_, swap, cmpswap, inc, dec, fadd, fmin, fmax };
@@ -149,11 +173,7 @@ void vmem_load(Wave& w, Op i) {
       write32(w, dst, l, d16_hi ? (old & 0xffff) | (v << 16) : (old & 0xffff0000u) | v);
       return;
     }
-    for (uint32_t k = 0; k < std::max<uint32_t>(1, wd.bytes / 4); ++k) {
-      Operand part = dst;
-      part.index = static_cast<uint16_t>(dst.index + k);
-      write32(w, part, l, load_word(p, wd.bytes, wd.sign, k));
-    }
+    load_registers(w, dst, l, p, wd);
   });
 }
 
@@ -168,18 +188,12 @@ void vmem_store(Wave& w, Op i) {
   for_lanes(w, i, [&](int l) {
     uint64_t a = lane_address(w, i, S, vaddr, saddr, l);
     uint8_t* p = resolve(w, i, S, a, wd.bytes, l, true);
-    if (wd.bytes < 4) {
-      uint32_t v = read32(w, data, l);
-      if (d16_hi) v >>= 16;
+    if (d16_hi) {
+      uint32_t v = read32(w, data, l) >> 16;
       std::memcpy(p, &v, wd.bytes);
       return;
     }
-    for (uint32_t k = 0; k < wd.bytes / 4; ++k) {
-      Operand part = data;
-      part.index = static_cast<uint16_t>(data.index + k);
-      uint32_t v = read32(w, part, l);
-      std::memcpy(p + 4 * k, &v, 4);
-    }
+    store_registers(w, data, l, p, wd.bytes);
   });
 }
 
@@ -241,29 +255,13 @@ uint8_t* buffer_lane(Wave& w, const Inst& i, int l, uint32_t bytes, bool write) 
 void buffer_load(Wave& w, Op i) {
   Width wd = width_of(i.name);
   for_lanes(w, i, [&](int l) {
-    const uint8_t* p = buffer_lane(w, i, l, wd.bytes, false);
-    for (uint32_t k = 0; k < std::max<uint32_t>(1, wd.bytes / 4); ++k) {
-      Operand part = i.ops[0];
-      part.index = static_cast<uint16_t>(part.index + k);
-      write32(w, part, l, load_word(p, wd.bytes, wd.sign, k));
-    }
+    load_registers(w, i.ops[0], l, buffer_lane(w, i, l, wd.bytes, false), wd);
   });
 }
 void buffer_store(Wave& w, Op i) {
   Width wd = width_of(i.name);
   for_lanes(w, i, [&](int l) {
-    uint8_t* p = buffer_lane(w, i, l, wd.bytes, true);
-    if (wd.bytes < 4) {
-      uint32_t v = read32(w, i.ops[0], l);
-      std::memcpy(p, &v, wd.bytes);
-      return;
-    }
-    for (uint32_t k = 0; k < wd.bytes / 4; ++k) {
-      Operand part = i.ops[0];
-      part.index = static_cast<uint16_t>(part.index + k);
-      uint32_t v = read32(w, part, l);
-      std::memcpy(p + 4 * k, &v, 4);
-    }
+    store_registers(w, i.ops[0], l, buffer_lane(w, i, l, wd.bytes, true), wd.bytes);
   });
 }
 
@@ -276,29 +274,13 @@ uint32_t ds_address(Wave& w, const Operand& addr, int l, const Inst& i) {
 void ds_read(Wave& w, Op i) {
   Width wd = width_of(i.name);
   for_lanes(w, i, [&](int l) {
-    const uint8_t* p = lds_address(w, i, ds_address(w, i.ops[1], l, i), wd.bytes, l);
-    for (uint32_t k = 0; k < std::max<uint32_t>(1, wd.bytes / 4); ++k) {
-      Operand part = i.ops[0];
-      part.index = static_cast<uint16_t>(part.index + k);
-      write32(w, part, l, load_word(p, wd.bytes, wd.sign, k));
-    }
+    load_registers(w, i.ops[0], l, lds_address(w, i, ds_address(w, i.ops[1], l, i), wd.bytes, l), wd);
   });
 }
 void ds_write(Wave& w, Op i) {
   Width wd = width_of(i.name);
   for_lanes(w, i, [&](int l) {
-    uint8_t* p = lds_address(w, i, ds_address(w, i.ops[0], l, i), wd.bytes, l);
-    if (wd.bytes < 4) {
-      uint32_t v = read32(w, i.ops[1], l);
-      std::memcpy(p, &v, wd.bytes);
-      return;
-    }
-    for (uint32_t k = 0; k < wd.bytes / 4; ++k) {
-      Operand part = i.ops[1];
-      part.index = static_cast<uint16_t>(part.index + k);
-      uint32_t v = read32(w, part, l);
-      std::memcpy(p + 4 * k, &v, 4);
-    }
+    store_registers(w, i.ops[1], l, lds_address(w, i, ds_address(w, i.ops[0], l, i), wd.bytes, l), wd.bytes);
   });
 }
 // read2/write2: two elements at offset0/offset1 (in elements; st64: in 64 elements).
