@@ -20,17 +20,29 @@ std::promise<void> hold(const Stream& s) {
 
 }  // namespace
 
+// Before streams held events, the worker completed a freed event here (heap-use-after-free
+// under ASan).
 TEST_CASE("a CPU stream holds an Event until it reaches it, so the caller may drop it at once") {
   Device cpu = new_cpu_device();
-  Stream s = stream(cpu), t = stream(cpu);
+  Stream s = stream(cpu);
   std::promise<void> gate = hold(s);
-  std::weak_ptr<runtime::EventImpl> recorded, waited;
+  std::weak_ptr<runtime::EventImpl> recorded;
   {
     Event e = event(cpu);
     e.record(s);
     recorded = e.impl_ptr();
   }  // the Event is gone; `s` has not reached it
   CHECK_FALSE(recorded.expired());
+  gate.set_value();
+  s.synchronize();
+  CHECK(recorded.expired());  // passed and let go
+}
+
+TEST_CASE("a CPU stream waiting on an Event holds it until the wait is over") {
+  Device cpu = new_cpu_device();
+  Stream s = stream(cpu), t = stream(cpu);
+  std::promise<void> gate = hold(s);
+  std::weak_ptr<runtime::EventImpl> waited;
   {
     Event e = event(cpu);
     e.record(s);
@@ -41,8 +53,6 @@ TEST_CASE("a CPU stream holds an Event until it reaches it, so the caller may dr
   gate.set_value();
   s.synchronize();
   t.synchronize();
-  // Both streams passed the events and let them go.
-  CHECK(recorded.expired());
   CHECK(waited.expired());
 }
 
