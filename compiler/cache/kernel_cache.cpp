@@ -2,8 +2,9 @@
 //
 // Disk entries: <dir>/<key>.rjco (AMDGPU code objects) and <key>.rjho (host objects), written
 // to a temporary file and renamed into place. Header: magic "RJCACHE1", format version, the
-// 32-hex-digit key, payload length and an FNV-1a checksum of the payload; anything that does not
-// verify is ignored and replaced. The directory is
+// 32-hex-digit key, payload length and an XXH3-64 checksum of the payload; anything that does not
+// verify (including entries of format 1, whose keys and checksums were FNV-1a) is ignored and
+// replaced. Keys are XXH3-128 hashes (LLVM's xxhash). The directory is
 // bounded by ROCJIT_CACHE_MAX_MB (default 512) with least-recently-used eviction (a hit
 // refreshes the entry's modification time). The memory level holds at most
 // ROCJIT_CACHE_MEMORY_ENTRIES (default 1024) code objects and as many host kernels, least
@@ -14,6 +15,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <llvm/Config/llvm-config.h>
+#include <llvm/Support/xxhash.h>
 #include <sys/stat.h>
 #include <utime.h>
 #include <unistd.h>
@@ -46,7 +48,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char magic[8] = {'R', 'J', 'C', 'A', 'C', 'H', 'E', '1'};
-constexpr uint32_t format_version = 1;
+// 1: FNV-1a keys and checksums; 2: XXH3-128 keys, XXH3-64 checksums.
+constexpr uint32_t format_version = 2;
 
 struct Header {
   char magic[8];
@@ -57,11 +60,7 @@ struct Header {
   uint64_t checksum;
 };
 
-uint64_t fnv1a(const void* data, size_t n, uint64_t h = 1469598103934665603ull) {
-  auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
+uint64_t checksum(const std::string& payload) { return llvm::xxh3_64bits(llvm::StringRef(payload)); }
 
 struct Counters {
   std::atomic<uint64_t> memory_hits{0}, disk_hits{0}, misses{0}, disk_writes{0}, disk_rejected{0};
@@ -227,7 +226,7 @@ std::optional<std::string> read_entry(const std::string& path, const std::string
   ok = ok && std::memcmp(h.magic, magic, sizeof magic) == 0 && h.version == format_version &&
        std::memcmp(h.key, key.data(), 32) == 0 && h.payload_bytes == bytes.size() - sizeof h;
   std::string payload = ok ? bytes.substr(sizeof h) : std::string();
-  if (!ok || fnv1a(payload.data(), payload.size()) != h.checksum) {
+  if (!ok || checksum(payload) != h.checksum) {
     reject(path);
     return std::nullopt;
   }
@@ -259,7 +258,7 @@ void write_entry(const std::string& dir, const std::string& key, const char* ext
   h.version = format_version;
   std::memcpy(h.key, key.data(), 32);
   h.payload_bytes = payload.size();
-  h.checksum = fnv1a(payload.data(), payload.size());
+  h.checksum = checksum(payload);
   static std::atomic<uint64_t> sequence{0};
   std::string tmp = fmt::format("{}/.tmp-{}-{}-{}", dir, getpid(), sequence.fetch_add(1), std::random_device{}());
   {
@@ -441,8 +440,9 @@ const std::string& build_identity() {
 }
 
 std::string hash_key(const std::string& text) {
-  return fmt::format("{:016x}{:016x}", fnv1a(text.data(), text.size()),
-                     fnv1a(text.data(), text.size(), 0x84222325cbf29ce4ull));
+  const llvm::XXH128_hash_t h =
+      llvm::xxh3_128bits(llvm::ArrayRef(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  return fmt::format("{:016x}{:016x}", h.high64, h.low64);
 }
 
 AnyValue lookup_or_build(const std::string& key, const char* extension,

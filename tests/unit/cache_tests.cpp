@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -116,6 +117,46 @@ TEST_CASE("corrupt, truncated, empty and wrong-version entries are ignored and r
     compile(samples::saxpy(), Target::amdgpu("gfx90a"));
     CHECK(delta(after).disk_hits == 1);
   }
+}
+
+TEST_CASE("entries of cache format 1 (FNV-1a checksums) are ignored and replaced by format 2 (XXH3)") {
+  TemporaryCache cache;
+  CodeObject good = compile(samples::saxpy(), Target::amdgpu("gfx90a"));
+  const fs::path entry = cache.entries().at(0);
+  CHECK(entry.stem().string().size() == 32);  // an XXH3-128 key: 32 hex digits
+  std::string bytes;
+  {
+    std::ifstream in(entry, std::ios::binary);
+    bytes.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  // Header: magic[8], version u32 at 8, reserved u32, key[32], payload bytes u64 at 48, checksum u64 at 56.
+  REQUIRE(bytes.size() > 64);
+  uint32_t version = 0;
+  std::memcpy(&version, bytes.data() + 8, sizeof version);
+  CHECK(version == 2);
+  // The same payload as a format-1 writer left it: version 1 and an FNV-1a checksum that verifies.
+  uint64_t fnv = 1469598103934665603ull;
+  for (size_t i = 64; i < bytes.size(); ++i) fnv = (fnv ^ static_cast<unsigned char>(bytes[i])) * 1099511628211ull;
+  std::string old_format = bytes;
+  version = 1;
+  std::memcpy(old_format.data() + 8, &version, sizeof version);
+  std::memcpy(old_format.data() + 56, &fnv, sizeof fnv);
+  std::ofstream(entry, std::ios::binary | std::ios::trunc) << old_format;
+  clear_memory_cache();
+  CacheStats before = cache_stats();
+  CodeObject co = compile(samples::saxpy(), Target::amdgpu("gfx90a"));
+  CHECK(delta(before).disk_rejected == 1);
+  CHECK(delta(before).misses == 1);
+  CHECK(co.elf == good.elf);
+  {
+    std::ifstream in(entry, std::ios::binary);
+    std::string replaced((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(replaced == bytes);  // rewritten in format 2
+  }
+  clear_memory_cache();
+  before = cache_stats();
+  compile(samples::saxpy(), Target::amdgpu("gfx90a"));
+  CHECK(delta(before).disk_hits == 1);
 }
 
 TEST_CASE("an unusable cache directory costs a warning, never a failed compile") {
