@@ -1,10 +1,10 @@
 // In-memory and on-disk kernel cache.
 //
 // Disk entries: <dir>/<key>.rjco (AMDGPU code objects) and <key>.rjho (host objects), written
-// to a temporary file and renamed into place. Header: magic "RJCACHE1", format version, the
-// 32-hex-digit key, payload length and an XXH3-64 checksum of the payload; anything that does not
-// verify (including entries of format 1, whose keys and checksums were FNV-1a) is ignored and
-// replaced. Keys are XXH3-128 hashes (LLVM's xxhash). The directory is
+// to a temporary file and renamed into place (write_file_atomically). Header: magic "RJCACHE1",
+// format version, the 32-hex-digit key, payload length and an XXH3-64 checksum of the payload;
+// anything that does not verify (including entries of format 1, whose keys and checksums were
+// FNV-1a) is ignored and replaced. Keys are XXH3-128 hashes (LLVM's xxhash). The directory is
 // bounded by ROCJIT_CACHE_MAX_MB (default 512) with least-recently-used eviction (a hit
 // refreshes the entry's modification time). The memory level holds at most
 // ROCJIT_CACHE_MEMORY_ENTRIES (default 1024) code objects and as many host kernels, least
@@ -32,7 +32,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -40,6 +39,7 @@
 #include "rocjit/compiler/cache.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/time_trace.hpp"
+#include "support/atomic_file.h"
 #include "targets/amdgpu/metadata.h"
 
 namespace rocjit {
@@ -259,24 +259,10 @@ void write_entry(const std::string& dir, const std::string& key, const char* ext
   std::memcpy(h.key, key.data(), 32);
   h.payload_bytes = payload.size();
   h.checksum = checksum(payload);
-  static std::atomic<uint64_t> sequence{0};
-  std::string tmp = fmt::format("{}/.tmp-{}-{}-{}", dir, getpid(), sequence.fetch_add(1), std::random_device{}());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(&h), sizeof h);
-    out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      warn_once(fmt::format("cannot write to {} (unwritable or full)", dir));
-      return;
-    }
-  }
-  if (std::rename(tmp.c_str(), fmt::format("{}/{}{}", dir, key, extension).c_str()) != 0) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    warn_once(fmt::format("cannot rename into {}: {}", dir, std::strerror(errno)));
+  std::string bytes(reinterpret_cast<const char*>(&h), sizeof h);
+  bytes += payload;
+  if (std::string failure = write_file_atomically(fmt::format("{}/{}{}", dir, key, extension), bytes); !failure.empty()) {
+    warn_once(failure);
     return;
   }
   ++counters.disk_writes;

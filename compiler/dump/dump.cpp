@@ -1,5 +1,6 @@
 // ROCJIT_DUMP / ROCJIT_DUMP_DIR (see dump.h).
 #include "dump/dump.h"
+#include "support/atomic_file.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -97,23 +98,8 @@ void write(const Request& request, std::string_view kernel, const Target& target
   const std::string name =
       fmt::format("{}.{}.{}", safe_file_part(kernel), safe_file_part(target.file_name()), stage_name(stage));
   const fs::path path = fs::path(request.dir) / name;
-  static std::atomic<unsigned> counter{0};
-  const fs::path temp = fs::path(request.dir) / fmt::format(".{}.{}.{}.tmp", name, ::getpid(), counter.fetch_add(1));
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out) {
-      fs::remove(temp, ec);
-      warn_once(fmt::format("ROCJIT_DUMP: cannot write to the dump directory '{}'", request.dir));
-      return;
-    }
-  }
-  fs::rename(temp, path, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove(temp, ec);
-    warn_once(fmt::format("ROCJIT_DUMP: cannot write '{}': {}", path.string(), why));
-  }
+  if (std::string failure = write_file_atomically(path.string(), text); !failure.empty())
+    warn_once(fmt::format("ROCJIT_DUMP: {}", failure));
 }
 
 }  // namespace rocjit::dump
