@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 namespace rocjit::ir {
 
 std::string_view type_name(Type t) {
@@ -66,69 +68,127 @@ int64_t Memory::element_count() const {
   return n;
 }
 
-std::string_view op_kind_name(OpKind k) {
-  switch (k) {
-    case OpKind::constant: return "const";
-    case OpKind::binary: return "binary";
-    case OpKind::unary: return "unary";
-    case OpKind::compare: return "cmp";
-    case OpKind::select: return "select";
-    case OpKind::cast: return "cast";
-    case OpKind::math: return "math";
-    case OpKind::workitem: return "workitem";
-    case OpKind::shape: return "shape";
-    case OpKind::load: return "load";
-    case OpKind::store: return "store";
-    case OpKind::atomic: return "atomic";
-    case OpKind::var_load: return "var.load";
-    case OpKind::var_store: return "var.store";
-    case OpKind::barrier: return "barrier";
-    case OpKind::wavebarrier: return "wavebarrier";
-    case OpKind::if_: return "if";
-    case OpKind::for_: return "for";
-    case OpKind::while_: return "while";
-    case OpKind::condition: return "condition";
-    case OpKind::break_: return "break";
+namespace {
+
+// The registry, built from ops.hpp. Enumerators are numbered in list order, so each table is
+// indexed by its enum.
+constexpr OpInfo op_table[] = {
+#define ROCJIT_OP_INFO(kind, spelling, family, operands, reference, result, effect, convergent, sync, regions) \
+  OpInfo{OpKind::kind,          spelling,       OpFamily::family,   operands,   OpReference::reference,           \
+         OpResult::result,      OpEffect::effect, convergent,       SyncScope::sync, regions},
+    ROCJIT_OPS(ROCJIT_OP_INFO)
+#undef ROCJIT_OP_INFO
+};
+
+#define ROCJIT_SUB_OP_INFO(name, spelling, operands, divergent) SubOpInfo{spelling, operands, divergent},
+constexpr SubOpInfo binary_ops[] = {ROCJIT_BINARY_OPS(ROCJIT_SUB_OP_INFO)};
+constexpr SubOpInfo unary_ops[] = {ROCJIT_UNARY_OPS(ROCJIT_SUB_OP_INFO)};
+constexpr SubOpInfo compare_preds[] = {ROCJIT_COMPARE_PREDS(ROCJIT_SUB_OP_INFO)};
+constexpr SubOpInfo math_fns[] = {ROCJIT_MATH_FNS(ROCJIT_SUB_OP_INFO)};
+constexpr SubOpInfo workitems[] = {ROCJIT_WORKITEMS(ROCJIT_SUB_OP_INFO)};
+constexpr SubOpInfo atomic_ops[] = {ROCJIT_ATOMIC_OPS(ROCJIT_SUB_OP_INFO)};
+#undef ROCJIT_SUB_OP_INFO
+
+constexpr bool table_in_enum_order() {
+  for (size_t i = 0; i < std::size(op_table); ++i)
+    if (static_cast<size_t>(op_table[i].kind) != i) return false;
+  return true;
+}
+static_assert(table_in_enum_order());
+// Op::sub is a byte.
+static_assert(std::size(binary_ops) <= 256 && std::size(math_fns) <= 256 && std::size(atomic_ops) <= 256);
+
+template <class Enum>
+std::string_view member_name(std::span<const SubOpInfo> members, Enum e) {
+  const auto i = static_cast<size_t>(e);
+  return i < members.size() ? members[i].name : std::string_view("?");
+}
+
+}  // namespace
+
+const OpInfo& op_info(OpKind k) {
+  const auto i = static_cast<size_t>(k);
+  // An out-of-range kind (a corrupted op) reads as a constant; ir::verify reports it first.
+  return i < std::size(op_table) ? op_table[i] : op_table[0];
+}
+
+bool is_valid_kind(OpKind k) { return static_cast<size_t>(k) < std::size(op_table); }
+
+std::span<const OpInfo> all_ops() { return op_table; }
+
+std::span<const SubOpInfo> family_members(OpFamily f) {
+  switch (f) {
+    case OpFamily::binary: return binary_ops;
+    case OpFamily::unary: return unary_ops;
+    case OpFamily::compare: return compare_preds;
+    case OpFamily::math: return math_fns;
+    case OpFamily::workitem: return workitems;
+    case OpFamily::atomic: return atomic_ops;
+    case OpFamily::none: case OpFamily::fence: break;
+  }
+  return {};
+}
+
+std::string_view family_prefix(OpFamily f) {
+  switch (f) {
+    case OpFamily::compare: return "cmp.";
+    case OpFamily::math: return "math.";
+    case OpFamily::atomic: return "atomic.";
+    default: return "";
+  }
+}
+
+std::string_view family_name(OpFamily f) {
+  switch (f) {
+    case OpFamily::none: return "none";
+    case OpFamily::binary: return "BinaryOp";
+    case OpFamily::unary: return "UnaryOp";
+    case OpFamily::compare: return "ComparePred";
+    case OpFamily::math: return "MathFn";
+    case OpFamily::workitem: return "WorkItem";
+    case OpFamily::atomic: return "AtomicOp";
+    case OpFamily::fence: return "FenceFlags";
   }
   return "?";
 }
 
-std::string_view binary_op_name(BinaryOp o) {
-  static constexpr std::string_view names[] = {"add", "sub", "mul", "div", "rem", "min",
-                                               "max", "and", "or",  "xor", "shl", "shr"};
-  return names[static_cast<int>(o)];
+std::string_view op_kind_name(OpKind k) {
+  return static_cast<size_t>(k) < std::size(op_table) ? op_table[static_cast<size_t>(k)].name : "?";
 }
-std::string_view unary_op_name(UnaryOp o) {
-  static constexpr std::string_view names[] = {"neg", "not", "abs"};
-  return names[static_cast<int>(o)];
-}
-std::string_view compare_pred_name(ComparePred p) {
-  static constexpr std::string_view names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-  return names[static_cast<int>(p)];
-}
-std::string_view math_fn_name(MathFn f) {
-  static constexpr std::string_view names[] = {"sqrt", "rsqrt", "exp",  "exp2", "log", "log2",
-                                               "sin",  "cos",   "tan",  "pow",  "fma", "fabs",
-                                               "floor", "ceil", "fmin", "fmax"};
-  return names[static_cast<int>(f)];
-}
+
+std::string_view binary_op_name(BinaryOp o) { return member_name(binary_ops, o); }
+std::string_view unary_op_name(UnaryOp o) { return member_name(unary_ops, o); }
+std::string_view compare_pred_name(ComparePred p) { return member_name(compare_preds, p); }
+std::string_view math_fn_name(MathFn f) { return member_name(math_fns, f); }
 unsigned math_fn_arity(MathFn f) {
-  switch (f) {
-    case MathFn::pow: case MathFn::fmin: case MathFn::fmax: return 2;
-    case MathFn::fma: return 3;
-    default: return 1;
-  }
+  const auto i = static_cast<size_t>(f);
+  return i < std::size(math_fns) ? math_fns[i].operands : 0;
 }
-std::string_view workitem_name(WorkItem w) {
-  static constexpr std::string_view names[] = {"local_id",   "group_id",  "local_size",
-                                               "num_groups", "global_id", "global_size"};
-  return names[static_cast<int>(w)];
+std::string_view workitem_name(WorkItem w) { return member_name(workitems, w); }
+std::string_view atomic_op_name(AtomicOp o) { return member_name(atomic_ops, o); }
+
+bool has_valid_sub(const Op& op) {
+  const OpInfo& info = op_info(op.kind);
+  if (info.family == OpFamily::fence) return (op.sub & ~(fence_local | fence_global)) == 0;
+  if (info.family == OpFamily::none) return true;
+  return op.sub < family_members(info.family).size();
 }
-std::string_view atomic_op_name(AtomicOp o) {
-  static constexpr std::string_view names[] = {"add", "sub", "min", "max", "and",
-                                               "or",  "xor", "exchange", "compare_exchange"};
-  return names[static_cast<int>(o)];
+
+std::string op_spelling(const Op& op) {
+  const OpInfo& info = op_info(op.kind);
+  const auto members = family_members(info.family);
+  if (members.empty()) return std::string(info.name);
+  return std::string(family_prefix(info.family)) + std::string(member_name(members, op.sub));
 }
+
+unsigned value_operand_count(const Op& op) {
+  const OpInfo& info = op_info(op.kind);
+  if (info.operands != by_member) return static_cast<unsigned>(info.operands);
+  const auto members = family_members(info.family);
+  return op.sub < members.size() ? members[op.sub].operands : 0;
+}
+
+bool is_sync_point(const Op& op) { return op_info(op.kind).sync != SyncScope::none; }
 
 int64_t Kernel::shared_bytes() const {
   int64_t total = 0;

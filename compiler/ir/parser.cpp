@@ -38,19 +38,12 @@ struct OpSpelling {
 const std::map<std::string, OpSpelling>& op_spellings() {
   static const auto table = [] {
     std::map<std::string, OpSpelling> t;
-    auto family = [&](OpKind kind, int last, std::string_view prefix, auto name_of) {
-      for (int i = 0; i <= last; ++i) t[std::string(prefix) + std::string(name_of(i))] = {kind, uint8_t(i)};
-    };
-    family(OpKind::binary, int(BinaryOp::shr), "", [](int i) { return binary_op_name(BinaryOp(i)); });
-    family(OpKind::unary, int(UnaryOp::abs), "", [](int i) { return unary_op_name(UnaryOp(i)); });
-    family(OpKind::compare, int(ComparePred::ge), "cmp.", [](int i) { return compare_pred_name(ComparePred(i)); });
-    family(OpKind::math, int(MathFn::fmax), "math.", [](int i) { return math_fn_name(MathFn(i)); });
-    family(OpKind::workitem, int(WorkItem::global_size), "", [](int i) { return workitem_name(WorkItem(i)); });
-    family(OpKind::atomic, int(AtomicOp::compare_exchange), "atomic.", [](int i) { return atomic_op_name(AtomicOp(i)); });
-    for (OpKind k : {OpKind::constant, OpKind::select, OpKind::cast, OpKind::shape, OpKind::load, OpKind::store,
-                     OpKind::var_load, OpKind::var_store, OpKind::barrier, OpKind::wavebarrier, OpKind::if_,
-                     OpKind::for_, OpKind::while_, OpKind::condition, OpKind::break_})
-      t[std::string(op_kind_name(k))] = {k, 0};
+    for (const OpInfo& info : all_ops()) {
+      const auto members = family_members(info.family);
+      if (members.empty()) t[std::string(info.name)] = {info.kind, 0};
+      for (size_t i = 0; i < members.size(); ++i)
+        t[std::string(family_prefix(info.family)) + std::string(members[i].name)] = {info.kind, uint8_t(i)};
+    }
     return t;
   }();
   return table;
@@ -58,8 +51,9 @@ const std::map<std::string, OpSpelling>& op_spellings() {
 
 // The message for a spelling that is no op, listing the family it claims to belong to.
 std::string unknown_op(std::string_view name) {
-  for (std::string_view prefix : {"cmp.", "math.", "atomic."}) {
-    if (!name.starts_with(prefix)) continue;
+  for (const OpInfo& info : all_ops()) {
+    const std::string_view prefix = family_prefix(info.family);
+    if (prefix.empty() || !name.starts_with(prefix)) continue;
     std::vector<std::string> members;
     for (const auto& entry : op_spellings())
       if (entry.first.starts_with(prefix)) members.push_back(entry.first);
@@ -72,12 +66,11 @@ std::string unknown_op(std::string_view name) {
                      "for, while, condition or break", name);
 }
 
+// Whether the text form writes a result ('%N = ') before the op; a for loop names its
+// induction variable after `for` instead.
 bool produces_value(OpKind k) {
-  switch (k) {
-    case OpKind::store: case OpKind::var_store: case OpKind::barrier: case OpKind::wavebarrier: case OpKind::if_:
-    case OpKind::for_: case OpKind::while_: case OpKind::condition: case OpKind::break_: return false;
-    default: return true;
-  }
+  const OpResult r = op_info(k).result;
+  return r == OpResult::value || r == OpResult::optional;
 }
 
 // Whole-token number conversion: "12x" is not 12.
@@ -429,7 +422,7 @@ void Parser::operation(Region& r) {
   auto op = std::make_unique<Op>();
   op->kind = found->second.kind;
   op->sub = found->second.sub;
-  if (produces_value(op->kind) && !has_result && op->kind != OpKind::atomic)
+  if (op_info(op->kind).result == OpResult::value && !has_result)
     fail_at(name, fmt::format("expected a result ('%N = ') before '{}', which produces a value", name.text));
   if (!produces_value(op->kind) && has_result)
     fail_at(result_token, fmt::format("expected an operation after '{} =' that produces a value, got '{}'",
@@ -497,7 +490,7 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       operand_list();
       op.type = annotated_type();
       const OpKind k = op.kind;
-      arity(k == OpKind::unary ? 1 : k == OpKind::select ? 3 : k == OpKind::math ? math_fn_arity(op.math_fn()) : 2);
+      arity(value_operand_count(op));
       for (size_t i = 0; i < uses.size(); ++i) check_type(uses[i], k == OpKind::select && i == 0 ? Type::i1 : op.type);
       if (k == OpKind::compare) op.type = Type::i1;
       break;
@@ -535,7 +528,7 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       operand_list();
       const Type t = annotated_type();
       element_type(t, m);
-      arity(op.kind == OpKind::store || op.atomic_op() != AtomicOp::compare_exchange ? 1 : 2);
+      arity(value_operand_count(op));
       for (const Use& u : uses) check_type(u, t);
       if (op.kind == OpKind::atomic) op.type = t;
       break;

@@ -96,7 +96,7 @@ class Printer {
     out_ += indent;
     if (op.result != 0 && op.kind != OpKind::for_) out_ += v(op.result) + " = ";
     std::string_view t = type_name(op.type);
-    const unsigned rank = (op.kind == OpKind::load || op.kind == OpKind::store || op.kind == OpKind::atomic)
+    const unsigned rank = op_info(op.kind).reference == OpReference::indexed
                               ? kernel_.memories.at(op.ref).rank
                               : 0;
     switch (op.kind) {
@@ -107,13 +107,12 @@ class Printer {
           out_ += fmt::format("const {} : {}", op.int_value, t);
         break;
       case OpKind::binary:
-        out_ += fmt::format("{} {} : {}", binary_op_name(op.binary_op()), operand_list(op), t);
-        break;
       case OpKind::unary:
-        out_ += fmt::format("{} {} : {}", unary_op_name(op.unary_op()), operand_list(op), t);
+      case OpKind::math:
+        out_ += fmt::format("{} {} : {}", op_spelling(op), operand_list(op), t);
         break;
       case OpKind::compare:
-        out_ += fmt::format("cmp.{} {} : {}", compare_pred_name(op.pred()), operand_list(op),
+        out_ += fmt::format("{} {} : {}", op_spelling(op), operand_list(op),
                             type_name(kernel_.value_type(op.operands[0])));
         break;
       case OpKind::select:
@@ -123,11 +122,8 @@ class Printer {
         out_ += fmt::format("cast {} : {} to {}", v(op.operands[0]),
                             type_name(kernel_.value_type(op.operands[0])), t);
         break;
-      case OpKind::math:
-        out_ += fmt::format("math.{} {} : {}", math_fn_name(op.math_fn()), operand_list(op), t);
-        break;
       case OpKind::workitem:
-        out_ += fmt::format("{} {} : {}", workitem_name(op.workitem()), op.dim, t);
+        out_ += fmt::format("{} {} : {}", op_spelling(op), op.dim, t);
         break;
       case OpKind::shape:
         out_ += fmt::format("shape {}, {} : {}", mem(op.ref), op.dim, t);
@@ -142,7 +138,7 @@ class Printer {
       case OpKind::atomic: {
         std::string rest;
         for (size_t i = rank; i < op.operands.size(); ++i) rest += ", " + v(op.operands[i]);
-        out_ += fmt::format("atomic.{} {}{}{} : {}", atomic_op_name(op.atomic_op()), mem(op.ref),
+        out_ += fmt::format("{} {}{}{} : {}", op_spelling(op), mem(op.ref),
                             indices(op, rank), rest, t);
         break;
       }

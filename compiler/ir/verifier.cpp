@@ -168,14 +168,40 @@ class Verifier {
     ended_[v] = true;
   }
 
+  // What the op registry fixes for every op: a known kind, a member of its family in Op::sub,
+  // the operand count, the regions and whether it defines a value.
+  void check_signature(const Op& op) const {
+    if (!is_valid_kind(op.kind))
+      fail(op.loc, fmt::format("unknown op kind {}", static_cast<unsigned>(op.kind)));
+    const OpInfo& info = op_info(op.kind);
+    if (!has_valid_sub(op)) {
+      if (info.family == OpFamily::fence)
+        fail(op.loc, fmt::format("barrier has fence flags {:#x}; only local (1) and global (2) exist", op.sub));
+      fail(op.loc, fmt::format("{} has {} code {}, which is not one of its {} members", op_kind_name(op.kind),
+                               family_name(info.family), op.sub, family_members(info.family).size()));
+    }
+    if (info.reference == OpReference::memory || info.reference == OpReference::indexed) {
+      const Memory& m = memory(op);
+      expect_operands(op, (info.reference == OpReference::indexed ? m.rank : 0) + value_operand_count(op));
+    } else {
+      expect_operands(op, value_operand_count(op));
+    }
+    if (info.regions == 0 && !op.regions.empty())
+      fail(op.loc, fmt::format("{} has {} regions; it takes none", op_kind_name(op.kind), op.regions.size()));
+    if (info.result == OpResult::none && op.result != 0)
+      fail(op.loc, fmt::format("{} produces no value but defines %{}", op_kind_name(op.kind), op.result));
+    if (info.result == OpResult::value && op.result == 0)
+      fail(op.loc, fmt::format("{} produces a value but defines none", op_kind_name(op.kind)));
+  }
+
   void operation(const Op& op, int loop_depth) {
+    if (op.kind == OpKind::condition) fail(op.loc, "condition may only end a while's condition region");
+    check_signature(op);
     switch (op.kind) {
       case OpKind::constant:
-        expect_operands(op, 0);
         if (op.type == Type::none) fail(op.loc, "constant without a type");
         break;
       case OpKind::binary: {
-        expect_operands(op, 2);
         Type a = use(op, op.operands[0]), b = use(op, op.operands[1]);
         same_type(op, a, b, binary_op_name(op.binary_op()));
         if (op.type != a) fail(op.loc, "binary result type differs from its operands");
@@ -189,7 +215,6 @@ class Verifier {
         break;
       }
       case OpKind::unary: {
-        expect_operands(op, 1);
         Type a = use(op, op.operands[0]);
         if (op.type != a) fail(op.loc, "unary result type differs from its operand");
         if (op.unary_op() == UnaryOp::not_ ? is_float(a) : a == Type::i1)
@@ -197,13 +222,11 @@ class Verifier {
         break;
       }
       case OpKind::compare: {
-        expect_operands(op, 2);
         same_type(op, use(op, op.operands[0]), use(op, op.operands[1]), "comparison");
         if (op.type != Type::i1) fail(op.loc, "comparison must produce i1");
         break;
       }
       case OpKind::select: {
-        expect_operands(op, 3);
         if (use(op, op.operands[0]) != Type::i1) fail(op.loc, "select condition must be i1");
         Type a = use(op, op.operands[1]), b = use(op, op.operands[2]);
         same_type(op, a, b, "select");
@@ -211,12 +234,10 @@ class Verifier {
         break;
       }
       case OpKind::cast:
-        expect_operands(op, 1);
         use(op, op.operands[0]);
         if (op.type == Type::none) fail(op.loc, "cast without a target type");
         break;
       case OpKind::math: {
-        expect_operands(op, math_fn_arity(op.math_fn()));
         for (ValueId v : op.operands) {
           Type t = use(op, v);
           if (t != op.type)
@@ -229,7 +250,6 @@ class Verifier {
         break;
       }
       case OpKind::workitem:
-        expect_operands(op, 0);
         if (op.dim > 2) fail(op.loc, fmt::format("dimension {} is outside 0..2", op.dim));
         if (op.type != Type::i32) fail(op.loc, "work-item queries produce i32");
         break;
@@ -242,14 +262,12 @@ class Verifier {
       }
       case OpKind::load: {
         const Memory& m = memory(op);
-        expect_operands(op, m.rank);
         check_indices(op, m);
         if (op.type != m.element) fail(op.loc, fmt::format("load from '{}' must produce {}", m.name, type_name(m.element)));
         break;
       }
       case OpKind::store: {
         const Memory& m = memory(op);
-        expect_operands(op, m.rank + 1);
         check_indices(op, m);
         Type t = use(op, op.operands[m.rank]);
         if (t != m.element)
@@ -261,8 +279,6 @@ class Verifier {
         const Memory& m = memory(op);
         if (m.space == MemorySpace::local)
           fail(op.loc, fmt::format("atomics work on global and shared arrays; '{}' is local", m.name));
-        size_t values = op.atomic_op() == AtomicOp::compare_exchange ? 2 : 1;
-        expect_operands(op, m.rank + values);
         check_indices(op, m);
         for (size_t i = m.rank; i < op.operands.size(); ++i) {
           Type t = use(op, op.operands[i]);
@@ -286,7 +302,6 @@ class Verifier {
         if (op.type != kernel_.slots[op.ref].type) fail(op.loc, "var.load type differs from the variable's");
         break;
       case OpKind::var_store: {
-        expect_operands(op, 1);
         if (op.ref >= kernel_.slots.size()) fail(op.loc, "var.store to an unknown variable");
         Type t = use(op, op.operands[0]);
         if (t != kernel_.slots[op.ref].type)
@@ -296,15 +311,12 @@ class Verifier {
       }
       case OpKind::barrier:
       case OpKind::wavebarrier:
-        expect_operands(op, 0);
+      case OpKind::condition:  // rejected above: only a while's condition region ends in one
         break;
-      case OpKind::condition:
-        fail(op.loc, "condition may only end a while's condition region");
       case OpKind::break_:
         if (loop_depth == 0) fail(op.loc, "Break() outside a loop");
         break;
       case OpKind::if_: {
-        expect_operands(op, 1);
         if (use(op, op.operands[0]) != Type::i1) fail(op.loc, "if condition must be i1 (a comparison)");
         if (op.regions.size() != 2) fail(op.loc, "if needs a then and an else region");
         region(op.regions[0], loop_depth);
@@ -312,7 +324,6 @@ class Verifier {
         break;
       }
       case OpKind::for_: {
-        expect_operands(op, 3);
         Type a = use(op, op.operands[0]), b = use(op, op.operands[1]), s = use(op, op.operands[2]);
         same_type(op, a, b, "for bounds");
         same_type(op, a, s, "for step");
@@ -332,10 +343,8 @@ class Verifier {
           fail(op.loc, "while condition region must end in a condition");
         size_t mark = scope_.size();
         for (size_t i = 0; i + 1 < cond.ops.size(); ++i) {
-          OpKind k = cond.ops[i]->kind;
-          if (k == OpKind::barrier || k == OpKind::wavebarrier || k == OpKind::if_ || k == OpKind::for_ ||
-              k == OpKind::while_ || k == OpKind::break_ || k == OpKind::store || k == OpKind::atomic ||
-              k == OpKind::var_store)
+          const OpEffect effect = op_info(cond.ops[i]->kind).effect;
+          if (effect == OpEffect::writes_memory || effect == OpEffect::synchronizes || effect == OpEffect::control_flow)
             fail(cond.ops[i]->loc, "a while condition may only compute values, without side effects");
           operation(*cond.ops[i], loop_depth);
         }

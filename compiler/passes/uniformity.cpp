@@ -64,8 +64,7 @@ class Uniformity {
   void operation(const Op& op, const Op* loop, const Control* control) {
     switch (op.kind) {
       case OpKind::workitem:
-        if (op.workitem() == WorkItem::local_id || op.workitem() == WorkItem::global_id)
-          mark_value(op.result, &op);
+        if (family_members(OpFamily::workitem)[op.sub].divergent) mark_value(op.result, &op);
         return;
       case OpKind::load:
       case OpKind::atomic:
@@ -127,7 +126,7 @@ class Uniformity {
   void check(const Region& r, const Control* control) const {
     for (const auto& p : r.ops) {
       const Op& op = *p;
-      if ((op.kind == OpKind::barrier || op.kind == OpKind::wavebarrier) && control) fail(op, *control);
+      if (is_sync_point(op) && control) fail(op, *control);
       const Control* inner = control;
       Control mine{};
       if (op.kind == OpKind::if_ && value_origin_[op.operands[0]]) {
@@ -160,7 +159,7 @@ class Uniformity {
   }
 
   [[noreturn]] void fail(const Op& barrier, const Control& c) const {
-    const char* what = barrier.kind == OpKind::barrier ? "barrier" : "wavebarrier";
+    const std::string_view what = op_kind_name(barrier.kind);
     const bool is_if = c.condition_op->kind == OpKind::if_;
     const ValueId condition = is_if && !c.condition_op->operands.empty() ? c.condition_op->operands[0] : 0;
     throw CompileError(fmt::format(

@@ -1,6 +1,7 @@
 // IR building, printing and verification.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
 #include <rocjit/rocjit.hpp>
 
 using namespace rocjit;
@@ -168,4 +169,69 @@ TEST_CASE("the verifier rejects malformed IR with the kernel name and location")
     loop.regions.resize(1);
     CHECK_THROWS_WITH(ir::verify(k), Contains("for bounds must be integers, got f32"));
   }
+}
+
+TEST_CASE("an op whose sub-code is outside its family is a verifier error, not an out-of-bounds read") {
+  struct Case {
+    ir::OpKind kind;
+    ir::Type type;
+    size_t operands;
+    const char* family;
+  };
+  for (const Case& c : {Case{ir::OpKind::binary, ir::Type::i32, 2, "BinaryOp"},
+                        Case{ir::OpKind::unary, ir::Type::i32, 1, "UnaryOp"},
+                        Case{ir::OpKind::compare, ir::Type::i1, 2, "ComparePred"},
+                        Case{ir::OpKind::math, ir::Type::f32, 1, "MathFn"},
+                        Case{ir::OpKind::workitem, ir::Type::i32, 0, "WorkItem"}}) {
+    for (unsigned sub : {static_cast<unsigned>(ir::family_members(ir::op_info(c.kind).family).size()), 255u}) {
+      DYNAMIC_SECTION(c.family << " code " << sub) {
+        ir::Kernel k = handmade();
+        ir::ValueId a = k.new_value(ir::Type::i32), r = k.new_value(c.type);
+        add_op(k.body, ir::OpKind::constant, ir::Type::i32, a, {});
+        add_op(k.body, c.kind, c.type, r, std::vector<ir::ValueId>(c.operands, a)).sub = static_cast<uint8_t>(sub);
+        k.index_definitions();
+        CHECK_THROWS_AS(ir::verify(k), CompileError);
+        CHECK_THROWS_WITH(ir::verify(k), Contains(fmt::format("{} code {}", c.family, sub)) && Contains("hand.cpp:7"));
+        CHECK_NOTHROW(ir::print(k));  // the printer shows what it cannot name as '?'
+      }
+    }
+  }
+  SECTION("an atomic") {
+    ir::Kernel k = handmade();
+    ir::ValueId i = k.new_value(ir::Type::i32), v = k.new_value(ir::Type::f32), r = k.new_value(ir::Type::f32);
+    add_op(k.body, ir::OpKind::constant, ir::Type::i32, i, {});
+    add_op(k.body, ir::OpKind::constant, ir::Type::f32, v, {});
+    add_op(k.body, ir::OpKind::atomic, ir::Type::f32, r, {i, v}).sub = 200;
+    CHECK_THROWS_WITH(ir::verify(k), Contains("AtomicOp code 200"));
+  }
+  SECTION("barrier fence flags") {
+    ir::Kernel k = handmade();
+    add_op(k.body, ir::OpKind::barrier, ir::Type::none, 0, {}).sub = 4;
+    CHECK_THROWS_WITH(ir::verify(k), Contains("fence flags 0x4"));
+  }
+  SECTION("an op kind outside the registry") {
+    ir::Kernel k = handmade();
+    add_op(k.body, static_cast<ir::OpKind>(ir::all_ops().size()), ir::Type::none, 0, {});
+    CHECK_THROWS_WITH(ir::verify(k), Contains("unknown op kind"));
+  }
+}
+
+TEST_CASE("the registry derives names, operand counts and sync points") {
+  CHECK(ir::op_kind_name(ir::OpKind::var_load) == "var.load");
+  CHECK(ir::math_fn_name(ir::MathFn::fmax) == "fmax");
+  CHECK(ir::math_fn_arity(ir::MathFn::fma) == 3);
+  CHECK(ir::atomic_op_name(ir::AtomicOp::compare_exchange) == "compare_exchange");
+  ir::Op op;
+  op.kind = ir::OpKind::atomic;
+  op.sub = static_cast<uint8_t>(ir::AtomicOp::compare_exchange);
+  CHECK(ir::op_spelling(op) == "atomic.compare_exchange");
+  CHECK(ir::value_operand_count(op) == 2);
+  op.kind = ir::OpKind::wavebarrier;
+  op.sub = 0;
+  CHECK(ir::is_sync_point(op));
+  CHECK(ir::op_info(ir::OpKind::barrier).sync == ir::SyncScope::workgroup);
+  CHECK(ir::op_info(ir::OpKind::barrier).convergent);
+  CHECK_FALSE(ir::op_info(ir::OpKind::load).convergent);
+  op.kind = ir::OpKind::store;
+  CHECK_FALSE(ir::is_sync_point(op));
 }

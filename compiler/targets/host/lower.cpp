@@ -23,12 +23,11 @@ constexpr int group_segment = -1;
 
 bool is_loop(const ir::Op& op) { return op.kind == OpKind::for_ || op.kind == OpKind::while_; }
 
+// Synchronisation points (barrier, wavebarrier: the op registry's sync scope) end a segment.
 bool contains_barrier(const ir::Op& op) {
-  if (op.kind == OpKind::barrier || op.kind == OpKind::wavebarrier) return true;
+  if (ir::is_sync_point(op)) return true;
   bool found = false;
-  for (const auto& r : op.regions) ir::walk(r, [&](const ir::Op& o) {
-    found |= o.kind == OpKind::barrier || o.kind == OpKind::wavebarrier;
-  });
+  for (const auto& r : op.regions) ir::walk(r, [&](const ir::Op& o) { found |= ir::is_sync_point(o); });
   return found;
 }
 

@@ -4,8 +4,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <span>
 #include <string_view>
 #include <vector>
+
+#include "rocjit/compiler/ops.hpp"
 
 namespace rocjit::ir {
 
@@ -69,43 +72,21 @@ struct Param {
   ValueId value = 0;      // scalars: the SSA value holding the argument
 };
 
-enum class OpKind : uint8_t {
-  constant,     // result = imm
-  binary,       // result = a <op> b
-  unary,        // result = <op> a
-  compare,      // result(i1) = a <pred> b
-  select,       // result = c ? a : b
-  cast,         // result = (type) a
-  math,         // result = fn(args...)
-  workitem,     // result(i32) = local_id(dim) ...
-  shape,        // result(i32) = extent `dim` of memory
-  load,         // result = memory[indices...]
-  store,        // memory[indices...] = value  (operands: indices..., value)
-  atomic,       // result = atomic_op(memory[indices...], value [, desired])
-  var_load,     // result = slot
-  var_store,    // slot = a
-  barrier,      // work-group barrier with fence flags
-  wavebarrier,  // wavefront barrier
-  if_,          // operands: cond; regions: then, else
-  for_,         // operands: begin, end, step; result: induction variable; regions: body
-  while_,       // regions: cond (ends in `condition`), body
-  condition,    // terminator of a while's cond region; operand: i1
-  break_,       // leaves the innermost loop
-};
-std::string_view op_kind_name(OpKind k);
-
-enum class BinaryOp : uint8_t { add, sub, mul, div, rem, min, max, and_, or_, xor_, shl, shr };
-enum class UnaryOp : uint8_t { neg, not_, abs };
-enum class ComparePred : uint8_t { eq, ne, lt, le, gt, ge };
-enum class MathFn : uint8_t {
-  sqrt, rsqrt, exp, exp2, log, log2, sin, cos, tan, pow, fma, fabs, floor, ceil, fmin, fmax
-};
-enum class WorkItem : uint8_t { local_id, group_id, local_size, num_groups, global_id, global_size };
-enum class AtomicOp : uint8_t { add, sub, min, max, and_, or_, xor_, exchange, compare_exchange };
+// The enums below are built from the op registry (ops.hpp), where each op is documented.
+#define ROCJIT_ENUMERATOR(name, ...) name,
+enum class OpKind : uint8_t { ROCJIT_OPS(ROCJIT_ENUMERATOR) };
+enum class BinaryOp : uint8_t { ROCJIT_BINARY_OPS(ROCJIT_ENUMERATOR) };
+enum class UnaryOp : uint8_t { ROCJIT_UNARY_OPS(ROCJIT_ENUMERATOR) };
+enum class ComparePred : uint8_t { ROCJIT_COMPARE_PREDS(ROCJIT_ENUMERATOR) };
+enum class MathFn : uint8_t { ROCJIT_MATH_FNS(ROCJIT_ENUMERATOR) };
+enum class WorkItem : uint8_t { ROCJIT_WORKITEMS(ROCJIT_ENUMERATOR) };
+enum class AtomicOp : uint8_t { ROCJIT_ATOMIC_OPS(ROCJIT_ENUMERATOR) };
+#undef ROCJIT_ENUMERATOR
 
 // Barrier fence flags, values as OpenCL's CLK_*_MEM_FENCE.
 enum FenceFlags : uint8_t { fence_local = 1, fence_global = 2 };
 
+std::string_view op_kind_name(OpKind k);
 std::string_view binary_op_name(BinaryOp o);
 std::string_view unary_op_name(UnaryOp o);
 std::string_view compare_pred_name(ComparePred p);
@@ -113,6 +94,64 @@ std::string_view math_fn_name(MathFn f);
 unsigned math_fn_arity(MathFn f);
 std::string_view workitem_name(WorkItem w);
 std::string_view atomic_op_name(AtomicOp o);
+
+// --- The op registry ---------------------------------------------------------------------
+// Which sub-enum an op keeps in Op::sub.
+enum class OpFamily : uint8_t { none, binary, unary, compare, math, workitem, atomic, fence };
+// What Op::ref names: nothing, a memory object, a memory object indexed by the first rank
+// operands, or a variable slot.
+enum class OpReference : uint8_t { none, memory, indexed, slot };
+// Whether the op defines Op::result: never, always, when the text names one (atomics), or as a
+// for loop's induction variable (defined inside the body).
+enum class OpResult : uint8_t { none, value, optional, induction };
+// What an op does besides computing its result.
+enum class OpEffect : uint8_t { none, reads_memory, writes_memory, synchronizes, control_flow };
+// The work-items a synchronisation point waits for.
+enum class SyncScope : uint8_t { none, wavefront, workgroup };
+
+// Operand count of an op whose family member decides it (OpInfo::operands).
+inline constexpr int8_t by_member = -1;
+
+struct OpInfo {
+  OpKind kind;
+  std::string_view name;     // op_kind_name; the .rjir spelling of ops without a family
+  OpFamily family;
+  int8_t operands;           // value operands besides indices, or by_member
+  OpReference reference;
+  OpResult result;
+  OpEffect effect;
+  bool convergent;
+  SyncScope sync;
+  uint8_t regions;
+};
+
+// One member of a sub-enum (a BinaryOp, a MathFn, ...).
+struct SubOpInfo {
+  std::string_view name;     // "add", "compare_exchange"
+  uint8_t operands;          // value operands (after the indices, for atomics)
+  bool divergent;            // varies between work-items whatever the operands (local_id)
+};
+
+const OpInfo& op_info(OpKind k);  // an out-of-range kind reads as constant: check is_valid_kind
+bool is_valid_kind(OpKind k);
+// Every op kind, in enumerator order.
+std::span<const OpInfo> all_ops();
+// The members of a family in enumerator order (empty for none and fence).
+std::span<const SubOpInfo> family_members(OpFamily f);
+// "cmp.", "math.", "atomic." or "": members are spelled <prefix><member name> in .rjir.
+std::string_view family_prefix(OpFamily f);
+std::string_view family_name(OpFamily f);  // "BinaryOp", ... for diagnostics
+
+struct Op;
+// Whether op.sub names a member of its family (always, for ops without one). Ops built by
+// hand or by a buggy pass may hold any byte there; everything below assumes a valid one.
+bool has_valid_sub(const Op& op);
+// The op's .rjir spelling: "add", "cmp.lt", "math.sqrt", "atomic.add", "load", "barrier".
+std::string op_spelling(const Op& op);
+// Value operands the op takes besides its indices (op.sub must be valid).
+unsigned value_operand_count(const Op& op);
+// A synchronisation point: barrier (work-group), wavebarrier (wavefront).
+bool is_sync_point(const Op& op);
 
 struct Op;
 

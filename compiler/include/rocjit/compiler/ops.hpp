@@ -1,0 +1,77 @@
+// The op registry: every rocjit IR operation and every member of its sub-enum, declared once.
+//
+// ir.hpp builds the enums (OpKind, BinaryOp, ...) and the registry (op_info, sub_ops) from these
+// lists; the names, the parser's spellings, the verifier's operand counts and sub-code ranges, the
+// uniformity analysis and the host backend's barrier fission read the registry. Adding a math
+// function is one line in ROCJIT_MATH_FNS (plus its lowering and DSL entry point); adding an op
+// kind is one line in ROCJIT_OPS (plus its text form, type rule and lowering).
+#pragma once
+
+// Sub-enum members: X(enumerator, spelling, operands, divergent).
+//   operands:  value operands the member takes (after the indices, for atomics)
+//   divergent: the result may differ between the work-items of a group whatever the operands
+#define ROCJIT_BINARY_OPS(X)                                                                       \
+  X(add, "add", 2, false) X(sub, "sub", 2, false) X(mul, "mul", 2, false) X(div, "div", 2, false)  \
+  X(rem, "rem", 2, false) X(min, "min", 2, false) X(max, "max", 2, false)                           \
+  X(and_, "and", 2, false) X(or_, "or", 2, false) X(xor_, "xor", 2, false)                          \
+  X(shl, "shl", 2, false) X(shr, "shr", 2, false)
+
+#define ROCJIT_UNARY_OPS(X) X(neg, "neg", 1, false) X(not_, "not", 1, false) X(abs, "abs", 1, false)
+
+#define ROCJIT_COMPARE_PREDS(X)                                                                    \
+  X(eq, "eq", 2, false) X(ne, "ne", 2, false) X(lt, "lt", 2, false) X(le, "le", 2, false)          \
+  X(gt, "gt", 2, false) X(ge, "ge", 2, false)
+
+#define ROCJIT_MATH_FNS(X)                                                                         \
+  X(sqrt, "sqrt", 1, false) X(rsqrt, "rsqrt", 1, false) X(exp, "exp", 1, false)                     \
+  X(exp2, "exp2", 1, false) X(log, "log", 1, false) X(log2, "log2", 1, false)                      \
+  X(sin, "sin", 1, false) X(cos, "cos", 1, false) X(tan, "tan", 1, false) X(pow, "pow", 2, false)  \
+  X(fma, "fma", 3, false) X(fabs, "fabs", 1, false) X(floor, "floor", 1, false)                    \
+  X(ceil, "ceil", 1, false) X(fmin, "fmin", 2, false) X(fmax, "fmax", 2, false)
+
+#define ROCJIT_WORKITEMS(X)                                                                        \
+  X(local_id, "local_id", 0, true) X(group_id, "group_id", 0, false)                               \
+  X(local_size, "local_size", 0, false) X(num_groups, "num_groups", 0, false)                      \
+  X(global_id, "global_id", 0, true) X(global_size, "global_size", 0, false)
+
+#define ROCJIT_ATOMIC_OPS(X)                                                                       \
+  X(add, "add", 1, false) X(sub, "sub", 1, false) X(min, "min", 1, false) X(max, "max", 1, false)  \
+  X(and_, "and", 1, false) X(or_, "or", 1, false) X(xor_, "xor", 1, false)                          \
+  X(exchange, "exchange", 1, false) X(compare_exchange, "compare_exchange", 2, false)
+
+// Op kinds: X(enumerator, spelling, family, operands, reference, result, effect, convergent,
+//             sync, regions).
+//   spelling:   the op's name in .rjir; a family's members are spelled <prefix><member>
+//   family:     the sub-enum held in Op::sub (OpFamily)
+//   operands:   value operands besides indices; by_member: the family member's count
+//   reference:  what Op::ref names (OpReference); `indexed` ops take one index per array dimension
+//               before their value operands
+//   result:     OpResult
+//   effect:     OpEffect
+//   convergent: every work-item of the sync scope must reach it together (uniform control flow)
+//   sync:       SyncScope of a synchronisation point (barrier fission splits the host body there)
+//   regions:    nested regions the op owns
+// clang-format off
+#define ROCJIT_OPS(X)                                                                                              \
+  X(constant,    "const",       none,     0,         none,    value,     none,          false, none,      0)       \
+  X(binary,      "binary",      binary,   by_member, none,    value,     none,          false, none,      0)       \
+  X(unary,       "unary",       unary,    by_member, none,    value,     none,          false, none,      0)       \
+  X(compare,     "cmp",         compare,  by_member, none,    value,     none,          false, none,      0)       \
+  X(select,      "select",      none,     3,         none,    value,     none,          false, none,      0)       \
+  X(cast,        "cast",        none,     1,         none,    value,     none,          false, none,      0)       \
+  X(math,        "math",        math,     by_member, none,    value,     none,          false, none,      0)       \
+  X(workitem,    "workitem",    workitem, by_member, none,    value,     none,          false, none,      0)       \
+  X(shape,       "shape",       none,     0,         memory,  value,     none,          false, none,      0)       \
+  X(load,        "load",        none,     0,         indexed, value,     reads_memory,  false, none,      0)       \
+  X(store,       "store",       none,     1,         indexed, none,      writes_memory, false, none,      0)       \
+  X(atomic,      "atomic",      atomic,   by_member, indexed, optional,  writes_memory, false, none,      0)       \
+  X(var_load,    "var.load",    none,     0,         slot,    value,     none,          false, none,      0)       \
+  X(var_store,   "var.store",   none,     1,         slot,    none,      writes_memory, false, none,      0)       \
+  X(barrier,     "barrier",     fence,    0,         none,    none,      synchronizes,  true,  workgroup, 0)       \
+  X(wavebarrier, "wavebarrier", none,     0,         none,    none,      synchronizes,  true,  wavefront, 0)       \
+  X(if_,         "if",          none,     1,         none,    none,      control_flow,  false, none,      2)       \
+  X(for_,        "for",         none,     3,         none,    induction, control_flow,  false, none,      1)       \
+  X(while_,      "while",       none,     0,         none,    none,      control_flow,  false, none,      2)       \
+  X(condition,   "condition",   none,     1,         none,    none,      none,          false, none,      0)       \
+  X(break_,      "break",       none,     0,         none,    none,      control_flow,  false, none,      0)
+// clang-format on
