@@ -2,9 +2,11 @@
 # Installs rocjit from a build tree into a temporary prefix, then configures, builds and runs
 # samples/embed against that prefix only, as a host application would. Removes the prefix and
 # the embed build afterwards, whatever happens.
-# usage: run.sh CMAKE BUILD_DIR EMBED_SOURCE_DIR GENERATOR CXX_COMPILER
+# usage: run.sh CMAKE BUILD_DIR EMBED_SOURCE_DIR GENERATOR CXX_COMPILER [CXX_FLAGS]
+# CXX_FLAGS are the flags rocjit was built with: a sanitizer build (preset asan) needs a consumer
+# built with the same sanitizers, or the uninstrumented executable crashes in the ASan runtime.
 set -euo pipefail
-cmake=$1 build=$2 embed_source=$3 generator=$4 cxx=$5
+cmake=$1 build=$2 embed_source=$3 generator=$4 cxx=$5 cxx_flags=${6:-}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rocjit-install-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -22,7 +24,8 @@ fi
 
 echo "== configure and build samples/embed against $prefix"
 "$cmake" -S "$embed_source" -B "$work/embed" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" \
-  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_BUILD_TYPE=Release
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_FLAGS="$cxx_flags"
 "$cmake" --build "$work/embed" -j1
 
 # It must run against the installed librocjit, not the one in the build tree.
