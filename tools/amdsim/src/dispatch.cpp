@@ -99,6 +99,12 @@ void init_wave(Wave& w, const LaunchContext& c, Group& g, uint32_t wave_index, u
   w.a.assign(size_t(256) * 64, 0);
   w.private_size = c.private_size;
   w.scratch.assign(size_t(c.private_size) * c.wave_size, 0);
+  // The wave's slice of the scratch backing memory: never at offset 0, so a kernel that forgets
+  // to add the scratch wave offset (to the V# base or to flat_scratch_init) faults.
+  bool architected = c.program->processor().architected_flat_scratch;
+  uint32_t wave_offset = (wave_index + 1) * std::max<uint32_t>(c.private_size * c.wave_size, 1024);
+  w.private_base = private_backing + wave_offset;
+  w.flat_scratch_sgprs = !architected;
   w.launch_ranges = {{reinterpret_cast<uint64_t>(c.kernargs.data()), c.kernargs.size()},
                      {reinterpret_cast<uint64_t>(&c.packet), sizeof(c.packet)}};
   uint32_t rsrc1 = c.kd.compute_pgm_rsrc1, rsrc2 = c.kd.compute_pgm_rsrc2;
@@ -110,19 +116,23 @@ void init_wave(Wave& w, const LaunchContext& c, Group& g, uint32_t wave_index, u
   // User SGPRs, densely in AMDGPUUsage's order.
   uint32_t s = 0;
   if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER) {
-    // A buffer resource whose base lies in the private aperture: MUBUF accesses through it are
-    // per-lane private memory.
-    w.s[s++] = 0;
-    w.s[s++] = private_aperture_hi;
+    // A V# whose base is the scratch backing memory (AMDGPUUsage: the kernel adds the scratch wave
+    // offset to it); MUBUF accesses through it are the lane's private memory (the hardware's
+    // swizzle makes the same offset a different dword per lane). Word 3: DST_SEL_XYZW, 32-bit
+    // data format, ADD_TID_ENABLE.
+    w.s[s++] = uint32_t(private_backing);
+    w.s[s++] = uint32_t(private_backing >> 32);
     w.s[s++] = 0xffffffffu;
-    w.s[s++] = 0x00027000u;
+    w.s[s++] = 0x00e00000u | 0x00027000u;
   }
   if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_PTR) w.set_s64(s, reinterpret_cast<uint64_t>(&c.packet)), s += 2;
   if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_QUEUE_PTR) w.set_s64(s, 0), s += 2;
   if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_KERNARG_SEGMENT_PTR)
     w.set_s64(s, reinterpret_cast<uint64_t>(c.kernargs.data())), s += 2;
   if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_DISPATCH_ID) w.set_s64(s, 0), s += 2;
-  if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_FLAT_SCRATCH_INIT) w.set_s64(s, 0), s += 2;
+  // GFX9: the 64-bit base of the queue's scratch backing memory; the kernel adds its wave offset
+  // and moves the sum to FLAT_SCRATCH.
+  if (props & KERNEL_CODE_PROPERTY_ENABLE_SGPR_FLAT_SCRATCH_INIT) w.set_s64(s, private_backing), s += 2;
   uint32_t preload = c.kd.kernarg_preload & 0x7f, preload_offset = (c.kd.kernarg_preload >> 7) & 0x1ff;
   for (uint32_t i = 0; i < preload; ++i) {
     uint32_t word = 0;
@@ -137,8 +147,8 @@ void init_wave(Wave& w, const LaunchContext& c, Group& g, uint32_t wave_index, u
   if (rsrc2 & COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_Y) w.s[s++] = g.id[1];
   if (rsrc2 & COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_ID_Z) w.s[s++] = g.id[2];
   if (rsrc2 & COMPUTE_PGM_RSRC2_ENABLE_SGPR_WORKGROUP_INFO) w.s[s++] = 0;
-  if ((rsrc2 & COMPUTE_PGM_RSRC2_ENABLE_PRIVATE_SEGMENT) && !c.program->processor().architected_flat_scratch)
-    w.s[s++] = 0;  // scratch wave offset: private memory is per lane in this model
+  if ((rsrc2 & COMPUTE_PGM_RSRC2_ENABLE_PRIVATE_SEGMENT) && !architected)
+    w.s[s++] = wave_offset;  // the scratch wave offset (architected flat scratch: none, FLAT_SCRATCH is set)
 
   // Work-item ids: packed x | y << 10 | z << 20 in v0 on these processors.
   uint32_t dims = (rsrc2 & COMPUTE_PGM_RSRC2_ENABLE_VGPR_WORKITEM_ID) >> COMPUTE_PGM_RSRC2_ENABLE_VGPR_WORKITEM_ID_SHIFT;

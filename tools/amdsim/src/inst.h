@@ -35,6 +35,11 @@ constexpr uint32_t shared_aperture_hi = 0x10000000u;
 constexpr uint32_t private_aperture_hi = 0x20000000u;
 constexpr uint64_t shared_aperture = uint64_t(shared_aperture_hi) << 32;
 constexpr uint64_t private_aperture = uint64_t(private_aperture_hi) << 32;
+// The scratch backing memory as the hardware addresses it: the base of the private segment
+// buffer V# (gfx90a) and of flat_scratch_init. Bit 47 is set, so it fits a V#'s 48-bit base and
+// no x86-64 user-space pointer (below 2^47) is ever mistaken for it. Each wave's slice starts at
+// this base plus the wave's scratch offset (Wave::private_base).
+constexpr uint64_t private_backing = uint64_t(1) << 47;
 
 struct Operand {
   enum Kind : uint8_t { none, sgpr, vgpr, agpr, scc, imm, off } kind = none;
@@ -117,6 +122,14 @@ struct Wave {
   // Private memory: `private_size` bytes per lane.
   std::vector<uint8_t> scratch;
   uint32_t private_size = 0;
+  // Where this wave's private slice starts in the scratch backing space (private_backing + the
+  // scratch wave offset): MUBUF addresses through the private segment buffer, and on processors
+  // without architected flat scratch FLAT_SCRATCH, are taken relative to it, so a kernel that
+  // does not add its wave offset to the V# base or to flat_scratch_init faults.
+  uint64_t private_base = private_backing;
+  // No architected flat scratch (gfx90a): scratch_* and flat accesses to the private aperture are
+  // relative to FLAT_SCRATCH, the SGPR pair flat_scratch_lo/hi the kernel's prologue sets up.
+  bool flat_scratch_sgprs = false;
   // Read-only memory of this launch outside the device allocations (kernarg segment, dispatch packet).
   std::vector<std::pair<uint64_t, uint64_t>> launch_ranges;
   uint64_t lane_instructions = 0, instructions = 0;
@@ -182,5 +195,8 @@ std::vector<std::string> implemented_names();
 void* global_address(Wave& w, const Inst& inst, uint64_t address, uint64_t bytes, int lane, bool write);
 uint8_t* lds_address(Wave& w, const Inst& inst, uint64_t address, uint64_t bytes, int lane);
 uint8_t* private_address(Wave& w, const Inst& inst, uint64_t offset, uint64_t bytes, int lane);
+// A lane's scratch_* offset or private-aperture flat offset, resolved against FLAT_SCRATCH when
+// the processor has no architected flat scratch.
+uint8_t* flat_scratch_address(Wave& w, const Inst& inst, uint64_t offset, uint64_t bytes, int lane);
 
 }  // namespace amdsim

@@ -148,10 +148,10 @@ uint64_t lane_address(Wave& w, const Inst& i, Space space, const Operand& vaddr,
 
 // Resolves one lane's access to host memory.
 uint8_t* resolve(Wave& w, const Inst& i, Space space, uint64_t address, uint64_t bytes, int lane, bool write) {
-  if (space == Space::scratch) return private_address(w, i, address, bytes, lane);
+  if (space == Space::scratch) return flat_scratch_address(w, i, address, bytes, lane);
   if (space == Space::flat) {
     if ((address >> 32) == shared_aperture_hi) return lds_address(w, i, address & 0xffffffffull, bytes, lane);
-    if ((address >> 32) == private_aperture_hi) return private_address(w, i, address & 0xffffffffull, bytes, lane);
+    if ((address >> 32) == private_aperture_hi) return flat_scratch_address(w, i, address & 0xffffffffull, bytes, lane);
   }
   return static_cast<uint8_t*>(global_address(w, i, address, bytes, lane, write));
 }
@@ -242,13 +242,24 @@ void vmem_atomic(Wave& w, Op i) {
 
 // --- MUBUF (buffer_*): vdata, vaddr, srsrc, soffset -------------------------------------------
 
+// The V# base is 48 bits (word1[15:0] holds bits 47:32). A base inside the scratch backing space
+// (bit 47: the private segment buffer, plus the wave offset the kernel adds) addresses the
+// lane's private memory relative to the wave's slice; any other base is global memory.
 uint8_t* buffer_lane(Wave& w, const Inst& i, int l, uint32_t bytes, bool write) {
   const Operand& vaddr = i.ops[1];
   const Operand& rsrc = i.ops[2];
   uint64_t base = w.s64(rsrc.index) & 0xffffffffffffull;
   uint64_t offset = uint64_t(i.mod.offset) + (i.ops.size() > 3 ? read32(w, i.ops[3], 0) : 0);
   if (i.mod.offen && vaddr.kind == Operand::vgpr) offset += read32(w, vaddr, l);
-  if ((base >> 32) == private_aperture_hi) return private_address(w, i, offset, bytes, l);
+  if (base & private_backing) {
+    uint64_t at = base + offset - w.private_base;
+    if (at + bytes > w.private_size || at + bytes < at)
+      w.fail(i, fmt::format("memory fault: lane {} accessed {} bytes of private memory at byte {} of the work-item's "
+                            "{} (buffer base 0x{:x} + offset {}; the wave's slice starts at 0x{:x}: the private "
+                            "segment buffer's base plus the scratch wave offset)",
+                            l, bytes, int64_t(at), w.private_size, base, offset, w.private_base));
+    return w.scratch.data() + size_t(l) * w.private_size + at;
+  }
   return static_cast<uint8_t*>(global_address(w, i, base + offset, bytes, l, write));
 }
 

@@ -187,6 +187,18 @@ uint8_t* private_address(Wave& w, const Inst& inst, uint64_t offset, uint64_t by
   return w.scratch.data() + size_t(lane) * w.private_size + offset;
 }
 
+uint8_t* flat_scratch_address(Wave& w, const Inst& inst, uint64_t offset, uint64_t bytes, int lane) {
+  if (!w.flat_scratch_sgprs) return private_address(w, inst, offset, bytes, lane);
+  uint64_t flat_scratch = w.s64(flat_scratch_lo);
+  uint64_t at = flat_scratch + offset - w.private_base;
+  if (at + bytes > w.private_size || at + bytes < at)
+    fault(w, inst, "private", offset, bytes, lane,
+          fmt::format("which FLAT_SCRATCH 0x{:x} puts at byte {} of the work-item's {} bytes of private memory (the "
+                      "wave's slice starts at 0x{:x}: flat_scratch_init plus the scratch wave offset)",
+                      flat_scratch, int64_t(at), w.private_size, w.private_base));
+  return w.scratch.data() + size_t(lane) * w.private_size + at;
+}
+
 // --- Handler table --------------------------------------------------------------------------
 
 struct HandlerTable {

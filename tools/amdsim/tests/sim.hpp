@@ -49,6 +49,11 @@ struct Sim {
     w.a.assign(256 * 64, 0);
     w.private_size = 64;
     w.scratch.assign(64 * 64, 0);
+    // The wave's private slice at the start of the scratch backing space (scratch wave offset 0);
+    // without architected flat scratch, FLAT_SCRATCH as a prologue would have set it.
+    w.private_base = amdsim::private_backing;
+    w.flat_scratch_sgprs = !proc.architected_flat_scratch;
+    if (w.flat_scratch_sgprs) w.set_s64(amdsim::flat_scratch_lo, amdsim::private_backing);
     group.lds.assign(65536, 0);
     w.set_exec(all());
   }
