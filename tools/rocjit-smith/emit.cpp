@@ -1,0 +1,491 @@
+// Programs as text: OpenCL C (for PoCL) and a C++ test body through the DSL (for reduced kernels).
+//
+// The OpenCL C spells out rocjit's total semantics, since OpenCL C leaves them undefined:
+// signed + - * and negation are computed in unsigned and converted back (wrapping), x/0 = 0,
+// x%0 = x, INT_MIN/-1 = INT_MIN, INT_MIN%-1 = 0, shift amounts masked to the width, float->int
+// through convert_<T>_sat_rtz (round toward zero, saturate, NaN -> 0).
+#include <cstdio>
+#include <sstream>
+
+#include "smith.hpp"
+
+namespace smith {
+
+namespace {
+
+const char* cl_type(Ty t) {
+  switch (t) {
+    case Ty::i32: return "int";
+    case Ty::u32: return "uint";
+    case Ty::i64: return "long";
+    case Ty::f32: return "float";
+    case Ty::f64: return "double";
+    case Ty::b: return "int";
+  }
+  return "?";
+}
+const char* suffix(Ty t) {
+  switch (t) {
+    case Ty::i32: return "i";
+    case Ty::u32: return "u";
+    case Ty::i64: return "l";
+    case Ty::f32: return "f";
+    case Ty::f64: return "d";
+    case Ty::b: return "b";
+  }
+  return "?";
+}
+const char* cpp_type(Ty t) {
+  switch (t) {
+    case Ty::i32: return "int32_t";
+    case Ty::u32: return "uint32_t";
+    case Ty::i64: return "int64_t";
+    case Ty::f32: return "float";
+    case Ty::f64: return "double";
+    case Ty::b: return "bool";
+  }
+  return "?";
+}
+
+std::string hex(uint64_t v, int digits) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "0x%0*llx", digits, static_cast<unsigned long long>(v));
+  return buf;
+}
+
+const char* kPrelude = R"(#pragma OPENCL FP_CONTRACT OFF
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+// rocjit's total integer semantics, spelled out (OpenCL C leaves these undefined).
+#define SMITH_INT(T, UT, MINV, W, N) \
+  static T add_##N(T a, T b) { return (T)((UT)a + (UT)b); } \
+  static T sub_##N(T a, T b) { return (T)((UT)a - (UT)b); } \
+  static T mul_##N(T a, T b) { return (T)((UT)a * (UT)b); } \
+  static T neg_##N(T a) { return (T)((UT)0 - (UT)a); } \
+  static T div_##N(T a, T b) { return b == 0 ? (T)0 : (a == MINV && b == (T)-1) ? a : a / b; } \
+  static T rem_##N(T a, T b) { return b == 0 ? a : (a == MINV && b == (T)-1) ? (T)0 : a % b; } \
+  static T shl_##N(T a, T b) { return (T)((UT)a << ((UT)b & (W - 1))); } \
+  static T shr_##N(T a, T b) { return a >> ((UT)b & (W - 1)); }
+SMITH_INT(int, uint, INT_MIN, 32, i)
+SMITH_INT(uint, uint, 0u, 32, u)
+SMITH_INT(long, ulong, LONG_MIN, 64, l)
+static int norm_i(int e, int n) { return ((e % n) + n) % n; }
+)";
+
+struct Cl {
+  const Program& p;
+  bool inject;
+  std::ostringstream o;
+  int indent = 1;
+
+  std::string ex(const Expr& e) {
+    switch (e.k) {
+      case EK::konst:
+        switch (e.t) {
+          case Ty::i32: return "((int)" + hex(static_cast<uint32_t>(e.bits), 8) + "u)";
+          case Ty::u32: return hex(static_cast<uint32_t>(e.bits), 8) + "u";
+          case Ty::i64: return "((long)" + hex(e.bits, 16) + "ul)";
+          case Ty::f32: return "as_float(" + hex(static_cast<uint32_t>(e.bits), 8) + "u)";
+          case Ty::f64: return "as_double(" + hex(e.bits, 16) + "ul)";
+          case Ty::b: return e.bits ? "1" : "0";
+        }
+        break;
+      case EK::id: {
+        static const char* names[] = {"get_global_id", "get_local_id", "get_group_id", "get_local_size", "get_num_groups", "get_global_size"};
+        return std::string("((int)") + names[e.op] + "(" + std::to_string(e.a) + "))";
+      }
+      case EK::var: return "v" + std::to_string(e.a);
+      case EK::loopidx: return "k" + std::to_string(e.a);
+      case EK::load_in: return std::string("in_") + suffix(e.t) + "[norm_i(" + ex(e.kids[0]) + ", " + std::to_string(p.n_in) + ")]";
+      case EK::load_shared: {
+        const SharedArr& s = p.shared[e.a];
+        std::string name = "s" + std::to_string(e.a);
+        if (e.own) return name + "[lid]";
+        return name + "[norm_i(" + ex(e.kids[0]) + ", " + std::to_string(s.atomic ? s.cells : p.group_size()) + ")]";
+      }
+      case EK::load_local:
+        return "p" + std::to_string(e.a) + "[norm_i(" + ex(e.kids[0]) + ", " + std::to_string(p.locals[e.a].size) + ")]";
+      case EK::bin: {
+        std::string a = ex(e.kids[0]), b = ex(e.kids[1]);
+        Bin op = static_cast<Bin>(e.op);
+        if (is_float(e.t)) {
+          static const char* ops[] = {"+", "-", "*", "/"};
+          return "(" + a + " " + ops[e.op] + " " + b + ")";
+        }
+        std::string n = suffix(e.t);
+        switch (op) {
+          case Bin::add: return "add_" + n + "(" + a + ", " + b + ")";
+          case Bin::sub: return "sub_" + n + "(" + a + ", " + b + ")";
+          case Bin::mul: return "mul_" + n + "(" + a + ", " + b + ")";
+          case Bin::div: return "div_" + n + "(" + a + ", " + b + ")";
+          case Bin::rem: return "rem_" + n + "(" + a + ", " + b + ")";
+          case Bin::and_: return "(" + a + " & " + b + ")";
+          case Bin::or_: return "(" + a + " | " + b + ")";
+          case Bin::xor_: return inject ? "((" + a + " ^ " + b + ") ^ 1)" : "(" + a + " ^ " + b + ")";
+          case Bin::shl: return "shl_" + n + "(" + a + ", " + b + ")";
+          case Bin::shr: return "shr_" + n + "(" + a + ", " + b + ")";
+          case Bin::min: return "min(" + a + ", " + b + ")";
+          case Bin::max: return "max(" + a + ", " + b + ")";
+        }
+        break;
+      }
+      case EK::cmp: {
+        static const char* ops[] = {"==", "!=", "<", "<=", ">", ">="};
+        return "(" + ex(e.kids[0]) + " " + ops[e.op] + " " + ex(e.kids[1]) + ")";
+      }
+      case EK::sel: return "(" + ex(e.kids[0]) + " ? " + ex(e.kids[1]) + " : " + ex(e.kids[2]) + ")";
+      case EK::cast: {
+        Ty from = e.kids[0].t;
+        std::string x = ex(e.kids[0]);
+        if (is_float(from) && is_int(e.t)) return std::string("convert_") + cl_type(e.t) + "_sat_rtz(" + x + ")";
+        if (e.t == Ty::b) return "(" + x + " != 0)";
+        return std::string("((") + cl_type(e.t) + ")" + x + ")";
+      }
+      case EK::un: {
+        std::string a = ex(e.kids[0]);
+        switch (static_cast<Un>(e.op)) {
+          case Un::neg: return is_float(e.t) ? "(-" + a + ")" : std::string("neg_") + suffix(e.t) + "(" + a + ")";
+          case Un::not_: return "(~" + a + ")";
+          case Un::abs: return std::string("((") + cl_type(e.t) + ")abs(" + a + "))";
+          case Un::fabs: return "fabs(" + a + ")";
+          case Un::floor: return "floor(" + a + ")";
+          case Un::ceil: return "ceil(" + a + ")";
+          case Un::sqrt: return "sqrt(" + a + ")";
+        }
+        break;
+      }
+      case EK::math: {
+        static const char* fn[] = {"fma", "fmin", "fmax"};
+        std::string s = std::string(fn[e.op]) + "(";
+        for (size_t i = 0; i < e.kids.size(); ++i) s += (i ? ", " : "") + ex(e.kids[i]);
+        return s + ")";
+      }
+      case EK::logic:
+        switch (static_cast<Logic>(e.op)) {
+          case Logic::and_: return "(" + ex(e.kids[0]) + " && " + ex(e.kids[1]) + ")";
+          case Logic::or_: return "(" + ex(e.kids[0]) + " || " + ex(e.kids[1]) + ")";
+          case Logic::not_: return "(!" + ex(e.kids[0]) + ")";
+        }
+        break;
+    }
+    return "?";
+  }
+
+  void line(const std::string& s) { o << std::string(2 * indent, ' ') << s << "\n"; }
+
+  void block(const std::vector<Stmt>& v) {
+    ++indent;
+    for (auto& s : v) st(s);
+    --indent;
+  }
+
+  void st(const Stmt& s) {
+    static const char* atomic_fn[] = {"add", "min", "max", "and", "or", "xor"};
+    switch (s.k) {
+      case SK::assign: line("v" + std::to_string(s.a) + " = " + ex(s.e[0]) + ";"); return;
+      case SK::store_out:
+        line("{ " + std::string(cl_type(s.t)) + " t = " + ex(s.e[0]) + "; if (inb) out_" + suffix(s.t) + "[lin * " +
+             std::to_string(p.out_slots[static_cast<int>(s.t)]) + " + " + std::to_string(s.a) + "] = t; }");
+        return;
+      case SK::store_approx: {
+        static const char* fn[] = {"exp", "exp2", "log", "log2", "sin", "cos", "rsqrt"};
+        Approx f = static_cast<Approx>(s.op);
+        std::string x = ex(s.e[0]);
+        double lim = (f == Approx::sin || f == Approx::cos) ? 32.0 : s.t == Ty::f32 ? 100.0 : 800.0;
+        std::string l = std::to_string(static_cast<int>(lim)) + (s.t == Ty::f32 ? ".0f" : ".0");
+        if (f != Approx::log && f != Approx::log2 && f != Approx::rsqrt) x = "fmin(fmax(" + x + ", -" + l + "), " + l + ")";
+        int w = s.t == Ty::f32 ? 0 : 1;
+        line("{ " + std::string(cl_type(s.t)) + " t = " + fn[s.op] + "(" + x + "); if (inb) ap_" + suffix(s.t) + "[lin * " +
+             std::to_string(p.approx_slots[w]) + " + " + std::to_string(s.a) + "] = t; }");
+        return;
+      }
+      case SK::store_shared: line("s" + std::to_string(s.a) + "[lid] = " + ex(s.e[0]) + ";"); return;
+      case SK::store_local: {
+        std::string i = "norm_i(" + ex(s.e[0]) + ", " + std::to_string(p.locals[s.a].size) + ")";
+        line("{ int t = " + i + "; p" + std::to_string(s.a) + "[t] = " + ex(s.e[1]) + "; }");
+        return;
+      }
+      case SK::init_local:
+        line("for (int t = 0; t < " + std::to_string(p.locals[s.a].size) + "; ++t) p" + std::to_string(s.a) + "[t] = " + ex(s.e[0]) + ";");
+        return;
+      case SK::init_satom: {
+        const SharedArr& a = p.shared[s.a];
+        std::string t = "if (lid == 0) {";
+        for (int c = 0; c < a.cells; ++c) {
+          Expr k;
+          k.k = EK::konst;
+          k.t = a.t;
+          k.bits = a.init[c];
+          t += " s" + std::to_string(s.a) + "[" + std::to_string(c) + "] = " + ex(k) + ";";
+        }
+        line(t + " }");
+        return;
+      }
+      case SK::atomic_g: {
+        int w = s.t == Ty::i32 ? 0 : s.t == Ty::u32 ? 1 : 2;
+        std::string prefix = w == 2 ? "atom_" : "atomic_";
+        line(prefix + atomic_fn[p.atom_ops[w][s.a]] + "(&at_" + suffix(s.t) + "[" + std::to_string(s.a) + "], " + ex(s.e[0]) + ");");
+        return;
+      }
+      case SK::atomic_s:
+        line(std::string("atomic_") + atomic_fn[p.shared[s.a].ops[s.b]] + "(&s" + std::to_string(s.a) + "[" + std::to_string(s.b) +
+             "], " + ex(s.e[0]) + ");");
+        return;
+      case SK::if_:
+        line("if (" + ex(s.e[0]) + ") {");
+        block(s.body);
+        if (!s.els.empty()) {
+          line("} else {");
+          block(s.els);
+        }
+        line("}");
+        return;
+      case SK::for_: {
+        std::string k = "k" + std::to_string(s.a);
+        line("{ int end = norm_i(" + ex(s.e[0]) + ", " + std::to_string(s.op + 1) + ") + " + std::to_string(s.b) + ";");
+        line("for (int " + k + " = " + std::to_string(s.b) + "; " + k + " < end; ++" + k + ") {");
+        block(s.body);
+        line("}}");
+        return;
+      }
+      case SK::while_: {
+        std::string k = "k" + std::to_string(s.a);
+        line("{ int " + k + " = 0;");
+        line("while (" + k + " < " + std::to_string(s.b) + ") {");
+        line("  " + k + " += 1;");
+        block(s.body);
+        line("}}");
+        return;
+      }
+      case SK::brk: line("if (" + ex(s.e[0]) + ") break;"); return;
+    }
+  }
+
+  std::string run() {
+    o << kPrelude;
+    o << "__kernel void smith(";
+    const char* names[] = {"in_i", "in_u", "in_l", "in_f", "in_d", "out_i", "out_u", "out_l", "out_f", "out_d", "ap_f", "ap_d", "at_i", "at_u", "at_l"};
+    const Ty types[] = {Ty::i32, Ty::u32, Ty::i64, Ty::f32, Ty::f64, Ty::i32, Ty::u32, Ty::i64, Ty::f32, Ty::f64, Ty::f32, Ty::f64, Ty::i32, Ty::u32, Ty::i64};
+    for (int i = 0; i < 15; ++i) o << (i ? ", " : "") << "__global " << (i >= 12 ? "volatile " : "") << cl_type(types[i]) << "* " << names[i];
+    o << ") {\n";
+    line("int lid = (int)get_local_id(0) + " + std::to_string(p.l[0]) + " * ((int)get_local_id(1) + " + std::to_string(p.l[1]) + " * (int)get_local_id(2));");
+    line("int gx = (int)get_global_id(0), gy = (int)get_global_id(1), gz = (int)get_global_id(2);");
+    line("int lin = gx + " + std::to_string(p.n[0]) + " * (gy + " + std::to_string(p.n[1]) + " * gz);");
+    line("int inb = gx < " + std::to_string(p.n[0]) + " && gy < " + std::to_string(p.n[1]) + " && gz < " + std::to_string(p.n[2]) + ";");
+    for (size_t i = 0; i < p.vars.size(); ++i)
+      line(std::string(cl_type(p.vars[i])) + " v" + std::to_string(i) + " = " + ex(p.var_init[i]) + ";");
+    for (size_t i = 0; i < p.shared.size(); ++i) {
+      int n = p.shared[i].atomic ? p.shared[i].cells : p.group_size();
+      line(std::string("__local ") + (p.shared[i].atomic ? "volatile " : "") + cl_type(p.shared[i].t) + " s" + std::to_string(i) + "[" + std::to_string(n) + "];");
+    }
+    for (size_t i = 0; i < p.locals.size(); ++i)
+      line(std::string(cl_type(p.locals[i].t)) + " p" + std::to_string(i) + "[" + std::to_string(p.locals[i].size) + "];");
+    for (size_t ph = 0; ph < p.phases.size(); ++ph) {
+      if (ph > 0) line("barrier(CLK_LOCAL_MEM_FENCE);");
+      --indent;
+      block(p.phases[ph]);
+      ++indent;
+    }
+    o << "}\n";
+    return o.str();
+  }
+};
+
+// The DSL as C++ source.
+struct Cpp {
+  const Program& p;
+  std::ostringstream o;
+  int indent = 2;
+
+  std::string ex(const Expr& e) {
+    switch (e.k) {
+      case EK::konst:
+        switch (e.t) {
+          case Ty::i32: return "Int(" + std::to_string(static_cast<int32_t>(e.bits)) + (static_cast<int32_t>(e.bits) == INT32_MIN ? "" : "") + ")";
+          case Ty::u32: return "UInt(" + std::to_string(static_cast<uint32_t>(e.bits)) + "u)";
+          case Ty::i64: return "Long(int64_t(" + hex(e.bits, 16) + "ull))";
+          case Ty::f32: return "Float(std::bit_cast<float>(" + hex(static_cast<uint32_t>(e.bits), 8) + "u))";
+          case Ty::f64: return "Double(std::bit_cast<double>(" + hex(e.bits, 16) + "ull))";
+          case Ty::b: return e.bits ? "Bool(true)" : "Bool(false)";
+        }
+        break;
+      case EK::id: {
+        static const char* names[] = {"global_id", "local_id", "group_id", "local_size", "num_groups", "global_size"};
+        return std::string(names[e.op]) + "(" + std::to_string(e.a) + ")";
+      }
+      case EK::var: return "v" + std::to_string(e.a);
+      case EK::loopidx: return "k" + std::to_string(e.a);
+      case EK::load_in: return std::string("in_") + suffix(e.t) + "(norm(" + ex(e.kids[0]) + ", " + std::to_string(p.n_in) + "))";
+      case EK::load_shared: {
+        const SharedArr& s = p.shared[e.a];
+        std::string name = "s" + std::to_string(e.a);
+        if (e.own) return name + "(lid)";
+        return name + "(norm(" + ex(e.kids[0]) + ", " + std::to_string(s.atomic ? s.cells : p.group_size()) + "))";
+      }
+      case EK::load_local:
+        return "p" + std::to_string(e.a) + "(norm(" + ex(e.kids[0]) + ", " + std::to_string(p.locals[e.a].size) + "))";
+      case EK::bin: {
+        static const char* ops[] = {"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"};
+        std::string a = ex(e.kids[0]), b = ex(e.kids[1]);
+        if (e.op == static_cast<uint8_t>(Bin::min)) return "min(" + a + ", " + b + ")";
+        if (e.op == static_cast<uint8_t>(Bin::max)) return "max(" + a + ", " + b + ")";
+        return "(" + a + " " + ops[e.op] + " " + b + ")";
+      }
+      case EK::cmp: {
+        static const char* ops[] = {"==", "!=", "<", "<=", ">", ">="};
+        return "(" + ex(e.kids[0]) + " " + ops[e.op] + " " + ex(e.kids[1]) + ")";
+      }
+      case EK::sel: return "select(" + ex(e.kids[0]) + ", " + ex(e.kids[1]) + ", " + ex(e.kids[2]) + ")";
+      case EK::cast:
+        if (e.t == Ty::b) return "(" + ex(e.kids[0]) + " != 0)";
+        return std::string("cast<") + cpp_type(e.t) + ">(" + ex(e.kids[0]) + ")";
+      case EK::un: {
+        static const char* fn[] = {"-", "~", "abs", "fabs", "floor", "ceil", "sqrt"};
+        if (e.op <= 1) return std::string("(") + fn[e.op] + ex(e.kids[0]) + ")";
+        return std::string(fn[e.op]) + "(" + ex(e.kids[0]) + ")";
+      }
+      case EK::math: {
+        static const char* fn[] = {"fma", "fmin", "fmax"};
+        std::string s = std::string(fn[e.op]) + "(";
+        for (size_t i = 0; i < e.kids.size(); ++i) s += (i ? ", " : "") + ex(e.kids[i]);
+        return s + ")";
+      }
+      case EK::logic:
+        switch (static_cast<Logic>(e.op)) {
+          case Logic::and_: return "(" + ex(e.kids[0]) + " && " + ex(e.kids[1]) + ")";
+          case Logic::or_: return "(" + ex(e.kids[0]) + " || " + ex(e.kids[1]) + ")";
+          case Logic::not_: return "(!" + ex(e.kids[0]) + ")";
+        }
+        break;
+    }
+    return "?";
+  }
+
+  void line(const std::string& s) { o << std::string(2 * indent, ' ') << s << "\n"; }
+  void block(const std::vector<Stmt>& v) {
+    ++indent;
+    for (auto& s : v) st(s);
+    --indent;
+  }
+
+  void st(const Stmt& s) {
+    static const char* atomic_fn[] = {"add", "min", "max", "and_", "or_", "xor_"};
+    switch (s.k) {
+      case SK::assign: line("v" + std::to_string(s.a) + " = " + ex(s.e[0]) + ";"); return;
+      case SK::store_out:
+        line("{ Value t = " + ex(s.e[0]) + "; If(inb, [&] { out_" + suffix(s.t) + "(lin * " +
+             std::to_string(p.out_slots[static_cast<int>(s.t)]) + " + " + std::to_string(s.a) + ") = t; }); }");
+        return;
+      case SK::store_approx: {
+        static const char* fn[] = {"exp", "exp2", "log", "log2", "sin", "cos", "rsqrt"};
+        Approx f = static_cast<Approx>(s.op);
+        std::string x = ex(s.e[0]);
+        double lim = (f == Approx::sin || f == Approx::cos) ? 32.0 : s.t == Ty::f32 ? 100.0 : 800.0;
+        std::string l = std::to_string(static_cast<int>(lim)) + ".0";
+        if (f != Approx::log && f != Approx::log2 && f != Approx::rsqrt) x = "fmin(fmax(" + x + ", -" + l + "), " + l + ")";
+        int w = s.t == Ty::f32 ? 0 : 1;
+        line("{ Value t = " + std::string(fn[s.op]) + "(" + x + "); If(inb, [&] { ap_" + suffix(s.t) + "(lin * " +
+             std::to_string(p.approx_slots[w]) + " + " + std::to_string(s.a) + ") = t; }); }");
+        return;
+      }
+      case SK::store_shared: line("s" + std::to_string(s.a) + "(lid) = " + ex(s.e[0]) + ";"); return;
+      case SK::store_local:
+        line("{ Value t = norm(" + ex(s.e[0]) + ", " + std::to_string(p.locals[s.a].size) + "); p" + std::to_string(s.a) + "(t) = " + ex(s.e[1]) + "; }");
+        return;
+      case SK::init_local:
+        line("for (int t = 0; t < " + std::to_string(p.locals[s.a].size) + "; ++t) p" + std::to_string(s.a) + "(t) = " + ex(s.e[0]) + ";");
+        return;
+      case SK::init_satom: {
+        const SharedArr& a = p.shared[s.a];
+        std::string t = "If(lid == 0, [&] {";
+        for (int c = 0; c < a.cells; ++c) {
+          Expr k;
+          k.k = EK::konst;
+          k.t = a.t;
+          k.bits = a.init[c];
+          t += " s" + std::to_string(s.a) + "(" + std::to_string(c) + ") = " + ex(k) + ";";
+        }
+        line(t + " });");
+        return;
+      }
+      case SK::atomic_g: {
+        int w = s.t == Ty::i32 ? 0 : s.t == Ty::u32 ? 1 : 2;
+        line(std::string("atomic::") + atomic_fn[p.atom_ops[w][s.a]] + "(at_" + suffix(s.t) + ", " + std::to_string(s.a) + ", " + ex(s.e[0]) + ");");
+        return;
+      }
+      case SK::atomic_s:
+        line(std::string("atomic::") + atomic_fn[p.shared[s.a].ops[s.b]] + "(s" + std::to_string(s.a) + ", " + std::to_string(s.b) + ", " + ex(s.e[0]) + ");");
+        return;
+      case SK::if_:
+        line("If(" + ex(s.e[0]) + ", [&] {");
+        block(s.body);
+        if (!s.els.empty()) {
+          line("}).Else([&] {");
+          block(s.els);
+        }
+        line("});");
+        return;
+      case SK::for_:
+        line("For(" + std::to_string(s.b) + ", norm(" + ex(s.e[0]) + ", " + std::to_string(s.op + 1) + ") + " + std::to_string(s.b) +
+             ", [&](Int k" + std::to_string(s.a) + ") {");
+        block(s.body);
+        line("});");
+        return;
+      case SK::while_: {
+        std::string w = "w" + std::to_string(s.a);
+        line("{ Var<int32_t> " + w + " = 0;");
+        line("While([&] { return " + w + " < " + std::to_string(s.b) + "; }, [&] {");
+        line("  " + w + " += 1;");
+        line("  Int k" + std::to_string(s.a) + " = " + w + ";");
+        block(s.body);
+        line("}); }");
+        return;
+      }
+      case SK::brk: line("If(" + ex(s.e[0]) + ", [&] { Break(); });"); return;
+    }
+  }
+
+  std::string run() {
+    o << "// rocjit-smith seed " << p.seed << ": " << p.dims << "-D, extents " << p.n[0] << "x" << p.n[1] << "x" << p.n[2]
+      << ", groups of " << p.l[0] << "x" << p.l[1] << "x" << p.l[2] << " (grid " << p.grid(0) << "x" << p.grid(1) << "x"
+      << p.grid(2) << " groups), inputs of " << p.n_in << " elements.\n";
+    o << "// Output slots per work-item: out_i " << p.out_slots[0] << ", out_u " << p.out_slots[1] << ", out_l " << p.out_slots[2]
+      << ", out_f " << p.out_slots[3] << ", out_d " << p.out_slots[4] << ", ap_f " << p.approx_slots[0] << ", ap_d " << p.approx_slots[1]
+      << "; atomic cells at_i " << p.atom_cells[0] << ", at_u " << p.atom_cells[1] << ", at_l " << p.atom_cells[2] << ".\n";
+    o << "// Inputs, initial outputs and launch: rocjit-smith --seed=" << p.seed << " --count=1 (see tools/rocjit-smith/README.md).\n";
+    o << "auto norm = [](const Operand& e, int n) { return ((e % n) + n) % n; };\n";
+    o << "Kernel k = kernel(\"smith\", [&](Array<int32_t> in_i, Array<uint32_t> in_u, Array<int64_t> in_l, Array<float> in_f,\n"
+         "    Array<double> in_d, Array<int32_t> out_i, Array<uint32_t> out_u, Array<int64_t> out_l, Array<float> out_f,\n"
+         "    Array<double> out_d, Array<float> ap_f, Array<double> ap_d, Array<int32_t> at_i, Array<uint32_t> at_u,\n"
+         "    Array<int64_t> at_l) {\n";
+    indent = 1;
+    line("Int lid = local_id(0) + " + std::to_string(p.l[0]) + " * (local_id(1) + " + std::to_string(p.l[1]) + " * local_id(2));");
+    line("Int gx = global_id(0), gy = global_id(1), gz = global_id(2);");
+    line("Int lin = gx + " + std::to_string(p.n[0]) + " * (gy + " + std::to_string(p.n[1]) + " * gz);");
+    line("Bool inb = gx < " + std::to_string(p.n[0]) + " && gy < " + std::to_string(p.n[1]) + " && gz < " + std::to_string(p.n[2]) + ";");
+    for (size_t i = 0; i < p.vars.size(); ++i)
+      line(std::string("Var<") + cpp_type(p.vars[i]) + "> v" + std::to_string(i) + " = " + ex(p.var_init[i]) + ";");
+    for (size_t i = 0; i < p.shared.size(); ++i) {
+      int n = p.shared[i].atomic ? p.shared[i].cells : p.group_size();
+      line("auto s" + std::to_string(i) + " = shared::array<" + cpp_type(p.shared[i].t) + ">({" + std::to_string(n) + "});");
+    }
+    for (size_t i = 0; i < p.locals.size(); ++i)
+      line("auto p" + std::to_string(i) + " = local::array<" + cpp_type(p.locals[i].t) + ">({" + std::to_string(p.locals[i].size) + "});");
+    for (size_t ph = 0; ph < p.phases.size(); ++ph) {
+      if (ph > 0) line("barrier(CLK_LOCAL_MEM_FENCE);");
+      --indent;
+      block(p.phases[ph]);
+      ++indent;
+    }
+    o << "}, {.max_block_size = " << p.group_size() << "});\n";
+    return o.str();
+  }
+};
+
+}  // namespace
+
+std::string to_opencl(const Program& p, bool inject) { return Cl{p, inject}.run(); }
+std::string to_cpp(const Program& p) { return Cpp{p}.run(); }
+
+}  // namespace smith

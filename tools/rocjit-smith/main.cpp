@@ -1,0 +1,396 @@
+// rocjit-smith: generates random well-defined kernels, runs each on several executors and
+// compares the outputs; reduces and writes out every mismatch. See README.md next to this file.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "smith.hpp"
+
+namespace smith {
+namespace {
+
+struct Options {
+  uint64_t seed = 1;
+  int count = 100;
+  std::vector<std::string> executors = {"cpu", "sim:gfx942", "pocl"};
+  bool print = false;
+  std::string out;
+  std::string inject;  // executor whose xor results are perturbed (tests the reducer)
+  bool reduce = true;
+  int max_reduce_tests = 2000;
+  int stop_after = 0;  // stop after this many mismatches (0: never)
+  GenOptions gen;
+};
+
+void run_on(const std::string& exec, const Program& p, Buffers& b, const std::string& inject) {
+  bool perturb = !inject.empty() && inject == exec;
+  if (exec == "pocl") run_pocl(p, b, perturb);
+  else run_rocjit(p, exec, b, perturb);
+}
+
+// ---- reducer ---------------------------------------------------------------------------------
+
+// Calls f on every statement list of the program (pre-order).
+void each_block(std::vector<Stmt>& v, const std::function<void(std::vector<Stmt>&)>& f) {
+  f(v);
+  for (auto& s : v) {
+    each_block(s.body, f);
+    each_block(s.els, f);
+  }
+}
+void each_block(Program& p, const std::function<void(std::vector<Stmt>&)>& f) {
+  for (auto& ph : p.phases) each_block(ph, f);
+}
+void each_expr(Expr& e, const std::function<void(Expr&)>& f) {
+  f(e);
+  for (auto& k : e.kids) each_expr(k, f);
+}
+void each_expr(Program& p, const std::function<void(Expr&)>& f) {
+  for (auto& e : p.var_init) each_expr(e, f);
+  each_block(p, [&](std::vector<Stmt>& v) {
+    for (auto& s : v)
+      for (auto& e : s.e) each_expr(e, f);
+  });
+}
+
+class Reducer {
+ public:
+  Reducer(Program p, std::string a, std::string b, std::string inject, int budget)
+      : best(std::move(p)), ea(std::move(a)), eb(std::move(b)), inject(std::move(inject)), budget(budget) {}
+
+  // True when the two executors still disagree (an executor error counts when the original
+  // mismatch was an error on the same executor).
+  bool interesting(const Program& p) {
+    if (tests >= budget) return false;
+    ++tests;
+    Buffers a = make_buffers(p), b = a;
+    try {
+      run_on(ea, p, a, inject);
+      run_on(eb, p, b, inject);
+    } catch (const std::exception&) {
+      return false;
+    }
+    return !compare(p, a, b).empty();
+  }
+
+  Program run() {
+    bool progress = true;
+    while (progress && tests < budget) {
+      progress = false;
+      progress |= delete_statements();
+      progress |= hoist_bodies();
+      progress |= simplify_expressions();
+      progress |= shrink_geometry();
+    }
+    return best;
+  }
+  int tests = 0;
+
+ private:
+  Program best;
+  std::string ea, eb, inject;
+  int budget;
+
+  // Tries `mutate` on the n-th candidate for n = 0, 1, ... until it reports no candidate.
+  // mutate returns kEnd past the last candidate, kSkip when candidate n does not apply.
+  static constexpr int kEnd = 0, kDone = 1, kSkip = 2;
+  bool sweep(const std::function<int(Program&, int)>& mutate) {
+    bool any = false;
+    for (int n = 0;; ++n) {
+      Program q = best;
+      int m = mutate(q, n);
+      if (m == kEnd) break;
+      if (m == kSkip) continue;
+      if (interesting(q)) {
+        best = std::move(q);
+        any = true;
+        --n;  // the same position now holds the next candidate
+      }
+      if (tests >= budget) break;
+    }
+    return any;
+  }
+
+  bool delete_statements() {
+    return sweep([](Program& q, int n) {
+      int i = 0;
+      bool done = false;
+      each_block(q, [&](std::vector<Stmt>& v) {
+        for (size_t j = 0; j < v.size() && !done; ++j) {
+          if (v[j].keep) continue;
+          if (i++ == n) {
+            v.erase(v.begin() + static_cast<long>(j));
+            done = true;
+          }
+        }
+      });
+      return done ? kDone : kEnd;
+    });
+  }
+
+  // If -> its then or else branch; loops -> nothing else to do than deletion (their bodies use the counter).
+  bool hoist_bodies() {
+    return sweep([](Program& q, int n) {
+      int i = 0;
+      bool done = false;
+      each_block(q, [&](std::vector<Stmt>& v) {
+        for (size_t j = 0; j < v.size() && !done; ++j) {
+          if (v[j].k != SK::if_) continue;
+          for (int side = 0; side < 2 && !done; ++side) {
+            if (i++ != n) continue;
+            std::vector<Stmt> repl = side == 0 ? v[j].body : v[j].els;
+            v.erase(v.begin() + static_cast<long>(j));
+            v.insert(v.begin() + static_cast<long>(j), repl.begin(), repl.end());
+            done = true;
+          }
+        }
+      });
+      return done ? kDone : kEnd;
+    });
+  }
+
+  static Expr zero(Ty t) {
+    Expr e;
+    e.k = EK::konst;
+    e.t = t;
+    return e;
+  }
+
+  bool simplify_expressions() {
+    return sweep([](Program& q, int n) {
+      // Candidate n: node n/4, replacement n%4: 0 constant, 1..3 its same-typed child.
+      int node = n / 4, how = n % 4;
+      int i = 0;
+      bool found = false, done = false;
+      each_expr(q, [&](Expr& e) {
+        if (found) return;
+        if (i++ != node) return;
+        found = true;
+        if (how == 0) {
+          if (e.k != EK::konst) {
+            e = zero(e.t);
+            done = true;
+          }
+        } else if (static_cast<size_t>(how - 1) < e.kids.size() && e.kids[how - 1].t == e.t &&
+                   e.k != EK::load_in && e.k != EK::load_shared && e.k != EK::load_local) {
+          Expr k = e.kids[how - 1];
+          e = std::move(k);
+          done = true;
+        }
+      });
+      if (!found) return kEnd;
+      return done ? kDone : kSkip;
+    });
+  }
+
+  bool shrink_geometry() {
+    return sweep([](Program& q, int n) {
+      int d = n / 3, how = n % 3;
+      if (d > 3) return kEnd;
+      if (d == 3) {  // input length
+        if (how == 0 && q.n_in > 1) q.n_in = 1;
+        else if (how == 1 && q.n_in > 2) q.n_in = q.n_in / 2;
+        else return kSkip;
+        return kDone;
+      }
+      if (d >= q.dims) return kSkip;
+      if (how == 0 && q.n[d] > 1) q.n[d] = 1;
+      else if (how == 1 && q.n[d] > q.l[d] + 1) q.n[d] = q.l[d] + (q.n[d] - q.l[d]) / 2;
+      else if (how == 2 && q.l[d] > 1) q.l[d] = q.l[d] / 2;
+      else return kSkip;
+      return kDone;
+    });
+  }
+};
+
+// ---- campaign --------------------------------------------------------------------------------
+
+uint64_t kernel_seed(uint64_t seed, int i) { return seed * 1000003ull + static_cast<uint64_t>(i); }
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream f(path);
+  f << text;
+}
+
+int usage() {
+  std::cerr << "usage: rocjit-smith [--seed=S] [--count=N | --kernels=N] [--executors=cpu,sim:gfx942,sim:gfx90a,sim:gfx1100,pocl]\n"
+               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx]\n"
+               "                    [--reduce-budget=N] [--inject=EXECUTOR] [--one=KERNEL_SEED] [--stop-after=M]\n";
+  return 2;
+}
+
+int main_impl(int argc, char** argv) {
+  Options o;
+  int64_t one = -1;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto val = [&](const char* key) -> const char* {
+      size_t n = std::strlen(key);
+      return a.compare(0, n, key) == 0 ? a.c_str() + n : nullptr;
+    };
+    if (const char* v = val("--seed=")) o.seed = std::strtoull(v, nullptr, 10);
+    else if (const char* v = val("--count=")) o.count = std::atoi(v);
+    else if (const char* v = val("--kernels=")) o.count = std::atoi(v);
+    else if (const char* v = val("--executors=")) {
+      o.executors.clear();
+      std::stringstream ss(v);
+      std::string e;
+      while (std::getline(ss, e, ',')) o.executors.push_back(e);
+    } else if (a == "--print") o.print = true;
+    else if (const char* v = val("--out=")) o.out = v;
+    else if (const char* v = val("--inject=")) o.inject = v;
+    else if (const char* v = val("--reduce-budget=")) o.max_reduce_tests = std::atoi(v);
+    else if (const char* v = val("--stop-after=")) o.stop_after = std::atoi(v);
+    else if (const char* v = val("--one=")) one = std::strtoll(v, nullptr, 10);
+    else if (a == "--no-reduce") o.reduce = false;
+    else if (a == "--no-approx") o.gen.approx = false;
+    else if (a == "--no-atomics") o.gen.atomics = false;
+    else if (a == "--no-i64-atomics") o.gen.i64_atomics = false;
+    else if (a == "--no-f64-approx") o.gen.f64_approx = false;
+    else if (val("--jobs=")) {}  // one job: the executors already use every core
+    else return usage();
+  }
+  if (o.executors.size() < 2) {
+    std::cerr << "rocjit-smith: give at least two executors\n";
+    return 2;
+  }
+  if (!std::getenv("ROCJIT_CACHE")) setenv("ROCJIT_CACHE", "0", 1);  // random kernels would only fill the disk cache
+  if (o.gen.f64_approx)
+    for (auto& e : o.executors)
+      if (e.rfind("sim", 0) == 0) {
+        std::string why, proc = e.size() > 4 ? e.substr(4) : "gfx942";
+        if (!f64_approx_available(proc, why)) {
+          o.gen.f64_approx = false;
+          std::fprintf(stderr, "rocjit-smith: no f64 exp/log/sin/cos/... in the kernels: %s is unavailable for %s\n",
+                       "ocml (the ROCm device libraries)", proc.c_str());
+          break;
+        }
+      }
+  const bool tty = isatty(2);
+  auto start = std::chrono::steady_clock::now();
+  std::map<std::string, int> pair_mismatch, exec_errors;
+  int mismatches = 0, errors = 0, compared = 0, generated = 0, reduced_written = 0;
+  size_t total_size = 0;
+  int first = one >= 0 ? 0 : 0, last = one >= 0 ? 1 : o.count;
+  for (int i = first; i < last; ++i) {
+    uint64_t ks = one >= 0 ? static_cast<uint64_t>(one) : kernel_seed(o.seed, i);
+    Program p = generate(ks, o.gen);
+    ++generated;
+    total_size += p.size();
+    if (o.print) {
+      std::cout << "// ===== kernel seed " << ks << " =====\n" << to_cpp(p) << "\n// OpenCL C:\n" << to_opencl(p) << "\n";
+    }
+    Buffers init = make_buffers(p);
+    std::vector<Buffers> results(o.executors.size(), init);
+    std::vector<bool> ok(o.executors.size(), false);
+    bool kernel_error = false;
+    for (size_t e = 0; e < o.executors.size(); ++e) {
+      try {
+        run_on(o.executors[e], p, results[e], o.inject);
+        ok[e] = true;
+      } catch (const std::exception& ex) {
+        kernel_error = true;
+        ++exec_errors[o.executors[e]];
+        std::cerr << "\nerror: kernel seed " << ks << " on " << o.executors[e] << ": " << ex.what() << "\n";
+      }
+    }
+    if (kernel_error) ++errors;
+    bool mismatch = false;
+    std::string ra, rb, what;
+    for (size_t x = 0; x < o.executors.size(); ++x)
+      for (size_t y = x + 1; y < o.executors.size(); ++y) {
+        if (!ok[x] || !ok[y]) continue;
+        std::string d = compare(p, results[x], results[y]);
+        if (d.empty()) continue;
+        ++pair_mismatch[o.executors[x] + " vs " + o.executors[y]];
+        if (!mismatch) ra = o.executors[x], rb = o.executors[y], what = d;
+        mismatch = true;
+      }
+    int okc = 0;
+    for (bool b : ok) okc += b;
+    if (okc >= 2) ++compared;
+    if (mismatch) {
+      ++mismatches;
+      std::cerr << "\nmismatch: kernel seed " << ks << ": " << ra << " vs " << rb << ": " << what << "\n";
+      if (!o.out.empty()) {
+        std::filesystem::path dir = std::filesystem::path(o.out) / ("seed-" + std::to_string(ks));
+        std::filesystem::create_directories(dir);
+        Program small = p;
+        int tests = 0;
+        if (o.reduce) {
+          Reducer r(p, ra, rb, o.inject, o.max_reduce_tests);
+          small = r.run();
+          tests = r.tests;
+        }
+        Buffers a = make_buffers(small), b = a;
+        std::string d;
+        try {
+          run_on(ra, small, a, o.inject);
+          run_on(rb, small, b, o.inject);
+          d = compare(small, a, b);
+        } catch (const std::exception& ex) {
+          d = ex.what();
+        }
+        std::ostringstream note;
+        note << "kernel seed " << ks << " (--seed=" << o.seed << " kernel " << i << ", or --one=" << ks << ")\n"
+             << "executors: " << ra << " vs " << rb << "\n"
+             << "original: " << p.size() << " nodes; " << what << "\n"
+             << "reduced: " << small.size() << " nodes after " << tests << " tests; " << d << "\n";
+        write_file(dir / "mismatch.txt", note.str());
+        write_file(dir / "reduced.cpp", to_cpp(small));
+        write_file(dir / "reduced.cl", to_opencl(small));
+        write_file(dir / "original.cpp", to_cpp(p));
+        try {
+          write_file(dir / "reduced.rjir", rjir(small));
+        } catch (const std::exception& ex) {
+          write_file(dir / "reduced.rjir", std::string("; tracing failed: ") + ex.what() + "\n");
+        }
+        ++reduced_written;
+        std::cerr << "reduced to " << small.size() << " nodes (from " << p.size() << ") in " << tests << " tests: " << dir.string() << "\n";
+        std::cout << "reduced: " << dir.string() << " nodes=" << small.size() << " original=" << p.size() << "\n";
+      }
+    }
+    if (o.stop_after > 0 && mismatches >= o.stop_after) break;
+    if (tty) {
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "\r[%d/%d] mismatches=%d errors=%d %.0fs ", i + 1, last, mismatches, errors, s);
+    }
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (tty) std::fprintf(stderr, "\n");
+  std::printf("rocjit-smith seed=%llu executors=", static_cast<unsigned long long>(o.seed));
+  for (size_t e = 0; e < o.executors.size(); ++e) std::printf("%s%s", e ? "," : "", o.executors[e].c_str());
+  std::printf("\n%-40s %d\n%-40s %d\n%-40s %.1f\n", "kernels generated", generated, "kernels compared (>= 2 executors ran)", compared,
+              "mean kernel size (statements + nodes)", generated ? static_cast<double>(total_size) / generated : 0.0);
+  for (size_t x = 0; x < o.executors.size(); ++x)
+    for (size_t y = x + 1; y < o.executors.size(); ++y) {
+      std::string k = o.executors[x] + " vs " + o.executors[y];
+      std::printf("%-40s %d\n", ("mismatches " + k).c_str(), pair_mismatch[k]);
+    }
+  for (auto& e : o.executors) std::printf("%-40s %d\n", ("errors " + e).c_str(), exec_errors[e]);
+  std::printf("%-40s %.1f s\n", "time", secs);
+  std::printf("kernels=%d mismatches=%d errors=%d\n", generated, mismatches, errors);
+  return mismatches == 0 && errors == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace smith
+
+int main(int argc, char** argv) {
+  try {
+    return smith::main_impl(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "rocjit-smith: " << e.what() << "\n";
+    return 2;
+  }
+}
