@@ -1,0 +1,107 @@
+// The reference interpreter: the executable specification of rocjit IR.
+//
+// interpret() runs an ir::Kernel on host buffers, one work-group after another, with the meaning
+// the README's "Semantics" table gives every operation (integer x / 0 = 0, x % 0 = x,
+// INT_MIN / -1 = INT_MIN, shift amounts masked to the width, saturating float -> int with
+// NaN -> 0, two's-complement wrapping, For counters that end instead of wrapping, IEEE floats
+// without fast-math). It is deliberately simple and slow (tens of millions of operations per
+// second): the oracle that tests and rocjit-smith compare the compiled kernels against, since the
+// CPU and AMDGPU back ends share their lowering and a shared bug would hide from comparing them.
+//
+// Unlike the compiled kernels, it checks everything: every array access against the array's
+// shape and the buffer bound to it, every argument against its parameter, every barrier against
+// the work-group (all work-items must reach the same barrier). A violation is a rocjit::Error
+// naming the kernel, the array, the index, the op's file:line and the work-item.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "rocjit/compiler/host.hpp"  // Dim3
+#include "rocjit/compiler/ir.hpp"
+
+namespace rocjit {
+
+// One kernel argument: an array bound to host memory, or a scalar. Build with array() / scalar().
+struct InterpretArgument {
+  enum class Kind : uint8_t { array, scalar };
+  Kind kind = Kind::scalar;
+  ir::Type type = ir::Type::none;  // element type (array) or value type (scalar)
+
+  // Arrays: `size` elements of `type` at `data`; every access must fall inside them. `shape` has
+  // one extent per dimension (empty for a 1-D array: the whole buffer). `strides` are in
+  // elements and required for Layout::strided parameters (one per dimension); for C and F
+  // parameters they must be empty (the layout defines them).
+  void* data = nullptr;
+  int64_t size = 0;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+
+  // Scalars: the value's bits, zero-extended (f32 as its 32 bits, i1 as 0 or 1).
+  uint64_t bits = 0;
+
+  template <class T>
+  static constexpr ir::Type type_of() {
+    if constexpr (std::is_same_v<T, bool>) return ir::Type::i1;
+    else if constexpr (std::is_same_v<T, int32_t>) return ir::Type::i32;
+    else if constexpr (std::is_same_v<T, int64_t>) return ir::Type::i64;
+    else if constexpr (std::is_same_v<T, uint32_t>) return ir::Type::u32;
+    else if constexpr (std::is_same_v<T, uint64_t>) return ir::Type::u64;
+    else if constexpr (std::is_same_v<T, float>) return ir::Type::f32;
+    else if constexpr (std::is_same_v<T, double>) return ir::Type::f64;
+    else static_assert(sizeof(T) == 0, "kernel values are bool, int32_t, int64_t, uint32_t, uint64_t, float or double");
+  }
+
+  template <class T>
+  static InterpretArgument array(std::span<T> data, std::vector<int64_t> shape = {}, std::vector<int64_t> strides = {}) {
+    InterpretArgument a;
+    a.kind = Kind::array;
+    a.type = type_of<std::remove_const_t<T>>();
+    a.data = const_cast<std::remove_const_t<T>*>(data.data());
+    a.size = static_cast<int64_t>(data.size());
+    a.shape = std::move(shape);
+    a.strides = std::move(strides);
+    return a;
+  }
+  template <class T>
+  static InterpretArgument array(std::vector<T>& data, std::vector<int64_t> shape = {}, std::vector<int64_t> strides = {}) {
+    return array(std::span<T>(data), std::move(shape), std::move(strides));
+  }
+  template <class T>
+  static InterpretArgument scalar(T value) {
+    InterpretArgument a;
+    a.kind = Kind::scalar;
+    a.type = type_of<T>();
+    if constexpr (std::is_same_v<T, bool>) {
+      a.bits = value ? 1 : 0;
+    } else {
+      std::memcpy(&a.bits, &value, sizeof(T));  // little-endian: the low bytes
+    }
+    return a;
+  }
+};
+
+struct InterpretOptions {
+  // Stops a kernel that has not finished after this many executed operations (summed over all
+  // work-items) with a LaunchError; 0 = no limit. For generated kernels that may not terminate.
+  uint64_t max_operations = 0;
+};
+
+// Runs `kernel` over `grid` work-groups of `block` work-items; args[i] binds parameter i.
+// Throws CompileError if the kernel does not verify, LaunchError for bad geometry or arguments,
+// an out-of-bounds access, work-items of a group at different barriers, or an exhausted
+// operation budget. Memory written before the error stays written.
+//
+// Shared arrays start zeroed in each work-group, local arrays and variables in each work-item
+// (on devices their first contents are unspecified; a kernel reading them before writing them
+// has no single meaning). Work-items between two barriers run one after another in order of
+// their linear local id (x fastest), so racy kernels see one particular interleaving; atomics
+// are sequential read-modify-writes. `wavebarrier` is a work-group barrier here (it must be
+// reached by the whole group anyway).
+void interpret(const ir::Kernel& kernel, Dim3 grid, Dim3 block, std::span<const InterpretArgument> args,
+               const InterpretOptions& options = {});
+
+}  // namespace rocjit

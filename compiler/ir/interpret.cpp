@@ -1,0 +1,661 @@
+// The reference interpreter (rocjit/compiler/interpret.hpp): the executable specification of
+// rocjit IR. Meant to be read: every rule of the README's "Semantics" table is one small function
+// below, written from the rule, not from the LLVM lowering.
+//
+// Design. Work-groups run one after another. Barriers are only allowed in work-group-uniform
+// control flow (ir::verify's uniformity rule), so a work-group's execution is a sequence of
+// phases separated by barriers, and within a phase the work-items do not synchronise at all.
+// Each work-item therefore gets an explicit interpreter state: its values (one 64-bit cell per
+// SSA value), variables, local arrays and a stack of frames (region, next op, what ends the
+// region: an If branch, a For body, a While condition or body). run_until_barrier() executes one
+// work-item's ops until it reaches a barrier (leaving its frames just after it) or the end of the
+// kernel. The group loop runs every work-item up to its next barrier, in order of linear local
+// id, checks that all of them stopped at the same barrier op (or all ended), and repeats. No
+// threads, no coroutines: a barrier is simply "return from run_until_barrier()", and the frame
+// stack makes resuming inside nested loops trivial.
+//
+// Values are stored as uint64_t bit patterns, normalised to their type: integers of 32 bits and
+// i1 zero-extended (i1 is 0 or 1), f32 as the 32 bits of the float, f64 as its 64 bits.
+#include "rocjit/compiler/interpret.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+
+#include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/verifier.hpp"
+
+namespace rocjit {
+namespace {
+
+using ir::MemorySpace;
+using ir::Op;
+using ir::OpKind;
+using ir::Type;
+using Bits = uint64_t;
+
+// --- Values ----------------------------------------------------------------------------------
+
+unsigned width(Type t) { return ir::bit_width(t); }
+
+// The low `width(t)` bits of v.
+Bits normalise(Type t, Bits v) {
+  unsigned w = width(t);
+  return w >= 64 ? v : v & ((Bits{1} << w) - 1);
+}
+
+// v read as a signed number of t's width.
+int64_t sext(Type t, Bits v) {
+  unsigned w = width(t);
+  if (w >= 64) return static_cast<int64_t>(v);
+  Bits sign = Bits{1} << (w - 1);
+  return static_cast<int64_t>((normalise(t, v) ^ sign) - sign);
+}
+
+// v extended to 64 bits the way its type extends: sign for i32/i64, zero for u32/u64/i1.
+int64_t extend(Type t, Bits v) { return ir::is_signed(t) ? sext(t, v) : static_cast<int64_t>(normalise(t, v)); }
+
+float f32(Bits v) { return std::bit_cast<float>(static_cast<uint32_t>(v)); }
+double f64(Bits v) { return std::bit_cast<double>(v); }
+Bits bits(float f) { return std::bit_cast<uint32_t>(f); }
+Bits bits(double d) { return std::bit_cast<uint64_t>(d); }
+
+// Applies f to the operands as float or double (per t) and returns the result's bits.
+template <class F>
+Bits float_op(Type t, F&& f, Bits a, Bits b = 0, Bits c = 0) {
+  if (t == Type::f32) return bits(static_cast<float>(f(f32(a), f32(b), f32(c))));
+  return bits(static_cast<double>(f(f64(a), f64(b), f64(c))));
+}
+
+// --- The semantics table, one function per rule ------------------------------------------------
+
+// Integer division: x / 0 = 0, INT_MIN / -1 = INT_MIN (the wrapped -x), otherwise C++'s
+// truncating division. Remainder: x % 0 = x, x % -1 = 0, otherwise C++'s remainder.
+Bits divide(Type t, Bits a, Bits b, bool remainder) {
+  if (normalise(t, b) == 0) return remainder ? normalise(t, a) : 0;
+  if (ir::is_signed(t)) {
+    int64_t x = sext(t, a), y = sext(t, b);
+    if (y == -1) return remainder ? 0 : normalise(t, Bits{0} - static_cast<Bits>(x));
+    return normalise(t, static_cast<Bits>(remainder ? x % y : x / y));
+  }
+  Bits x = normalise(t, a), y = normalise(t, b);
+  return remainder ? x % y : x / y;
+}
+
+// Shift amounts are taken modulo the bit width; >> is arithmetic for signed types.
+Bits shift(Type t, Bits a, Bits b, bool left) {
+  unsigned amount = static_cast<unsigned>(normalise(t, b) % width(t));
+  if (left) return normalise(t, normalise(t, a) << amount);
+  if (ir::is_signed(t)) return normalise(t, static_cast<Bits>(sext(t, a) >> amount));
+  return normalise(t, a) >> amount;
+}
+
+// Float -> integer: rounds toward zero, saturates to the type's range, NaN -> 0. The bounds are
+// powers of two, exact in f32 and f64.
+template <class F>
+Bits float_to_int(Type to, F x) {
+  if (std::isnan(x)) return 0;
+  unsigned w = width(to);
+  F t = std::trunc(x);
+  if (ir::is_signed(to)) {
+    F limit = std::ldexp(F(1), static_cast<int>(w) - 1);  // 2^(w-1)
+    if (t >= limit) return normalise(to, static_cast<Bits>(std::numeric_limits<int64_t>::max() >> (64 - w)));
+    if (t < -limit) return normalise(to, static_cast<Bits>(std::numeric_limits<int64_t>::min() >> (64 - w)));
+    return normalise(to, static_cast<Bits>(static_cast<int64_t>(t)));
+  }
+  F limit = std::ldexp(F(1), static_cast<int>(w));  // 2^w
+  if (t >= limit) return normalise(to, ~Bits{0});
+  if (t <= F(0)) return 0;
+  return static_cast<Bits>(t);
+}
+
+Bits cast(Type from, Type to, Bits a) {
+  if (from == to) return a;
+  if (to == Type::i1) return ir::is_float(from) ? (from == Type::f32 ? f32(a) != 0.0f : f64(a) != 0.0) : normalise(from, a) != 0;
+  if (ir::is_float(from) && ir::is_float(to))
+    return to == Type::f32 ? bits(static_cast<float>(f64(a))) : bits(static_cast<double>(f32(a)));
+  if (ir::is_float(from)) return from == Type::f32 ? float_to_int(to, f32(a)) : float_to_int(to, f64(a));
+  if (ir::is_float(to)) {
+    // From a signed or unsigned integer (i1 is unsigned: true -> 1.0), rounded to nearest.
+    if (ir::is_signed(from)) {
+      int64_t v = sext(from, a);
+      return to == Type::f32 ? bits(static_cast<float>(v)) : bits(static_cast<double>(v));
+    }
+    Bits v = normalise(from, a);
+    return to == Type::f32 ? bits(static_cast<float>(v)) : bits(static_cast<double>(v));
+  }
+  // Integer -> integer: extend by the source's signedness, then keep the target's width.
+  return normalise(to, static_cast<Bits>(extend(from, a)));
+}
+
+bool less(Type t, Bits a, Bits b) {
+  if (ir::is_signed(t)) return sext(t, a) < sext(t, b);
+  return normalise(t, a) < normalise(t, b);
+}
+
+Bits binary(ir::BinaryOp o, Type t, Bits a, Bits b) {
+  using B = ir::BinaryOp;
+  if (ir::is_float(t)) {
+    switch (o) {
+      case B::add: return float_op(t, [](auto x, auto y, auto) { return x + y; }, a, b);
+      case B::sub: return float_op(t, [](auto x, auto y, auto) { return x - y; }, a, b);
+      case B::mul: return float_op(t, [](auto x, auto y, auto) { return x * y; }, a, b);
+      case B::div: return float_op(t, [](auto x, auto y, auto) { return x / y; }, a, b);
+      case B::rem: return float_op(t, [](auto x, auto y, auto) { return std::fmod(x, y); }, a, b);
+      case B::min: return float_op(t, [](auto x, auto y, auto) { return std::fmin(x, y); }, a, b);
+      case B::max: return float_op(t, [](auto x, auto y, auto) { return std::fmax(x, y); }, a, b);
+      default: break;  // the verifier rejects bitwise ops and shifts on floats
+    }
+    return 0;
+  }
+  // Integers (and i1 for and/or/xor): two's complement, wrapping.
+  switch (o) {
+    case B::add: return normalise(t, a + b);
+    case B::sub: return normalise(t, a - b);
+    case B::mul: return normalise(t, a * b);
+    case B::div: return divide(t, a, b, false);
+    case B::rem: return divide(t, a, b, true);
+    case B::min: return less(t, b, a) ? normalise(t, b) : normalise(t, a);
+    case B::max: return less(t, a, b) ? normalise(t, b) : normalise(t, a);
+    case B::and_: return normalise(t, a & b);
+    case B::or_: return normalise(t, a | b);
+    case B::xor_: return normalise(t, a ^ b);
+    case B::shl: return shift(t, a, b, true);
+    case B::shr: return shift(t, a, b, false);
+  }
+  return 0;
+}
+
+Bits unary(ir::UnaryOp o, Type t, Bits a) {
+  using U = ir::UnaryOp;
+  switch (o) {
+    case U::neg:
+      if (ir::is_float(t)) return float_op(t, [](auto x, auto, auto) { return -x; }, a);
+      return normalise(t, Bits{0} - a);
+    case U::not_: return normalise(t, ~a);
+    case U::abs:
+      if (ir::is_float(t)) return float_op(t, [](auto x, auto, auto) { return std::fabs(x); }, a);
+      if (ir::is_signed(t) && sext(t, a) < 0) return normalise(t, Bits{0} - a);  // abs(INT_MIN) == INT_MIN
+      return normalise(t, a);
+  }
+  return 0;
+}
+
+bool compare(ir::ComparePred p, Type t, Bits a, Bits b) {
+  using P = ir::ComparePred;
+  if (ir::is_float(t)) {
+    auto cmp = [&](auto x, auto y) {
+      switch (p) {
+        case P::eq: return x == y;   // ordered: false with a NaN
+        case P::ne: return x != y;   // unordered: true with a NaN
+        case P::lt: return x < y;
+        case P::le: return x <= y;
+        case P::gt: return x > y;
+        case P::ge: return x >= y;
+      }
+      return false;
+    };
+    return t == Type::f32 ? cmp(f32(a), f32(b)) : cmp(f64(a), f64(b));
+  }
+  switch (p) {
+    case P::eq: return normalise(t, a) == normalise(t, b);
+    case P::ne: return normalise(t, a) != normalise(t, b);
+    case P::lt: return less(t, a, b);
+    case P::le: return !less(t, b, a);
+    case P::gt: return less(t, b, a);
+    case P::ge: return !less(t, a, b);
+  }
+  return false;
+}
+
+// Math functions: the C++ library in the op's type. rsqrt is 1 / sqrt(x), rounded twice, as the
+// lowering defines it; fmin/fmax ignore a NaN operand (IEEE minNum/maxNum).
+Bits math(ir::MathFn fn, Type t, Bits a, Bits b, Bits c) {
+  using M = ir::MathFn;
+  switch (fn) {
+    case M::sqrt: return float_op(t, [](auto x, auto, auto) { return std::sqrt(x); }, a);
+    case M::rsqrt: return float_op(t, [](auto x, auto, auto) { return decltype(x)(1) / std::sqrt(x); }, a);
+    case M::exp: return float_op(t, [](auto x, auto, auto) { return std::exp(x); }, a);
+    case M::exp2: return float_op(t, [](auto x, auto, auto) { return std::exp2(x); }, a);
+    case M::log: return float_op(t, [](auto x, auto, auto) { return std::log(x); }, a);
+    case M::log2: return float_op(t, [](auto x, auto, auto) { return std::log2(x); }, a);
+    case M::sin: return float_op(t, [](auto x, auto, auto) { return std::sin(x); }, a);
+    case M::cos: return float_op(t, [](auto x, auto, auto) { return std::cos(x); }, a);
+    case M::tan: return float_op(t, [](auto x, auto, auto) { return std::tan(x); }, a);
+    case M::pow: return float_op(t, [](auto x, auto y, auto) { return std::pow(x, y); }, a, b);
+    case M::fma: return float_op(t, [](auto x, auto y, auto z) { return std::fma(x, y, z); }, a, b, c);
+    case M::fabs: return float_op(t, [](auto x, auto, auto) { return std::fabs(x); }, a);
+    case M::floor: return float_op(t, [](auto x, auto, auto) { return std::floor(x); }, a);
+    case M::ceil: return float_op(t, [](auto x, auto, auto) { return std::ceil(x); }, a);
+    case M::fmin: return float_op(t, [](auto x, auto y, auto) { return std::fmin(x, y); }, a, b);
+    case M::fmax: return float_op(t, [](auto x, auto y, auto) { return std::fmax(x, y); }, a, b);
+  }
+  return 0;
+}
+
+// For loops. The step's bits read as a signed number give the direction: a positive step counts
+// up while i < end, any other step counts down while i > end (comparisons in the counter's
+// type). The loop ends where i + step would overflow the counter's type (signed types) or leave
+// 0..2^w-1 (unsigned types, the step being a signed amount): the counter never wraps.
+bool for_runs(Type t, Bits i, Bits end, Bits step) {
+  return sext(t, step) > 0 ? less(t, i, end) : less(t, end, i);
+}
+bool for_step(Type t, Bits i, Bits step, Bits& next) {
+  if (ir::is_signed(t)) {
+    int64_t a = sext(t, i), s = sext(t, step), sum = 0;
+    if (__builtin_add_overflow(a, s, &sum)) return false;
+    if (sum != sext(t, static_cast<Bits>(sum))) return false;  // overflows 32 bits
+    next = normalise(t, static_cast<Bits>(sum));
+    return true;
+  }
+  next = normalise(t, i + step);
+  bool wrapped = sext(t, step) > 0 ? next < normalise(t, i) : next > normalise(t, i);
+  return !wrapped;
+}
+
+Bits atomic_update(ir::AtomicOp o, Type t, Bits old, Bits v, Bits desired) {
+  using A = ir::AtomicOp;
+  switch (o) {
+    case A::add: return binary(ir::BinaryOp::add, t, old, v);
+    case A::sub: return binary(ir::BinaryOp::sub, t, old, v);
+    case A::min: return binary(ir::BinaryOp::min, t, old, v);
+    case A::max: return binary(ir::BinaryOp::max, t, old, v);
+    case A::and_: return binary(ir::BinaryOp::and_, t, old, v);
+    case A::or_: return binary(ir::BinaryOp::or_, t, old, v);
+    case A::xor_: return binary(ir::BinaryOp::xor_, t, old, v);
+    case A::exchange: return v;
+    case A::compare_exchange: return normalise(t, old) == normalise(t, v) ? desired : old;  // compares bits
+  }
+  return old;
+}
+
+Bits read_element(Type t, const std::byte* p) {
+  switch (ir::byte_size(t)) {
+    case 1: return static_cast<Bits>(*p) & 1;  // i1
+    case 4: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; std::memcpy(&v, p, 8); return v; }
+  }
+}
+void write_element(Type t, std::byte* p, Bits v) {
+  switch (ir::byte_size(t)) {
+    case 1: *p = static_cast<std::byte>(v & 1); break;
+    case 4: { auto x = static_cast<uint32_t>(v); std::memcpy(p, &x, 4); break; }
+    default: std::memcpy(p, &v, 8); break;
+  }
+}
+
+// --- The machine -----------------------------------------------------------------------------
+
+// An array as the interpreter addresses it: element i at data + i * element size, i in [0, size).
+struct ArrayView {
+  std::byte* data = nullptr;
+  int64_t size = 0;
+  std::vector<int64_t> shape, strides;
+};
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& shape, ir::Layout layout) {
+  std::vector<int64_t> s(shape.size());
+  int64_t step = 1;
+  if (layout == ir::Layout::F) {
+    for (size_t d = 0; d < shape.size(); ++d) { s[d] = step; step *= shape[d]; }
+  } else {
+    for (size_t d = shape.size(); d-- > 0;) { s[d] = step; step *= shape[d]; }
+  }
+  return s;
+}
+
+struct Frame {
+  enum class Kind : uint8_t { block, for_body, while_cond, while_body };
+  const ir::Region* region;
+  size_t pc;
+  Kind kind;
+  const Op* loop;  // for_body, while_cond, while_body
+};
+
+struct Item {
+  int64_t local[3] = {0, 0, 0};
+  std::vector<Bits> values;
+  std::vector<Bits> slots;
+  std::vector<std::vector<std::byte>> locals;  // by MemoryId; empty for non-local memories
+  std::vector<Frame> frames;
+  const Op* waiting = nullptr;  // the barrier it stopped at; nullptr when it ended
+};
+
+class Interpreter {
+ public:
+  Interpreter(const ir::Kernel& k, Dim3 grid, Dim3 block, std::span<const InterpretArgument> args,
+              const InterpretOptions& options)
+      : k_(k), grid_(grid), block_(block), options_(options) {
+    check_geometry();
+    bind(args);
+  }
+
+  void run() {
+    const int64_t items = block_.count();
+    items_.resize(static_cast<size_t>(items));
+    for (int64_t i = 0; i < items; ++i) {
+      Item& it = items_[static_cast<size_t>(i)];
+      it.local[0] = i % block_.x;
+      it.local[1] = (i / block_.x) % block_.y;
+      it.local[2] = i / (block_.x * block_.y);
+      it.values.assign(k_.values.size(), 0);
+      for (const ir::Param& p : k_.params)
+        if (p.kind == ir::Param::Kind::scalar) it.values[p.value] = scalars_[p.value];
+      it.locals.resize(k_.memories.size());
+    }
+    for (group_[2] = 0; group_[2] < grid_.z; ++group_[2])
+      for (group_[1] = 0; group_[1] < grid_.y; ++group_[1])
+        for (group_[0] = 0; group_[0] < grid_.x; ++group_[0]) run_group();
+  }
+
+ private:
+  // --- Setup ---------------------------------------------------------------------------------
+
+  [[noreturn]] void launch_error(const std::string& what) const {
+    throw LaunchError(fmt::format("kernel '{}': {}", k_.name, what));
+  }
+
+  void check_geometry() {
+    const char* axis[] = {"x", "y", "z"};
+    int64_t g[] = {grid_.x, grid_.y, grid_.z}, b[] = {block_.x, block_.y, block_.z};
+    for (int d = 0; d < 3; ++d) {
+      if (g[d] <= 0) launch_error(fmt::format("grid.{} is {}; every grid dimension must be at least 1", axis[d], g[d]));
+      if (b[d] <= 0) launch_error(fmt::format("block.{} is {}; every block dimension must be at least 1", axis[d], b[d]));
+      if (b[d] > 1024) launch_error(fmt::format("block.{} is {}; a block holds at most 1024 work-items", axis[d], b[d]));
+      int64_t total = 0;
+      if (__builtin_mul_overflow(g[d], b[d], &total) || total > std::numeric_limits<int32_t>::max())
+        launch_error(fmt::format("grid.{} of {} groups of {} work-items exceeds 2^31 - 1 work-items; global ids are 32-bit",
+                                 axis[d], g[d], b[d]));
+    }
+    if (block_.count() > k_.max_block_size)
+      launch_error(fmt::format("a block of {}x{}x{} = {} work-items exceeds the kernel's declared maximum of {}",
+                               block_.x, block_.y, block_.z, block_.count(), k_.max_block_size));
+  }
+
+  void bind(std::span<const InterpretArgument> args) {
+    if (args.size() != k_.params.size())
+      launch_error(fmt::format("it takes {} arguments, {} were given", k_.params.size(), args.size()));
+    scalars_.assign(k_.values.size(), 0);
+    views_.resize(k_.memories.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      const ir::Param& p = k_.params[i];
+      const InterpretArgument& a = args[i];
+      if (p.kind == ir::Param::Kind::scalar) {
+        if (a.kind != InterpretArgument::Kind::scalar || a.type != p.type)
+          launch_error(fmt::format("argument {} ('{}') must be a scalar {}", i, p.name, ir::type_name(p.type)));
+        scalars_[p.value] = normalise(p.type, a.bits);
+        continue;
+      }
+      const ir::Memory& m = k_.memories[p.memory];
+      auto bad = [&](const std::string& why) {
+        launch_error(fmt::format("argument {} ('{}', array<{}, {}, {}>): {}", i, p.name, ir::type_name(m.element), m.rank,
+                                 ir::layout_name(m.layout), why));
+      };
+      if (a.kind != InterpretArgument::Kind::array) bad("a scalar was given");
+      if (a.type != m.element) bad(fmt::format("the buffer holds {}", ir::type_name(a.type)));
+      if (a.size < 0 || (a.size > 0 && a.data == nullptr)) bad("the buffer is invalid");
+      ArrayView& v = views_[p.memory];
+      v.data = static_cast<std::byte*>(a.data);
+      v.size = a.size;
+      v.shape = a.shape;
+      if (v.shape.empty() && m.rank == 1) v.shape = {a.size};
+      if (v.shape.size() != m.rank) bad(fmt::format("{} extents were given", v.shape.size()));
+      for (int64_t e : v.shape)
+        if (e < 0 || e > std::numeric_limits<int32_t>::max())
+          bad(fmt::format("extent {} is outside 0..2^31 - 1 (kernels index with 32-bit extents)", e));
+      if (m.layout == ir::Layout::strided) {
+        if (a.strides.size() != m.rank) bad(fmt::format("{} strides were given for a strided array", a.strides.size()));
+        v.strides = a.strides;
+      } else {
+        if (!a.strides.empty()) bad("strides were given, but the layout defines them");
+        int64_t elements = 1;
+        for (int64_t e : v.shape)
+          if (__builtin_mul_overflow(elements, e, &elements)) bad("the extents overflow");
+        if (elements > a.size) bad(fmt::format("its shape holds {} elements, the buffer {}", elements, a.size));
+        v.strides = contiguous_strides(v.shape, m.layout);
+      }
+    }
+    for (ir::MemoryId id = 0; id < k_.memories.size(); ++id) {
+      const ir::Memory& m = k_.memories[id];
+      if (m.space == MemorySpace::global) continue;
+      ArrayView& v = views_[id];
+      v.shape = m.shape;
+      v.size = m.element_count();
+      v.strides = contiguous_strides(m.shape, m.layout == ir::Layout::F ? ir::Layout::F : ir::Layout::C);
+      if (m.space == MemorySpace::shared)
+        shared_[id].resize(static_cast<size_t>(v.size * ir::byte_size(m.element)));
+    }
+  }
+
+  // --- Groups and phases ---------------------------------------------------------------------
+
+  void run_group() {
+    for (auto& [id, bytes] : shared_) std::fill(bytes.begin(), bytes.end(), std::byte{0});
+    for (Item& it : items_) {
+      it.slots.assign(k_.slots.size(), 0);
+      for (ir::MemoryId id = 0; id < k_.memories.size(); ++id) {
+        const ir::Memory& m = k_.memories[id];
+        if (m.space == MemorySpace::local) it.locals[id].assign(static_cast<size_t>(m.element_count() * ir::byte_size(m.element)), std::byte{0});
+      }
+      it.frames.clear();
+      it.frames.push_back(Frame{&k_.body, 0, Frame::Kind::block, nullptr});
+      it.waiting = nullptr;
+    }
+    while (true) {
+      for (Item& it : items_) run_until_barrier(it);
+      const Item& first = items_.front();
+      for (const Item& it : items_) {
+        if (it.waiting == first.waiting) continue;
+        const Item& at = it.waiting ? it : first;
+        const Item& other = it.waiting ? first : it;
+        auto where = [&](const Item& x) {
+          return x.waiting ? fmt::format("at the {} at {}", ir::op_kind_name(x.waiting->kind), x.waiting->loc.str())
+                           : std::string("at the end of the kernel");
+        };
+        launch_error(fmt::format("work-items of group {} stopped at different barriers: work-item {} {}, work-item {} {}; "
+                                 "every work-item of a group must reach the same barriers",
+                                 group_name(), item_name(at), where(at), item_name(other), where(other)));
+      }
+      if (!first.waiting) return;  // all ended
+    }
+  }
+
+  std::string group_name() const { return fmt::format("({}, {}, {})", group_[0], group_[1], group_[2]); }
+  std::string item_name(const Item& it) const {
+    return fmt::format("({}, {}, {})", it.local[0], it.local[1], it.local[2]);
+  }
+
+  // Runs one work-item until it reaches a barrier (it.waiting) or ends (it.waiting = nullptr).
+  void run_until_barrier(Item& it) {
+    it.waiting = nullptr;
+    while (!it.frames.empty()) {
+      Frame& f = it.frames.back();
+      if (f.pc == f.region->ops.size()) {
+        end_of_region(it);
+        continue;
+      }
+      const Op& op = *f.region->ops[f.pc++];
+      if (options_.max_operations && ++operations_ > options_.max_operations)
+        launch_error(fmt::format("did not finish within {} operations (InterpretOptions::max_operations); "
+                                 "work-item {} of group {} was at the {} at {}",
+                                 options_.max_operations, item_name(it), group_name(), ir::op_kind_name(op.kind),
+                                 op.loc.str()));
+      switch (op.kind) {
+        case OpKind::barrier:
+        case OpKind::wavebarrier:
+          it.waiting = &op;
+          return;
+        case OpKind::if_: {
+          bool taken = it.values[op.operands[0]] != 0;
+          it.frames.push_back(Frame{&op.regions[taken ? 0 : 1], 0, Frame::Kind::block, nullptr});
+          break;
+        }
+        case OpKind::for_: {
+          Bits begin = it.values[op.operands[0]];
+          if (for_runs(op.type, begin, it.values[op.operands[1]], it.values[op.operands[2]])) {
+            it.values[op.result] = begin;
+            it.frames.push_back(Frame{&op.regions[0], 0, Frame::Kind::for_body, &op});
+          }
+          break;
+        }
+        case OpKind::while_:
+          it.frames.push_back(Frame{&op.regions[0], 0, Frame::Kind::while_cond, &op});
+          break;
+        case OpKind::condition: {
+          // Ends a while's condition region: run the body, or leave the loop.
+          const Op* loop = f.loop;
+          if (it.values[op.operands[0]] != 0)
+            f = Frame{&loop->regions[1], 0, Frame::Kind::while_body, loop};
+          else
+            it.frames.pop_back();
+          break;
+        }
+        case OpKind::break_:
+          while (true) {
+            Frame::Kind k = it.frames.back().kind;
+            it.frames.pop_back();
+            if (k == Frame::Kind::for_body || k == Frame::Kind::while_body) break;
+          }
+          break;
+        default: execute(it, op); break;
+      }
+    }
+  }
+
+  void end_of_region(Item& it) {
+    Frame& f = it.frames.back();
+    switch (f.kind) {
+      case Frame::Kind::block: it.frames.pop_back(); return;
+      case Frame::Kind::for_body: {
+        const Op& op = *f.loop;
+        Bits next = 0;
+        if (for_step(op.type, it.values[op.result], it.values[op.operands[2]], next) &&
+            for_runs(op.type, next, it.values[op.operands[1]], it.values[op.operands[2]])) {
+          it.values[op.result] = next;
+          f.pc = 0;
+        } else {
+          it.frames.pop_back();
+        }
+        return;
+      }
+      case Frame::Kind::while_cond: it.frames.pop_back(); return;  // unreachable: `condition` ends it
+      case Frame::Kind::while_body: f = Frame{&f.loop->regions[0], 0, Frame::Kind::while_cond, f.loop}; return;
+    }
+  }
+
+  // --- Straight-line ops ---------------------------------------------------------------------
+
+  int64_t workitem(const Item& it, ir::WorkItem w, unsigned d) const {
+    int64_t size[] = {block_.x, block_.y, block_.z}, groups[] = {grid_.x, grid_.y, grid_.z};
+    switch (w) {
+      case ir::WorkItem::local_id: return it.local[d];
+      case ir::WorkItem::group_id: return group_[d];
+      case ir::WorkItem::local_size: return size[d];
+      case ir::WorkItem::num_groups: return groups[d];
+      case ir::WorkItem::global_id: return group_[d] * size[d] + it.local[d];
+      case ir::WorkItem::global_size: return groups[d] * size[d];
+    }
+    return 0;
+  }
+
+  // The address of the element an access op names, after checking its indices.
+  std::byte* element(Item& it, const Op& op) {
+    const ir::Memory& m = k_.memories[op.ref];
+    const ArrayView& v = views_[op.ref];
+    int64_t index[3] = {0, 0, 0};
+    bool inside = true;
+    for (unsigned d = 0; d < m.rank; ++d) {
+      index[d] = extend(k_.value_type(op.operands[d]), it.values[op.operands[d]]);
+      if (index[d] < 0 || index[d] >= v.shape[d]) inside = false;
+    }
+    int64_t linear = 0;
+    for (unsigned d = 0; d < m.rank && inside; ++d) {
+      int64_t term = 0;
+      if (__builtin_mul_overflow(index[d], v.strides[d], &term) || __builtin_add_overflow(linear, term, &linear))
+        inside = false;
+    }
+    if (!inside || linear < 0 || linear >= v.size) out_of_bounds(it, op, index, inside, linear);
+    std::byte* base = m.space == MemorySpace::global  ? v.data
+                      : m.space == MemorySpace::shared ? shared_[op.ref].data()
+                                                       : it.locals[op.ref].data();
+    return base + linear * ir::byte_size(m.element);
+  }
+
+  [[noreturn]] void out_of_bounds(const Item& it, const Op& op, const int64_t* index, bool inside, int64_t linear) const {
+    const ir::Memory& m = k_.memories[op.ref];
+    const ArrayView& v = views_[op.ref];
+    std::vector<int64_t> idx(index, index + m.rank);
+    std::string why = inside ? fmt::format("index ({}) is element {} of a buffer of {} elements (strides {})",
+                                           fmt::join(idx, ", "), linear, v.size, fmt::join(v.strides, ", "))
+                             : fmt::format("index ({}) is outside shape ({})", fmt::join(idx, ", "), fmt::join(v.shape, ", "));
+    launch_error(fmt::format("out-of-bounds {} of {} array '{}' at {}: {} (work-item {} of group {})",
+                             op.kind == OpKind::atomic ? "atomic" : ir::op_kind_name(op.kind), ir::space_name(m.space),
+                             m.name, op.loc.str(), why, item_name(it), group_name()));
+  }
+
+  void execute(Item& it, const Op& op) {
+    auto operand = [&](size_t i) { return it.values[op.operands[i]]; };
+    Bits r = 0;
+    switch (op.kind) {
+      case OpKind::constant:
+        r = ir::is_float(op.type) ? (op.type == Type::f32 ? bits(static_cast<float>(op.float_value)) : bits(op.float_value))
+                                  : normalise(op.type, static_cast<Bits>(op.int_value));
+        break;
+      case OpKind::binary: r = binary(op.binary_op(), op.type, operand(0), operand(1)); break;
+      case OpKind::unary: r = unary(op.unary_op(), op.type, operand(0)); break;
+      case OpKind::compare: r = compare(op.pred(), k_.value_type(op.operands[0]), operand(0), operand(1)); break;
+      case OpKind::select: r = operand(0) ? operand(1) : operand(2); break;
+      case OpKind::cast: r = cast(k_.value_type(op.operands[0]), op.type, operand(0)); break;
+      case OpKind::math:
+        r = math(op.math_fn(), op.type, operand(0), op.operands.size() > 1 ? operand(1) : 0,
+                 op.operands.size() > 2 ? operand(2) : 0);
+        break;
+      case OpKind::workitem: r = static_cast<Bits>(workitem(it, op.workitem(), op.dim)); break;
+      case OpKind::shape: r = static_cast<Bits>(views_[op.ref].shape[op.dim]); break;
+      case OpKind::load: r = read_element(op.type, element(it, op)); break;
+      case OpKind::store: {
+        const ir::Memory& m = k_.memories[op.ref];
+        write_element(m.element, element(it, op), operand(m.rank));
+        return;
+      }
+      case OpKind::atomic: {
+        const ir::Memory& m = k_.memories[op.ref];
+        std::byte* p = element(it, op);
+        Bits old = read_element(m.element, p);
+        Bits desired = op.atomic_op() == ir::AtomicOp::compare_exchange ? operand(m.rank + 1) : 0;
+        write_element(m.element, p, atomic_update(op.atomic_op(), m.element, old, operand(m.rank), desired));
+        r = old;
+        break;
+      }
+      case OpKind::var_load: r = it.slots[op.ref]; break;
+      case OpKind::var_store: it.slots[op.ref] = operand(0); return;
+      default: return;  // control flow and barriers: run_until_barrier
+    }
+    if (op.result) it.values[op.result] = r;
+  }
+
+  const ir::Kernel& k_;
+  Dim3 grid_, block_;
+  InterpretOptions options_;
+  std::vector<Bits> scalars_;                          // by ValueId: scalar parameters
+  std::vector<ArrayView> views_;                       // by MemoryId
+  std::map<ir::MemoryId, std::vector<std::byte>> shared_;  // one group's shared arrays
+  std::vector<Item> items_;
+  int64_t group_[3] = {0, 0, 0};
+  uint64_t operations_ = 0;
+};
+
+}  // namespace
+
+void interpret(const ir::Kernel& kernel, Dim3 grid, Dim3 block, std::span<const InterpretArgument> args,
+               const InterpretOptions& options) {
+  ir::verify(kernel);
+  Interpreter(kernel, grid, block, args, options).run();
+}
+
+}  // namespace rocjit
