@@ -1,0 +1,331 @@
+// Kernel semantics on the device under test (moved here from the host-backend tests, so every
+// device runs them: the CPU, HIP GPUs and the simulator): the sample kernels against plain C++,
+// values, variables and local arrays across barriers, barriers in uniform loops and Ifs, a
+// While with Break around barriers, every atomic kind on shared and global arrays, 3-D ids.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "e2e.hpp"
+#include "sample_kernels.hpp"
+
+using namespace rocjit;
+using namespace rocjit::dsl;
+
+namespace {
+std::vector<float> random_floats(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+uint32_t blocks(int64_t n, int64_t b) { return static_cast<uint32_t>((n + b - 1) / b); }
+}  // namespace
+
+TEST_CASE("saxpy matches the C++ loop at sizes that are not multiples of the block") {
+  Kernel k = samples::saxpy();
+  for (int n : {1, 255, 1000, 4097}) {
+    auto x = random_floats(n, 1), y = random_floats(n, 2), expected = y;
+    for (int i = 0; i < n; ++i) expected[i] = 2.5f * x[i] + y[i];
+    auto dx = to_device(x), dy = to_device(y);
+    k[{blocks(n, 128), 128}](2.5f, dx, dy);
+    std::vector<float> got = dy.copy_to_host().to_vector();
+    for (int i = 0; i < n; ++i) REQUIRE(got[i] == Approx(expected[i]));
+  }
+}
+
+TEST_CASE("reverse through shared memory reverses every block-sized chunk") {
+  Kernel k = samples::reverse();
+  for (int n : {256, 1000}) {
+    std::vector<float> in(n);
+    std::iota(in.begin(), in.end(), 0.0f);
+    auto din = to_device(in);
+    auto dout = to_device(std::vector<float>(n, -1.0f));
+    k[{blocks(n, samples::BLOCK), samples::BLOCK}](din, dout);
+    std::vector<float> out = dout.copy_to_host().to_vector();
+    for (int base = 0; base < n; base += samples::BLOCK) {
+      int len = std::min(samples::BLOCK, n - base);
+      for (int t = 0; t < len; ++t) REQUIRE(out[base + t] == in[base + len - 1 - t]);
+    }
+  }
+}
+
+TEST_CASE("tiled matmul matches the triple loop, including ragged edges") {
+  Kernel k = samples::matmul();
+  for (auto [n, m, p] : {std::tuple{17, 33, 9}, std::tuple{64, 64, 64}, std::tuple{5, 1, 40}}) {
+    auto a = random_floats(n * m, 3), b = random_floats(m * p, 4);
+    auto da = to_device(std::span<const float>(a), {n, m}), db = to_device(std::span<const float>(b), {m, p});
+    auto dc = device_array<float>({n, p});
+    k[{{blocks(p, 16), blocks(n, 16)}, {16, 16}}](da, db, dc);
+    std::vector<float> c = dc.copy_to_host().to_vector();
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < p; ++j) {
+        float ref = 0;
+        for (int q = 0; q < m; ++q) ref += a[i * m + q] * b[q * p + j];
+        REQUIRE(c[i * p + j] == Approx(ref).margin(1e-4));
+      }
+  }
+}
+
+TEST_CASE("the shared-memory tree reduction with a wave-level finish sums every block") {
+  Kernel k = samples::reduce();
+  for (int n : {1, 1000, 100000}) {
+    auto in = random_floats(n, 5);
+    uint32_t groups = blocks(n, samples::BLOCK);
+    auto din = to_device(in);
+    auto dpartial = device_array<float>({groups});
+    k[{groups, samples::BLOCK}](din, dpartial);
+    std::vector<float> partial = dpartial.copy_to_host().to_vector();
+    for (int64_t g = 0; g < groups; ++g) {
+      double ref = 0;
+      for (int64_t i = g * samples::BLOCK; i < std::min<int64_t>(n, (g + 1) * samples::BLOCK); ++i) ref += in[i];
+      REQUIRE(partial[g] == Approx(ref).margin(1e-4));
+    }
+  }
+}
+
+TEST_CASE("transpose through a padded tile") {
+  Kernel k = samples::transpose();
+  int rows = 33, cols = 47;
+  auto in = random_floats(rows * cols, 6);
+  auto din = to_device(std::span<const float>(in), {rows, cols});
+  auto dout = device_array<float>({cols, rows});
+  k[{{blocks(cols, 16), blocks(rows, 16)}, {16, 16}}](din, dout);
+  std::vector<float> out = dout.copy_to_host().to_vector();
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) REQUIRE(out[j * rows + i] == in[i * cols + j]);
+}
+
+TEST_CASE("histogram: shared atomics merged with global atomics from many groups") {
+  Kernel k = samples::histogram();
+  for (int n : {1000, 65537}) {
+    std::vector<uint32_t> data(n), ref(samples::HISTOGRAM_BINS, 0);
+    std::mt19937 rng(7);
+    for (auto& v : data) v = rng();
+    for (auto v : data) ++ref[v % samples::HISTOGRAM_BINS];
+    auto ddata = to_device(data);
+    auto dhist = to_device(std::vector<uint32_t>(samples::HISTOGRAM_BINS, 0));
+    k[{13, samples::BLOCK}](ddata, dhist);
+    REQUIRE(dhist.copy_to_host().to_vector() == ref);
+  }
+}
+
+TEST_CASE("jacobi sweep of the 5-point stencil") {
+  Kernel k = samples::jacobi();
+  int rows = 17, cols = 29;
+  auto in = random_floats(rows * cols, 8);
+  auto din = to_device(std::span<const float>(in), {rows, cols});
+  std::vector<float> zeros(rows * cols, 0.0f);
+  auto dout = to_device(std::span<const float>(zeros), {rows, cols});
+  k[{{blocks(cols, 8), blocks(rows, 8)}, {8, 8}}](din, dout);
+  std::vector<float> out = dout.copy_to_host().to_vector();
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
+      float ref = (i == 0 || j == 0 || i == rows - 1 || j == cols - 1)
+                      ? 0.0f
+                      : 0.25f * (in[(i - 1) * cols + j] + in[(i + 1) * cols + j] + in[i * cols + j - 1] +
+                                 in[i * cols + j + 1]);
+      REQUIRE(out[i * cols + j] == Approx(ref));
+    }
+}
+
+TEST_CASE("values cross one, two and many barriers") {
+  Kernel k = kernel("crossing", [](Array<int32_t> out) {
+    auto s = shared::array<int32_t>({64});
+    Int t = local_id(0);
+    Int v = t * 3 + group_id(0);  // defined before every barrier, used after all of them
+    s(t) = v;
+    barrier();
+    Int left = s((t + 1) % 64);   // crosses the next barrier
+    barrier();
+    s(t) = left;
+    barrier();
+    for (int r = 0; r < 5; ++r) barrier();  // many barriers
+    out(global_id(0)) = s(t) * 1000 + v;
+  }, {.max_block_size = 64});
+  auto dout = device_array<int32_t>({64 * 3});
+  k[{3, 64}](dout);
+  std::vector<int32_t> out = dout.copy_to_host().to_vector();
+  for (int g = 0; g < 3; ++g)
+    for (int t = 0; t < 64; ++t) REQUIRE(out[g * 64 + t] == (((t + 1) % 64) * 3 + g) * 1000 + t * 3 + g);
+}
+
+TEST_CASE("barriers inside uniform For loops and uniform Ifs, with variables and local arrays across them") {
+  Kernel k = kernel("loops", [](Array<float> out, Int rounds) {
+    auto s = shared::array<float>({32});
+    auto mine = local::array<float>({2}, "mine");
+    Int t = local_id(0);
+    Var<float> acc = 0.0f;
+    mine(0) = cast<float>(t);
+    mine(1) = 1.0f;
+    For(0, rounds, [&](Int r) {
+      s(t) = mine(0) + cast<float>(r);
+      barrier();
+      If(rounds > 2, [&] {  // uniform: a scalar argument
+        acc += s((t + 1) % 32);
+        barrier();
+      }).Else([&] {
+        acc += s(31 - t) * mine(1);
+        barrier();
+      });
+    });
+    out(global_id(0)) = acc;
+  }, {.max_block_size = 32});
+  for (int rounds : {2, 4}) {
+    auto dout = device_array<float>({64});
+    k[{2, 32}](dout, rounds);
+    std::vector<float> out = dout.copy_to_host().to_vector();
+    for (int g = 0; g < 2; ++g)
+      for (int t = 0; t < 32; ++t) {
+        float ref = 0;
+        for (int r = 0; r < rounds; ++r) ref += rounds > 2 ? ((t + 1) % 32 + r) : (31 - t + r);
+        REQUIRE(out[g * 32 + t] == ref);
+      }
+  }
+}
+
+TEST_CASE("a uniform While with Break around barriers runs the same trip count in every work-item") {
+  Kernel k = kernel("while_barrier", [](Array<int32_t> out, Int limit) {
+    auto s = shared::array<int32_t>({16});
+    Var<int32_t> i = 0;
+    Var<int32_t> sum = 0;
+    While([&] { return i < 100; }, [&] {
+      s(local_id(0)) = i.get() + local_id(0);
+      barrier();
+      sum += s(15 - local_id(0));
+      barrier();
+      i += 1;
+      If(i == limit, [&] { Break(); });
+    });
+    out(global_id(0)) = sum;
+  }, {.max_block_size = 16});
+  auto dout = device_array<int32_t>({16});
+  k[{1, 16}](dout, 7);
+  std::vector<int32_t> out = dout.copy_to_host().to_vector();
+  for (int t = 0; t < 16; ++t) REQUIRE(out[t] == 7 * (15 - t) + 21);
+}
+
+TEST_CASE("3-D grids and blocks give every work-item its ids") {
+  Kernel k = kernel("ids3d", [](Array<int32_t, 3> out) {
+    auto [x, y, z] = grid<3>();
+    Int code = local_id(0) + 10 * local_id(1) + 100 * local_id(2) + 1000 * group_id(0) + 10000 * group_id(1) +
+               100000 * group_id(2);
+    out(z, y, x) = code + 0 * local_size(2) * num_groups(1) * global_size(0);
+  }, {.max_block_size = 64});
+  int nx = 12, ny = 4, nz = 6;
+  std::vector<int32_t> init(nx * ny * nz, -1);
+  auto dout = to_device(std::span<const int32_t>(init), {nz, ny, nx});
+  k[{{3, 2, 2}, {4, 2, 3}}](dout);
+  std::vector<int32_t> out = dout.copy_to_host().to_vector();
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x)
+        REQUIRE(out[(z * ny + y) * nx + x] ==
+                x % 4 + 10 * (y % 2) + 100 * (z % 3) + 1000 * (x / 4) + 10000 * (y / 2) + 100000 * (z / 3));
+}
+
+TEST_CASE("atomics from many groups on one counter are exact") {
+  Kernel k = kernel("count", [](Array<uint64_t> counter, Array<int32_t> extremes, Array<float> fsum) {
+    atomic::add(counter, 0, 1ull);
+    atomic::max(extremes, 0, global_id(0));
+    atomic::min(extremes, 1, global_id(0));
+    atomic::add(fsum, 0, 1.0f);
+  });
+  auto counter = to_device(std::vector<uint64_t>{0});
+  auto extremes = to_device(std::vector<int32_t>{-1, 1 << 30});
+  auto fsum = to_device(std::vector<float>{0});
+  k[{1000, 256}](counter, extremes, fsum);
+  CHECK(counter.copy_to_host().to_vector()[0] == 256000);
+  CHECK(extremes.copy_to_host().to_vector() == std::vector<int32_t>{255999, 0});
+  CHECK(fsum.copy_to_host().to_vector()[0] == 256000.0f);
+}
+
+TEST_CASE("every atomic kind on shared and global arrays returns and leaves what it must in any order") {
+  Kernel k = kernel("all_atomics", [](Array<int32_t> ints, Array<uint32_t> bits, Array<float> floats,
+                                      Array<int32_t> olds, Array<int32_t> swaps, Array<int32_t> g, Array<uint64_t> gu) {
+    auto si = shared::array<int32_t>({5});
+    auto su = shared::array<uint32_t>({3});
+    auto sf = shared::array<float>({3});
+    Int l = local_id(0);
+    If(l == 0, [&] {
+      si(0) = 0; si(1) = 1000; si(2) = -1000; si(3) = 0; si(4) = -1;
+      su(0) = 0xffffffffu; su(1) = 0u; su(2) = 0u;
+      sf(0) = 0.0f; sf(1) = 1e9f; sf(2) = -1e9f;
+    });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic::add(si, 0, l);
+    atomic::sub(si, 0, 1);
+    atomic::min(si, 1, l - 7);
+    atomic::max(si, 2, l * 3);
+    atomic::and_(su, 0, ~(1u << cast<uint32_t>(l % 32)));
+    atomic::or_(su, 1, 1u << cast<uint32_t>(l % 32));
+    atomic::xor_(su, 2, cast<uint32_t>(l));
+    atomic::add(sf, 0, 0.5f);
+    atomic::min(sf, 1, cast<float>(l));
+    atomic::max(sf, 2, cast<float>(l));
+    olds(global_id(0)) = atomic::compare_exchange(si, 3, 0, l + 1);  // exactly one work-item wins
+    swaps(global_id(0)) = atomic::exchange(si, 4, l);
+    // The same kinds on global memory, from every group.
+    atomic::sub(g, 0, global_id(0));
+    atomic::and_(gu, 0, ~(1ull << cast<uint64_t>(global_id(0) % 64)));
+    atomic::or_(gu, 1, 1ull << cast<uint64_t>(global_id(0) % 64));
+    atomic::xor_(gu, 2, cast<uint64_t>(global_id(0)) * 0x9e3779b97f4a7c15ull);
+    atomic::exchange(g, 1, global_id(0));
+    atomic::compare_exchange(g, 2, global_id(0), global_id(0) + 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(l == 0, [&] {
+      For(0, 5, [&](Int i) { ints(group_id(0) * 5 + i) = si(i); });
+      For(0, 3, [&](Int i) { bits(group_id(0) * 3 + i) = su(i); floats(group_id(0) * 3 + i) = sf(i); });
+    });
+  });
+  const int groups = 3, block = 64, n = groups * block;
+  auto dints = device_array<int32_t>({groups * 5});
+  auto dbits = device_array<uint32_t>({groups * 3});
+  auto dfloats = device_array<float>({groups * 3});
+  auto dolds = device_array<int32_t>({n});
+  auto dswaps = device_array<int32_t>({n});
+  auto dg = to_device(std::vector<int32_t>{0, -1, 0});
+  auto dgu = to_device(std::vector<uint64_t>{~0ull, 0, 0});
+  k[{groups, block}](dints, dbits, dfloats, dolds, dswaps, dg, dgu);
+  std::vector<int32_t> ints = dints.copy_to_host().to_vector(), olds = dolds.copy_to_host().to_vector(),
+                       swaps = dswaps.copy_to_host().to_vector(), g = dg.copy_to_host().to_vector();
+  std::vector<uint32_t> bits = dbits.copy_to_host().to_vector();
+  std::vector<float> floats = dfloats.copy_to_host().to_vector();
+  std::vector<uint64_t> gu = dgu.copy_to_host().to_vector();
+  for (int grp = 0; grp < groups; ++grp) {
+    CHECK(ints[grp * 5 + 0] == block * (block - 1) / 2 - block);
+    CHECK(ints[grp * 5 + 1] == -7);
+    CHECK(ints[grp * 5 + 2] == 3 * (block - 1));
+    CHECK(bits[grp * 3 + 0] == 0u);
+    CHECK(bits[grp * 3 + 1] == 0xffffffffu);
+    CHECK(bits[grp * 3 + 2] == 0u);  // 0 ^ 1 ^ ... ^ 63
+    CHECK(floats[grp * 3 + 0] == 32.0f);
+    CHECK(floats[grp * 3 + 1] == 0.0f);
+    CHECK(floats[grp * 3 + 2] == 63.0f);
+    int winners = 0;
+    for (int l = 0; l < block; ++l) winners += olds[grp * block + l] == 0;
+    CHECK(winners == 1);  // the others saw the winner's value
+    CHECK(ints[grp * 5 + 3] >= 1);
+    CHECK(ints[grp * 5 + 3] <= block);
+    // Each exchange returned the previous holder: the returned values and the final one are -1
+    // and every local id, each exactly once.
+    std::vector<int32_t> seen(swaps.begin() + grp * block, swaps.begin() + (grp + 1) * block);
+    seen.push_back(ints[grp * 5 + 4]);
+    std::sort(seen.begin(), seen.end());
+    for (int i = 0; i <= block; ++i) REQUIRE(seen[i] == i - 1);
+  }
+  CHECK(g[0] == -(n * (n - 1) / 2));
+  CHECK(g[1] >= 0);
+  CHECK(g[1] < n);
+  CHECK(g[2] >= 1);  // global id 0 swaps 0 -> 1; id 1 may then swap 1 -> 2, and so on
+  CHECK(gu[0] == 0);
+  CHECK(gu[1] == ~0ull);
+  uint64_t x = 0;
+  for (int i = 0; i < n; ++i) x ^= uint64_t(i) * 0x9e3779b97f4a7c15ull;
+  CHECK(gu[2] == x);
+}
