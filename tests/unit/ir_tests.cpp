@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
+#include <rocjit/compiler/parser.hpp>
+#include <rocjit/compiler/visitor.hpp>
 #include <rocjit/rocjit.hpp>
 
 using namespace rocjit;
@@ -234,4 +236,89 @@ TEST_CASE("the registry derives names, operand counts and sync points") {
   CHECK_FALSE(ir::op_info(ir::OpKind::load).convergent);
   op.kind = ir::OpKind::store;
   CHECK_FALSE(ir::is_sync_point(op));
+}
+
+namespace {
+
+// Counts loads and barriers; every other kind keeps the default (recurse into regions).
+struct CountLoadsAndBarriers : ir::Visitor {
+  int loads = 0, barriers = 0;
+  void visit_load(const ir::Op& op) override { ++loads; }
+  void visit_barrier(const ir::Op& op) override { ++barriers; }
+};
+
+// Rewrites fma(a, b, c) as a * b + c: an expansion into two ops, the last defining fma's result.
+struct ExpandFma : ir::Mutator {
+  Ops mutate_math(OpPtr op) override {
+    if (op->math_fn() != ir::MathFn::fma) return keep(std::move(op));
+    auto mul = std::make_unique<ir::Op>();
+    mul->kind = ir::OpKind::binary;
+    mul->sub = static_cast<uint8_t>(ir::BinaryOp::mul);
+    mul->type = op->type;
+    mul->result = kernel().new_value(op->type);
+    mul->operands = {op->operands[0], op->operands[1]};
+    mul->loc = op->loc;
+    auto add = std::make_unique<ir::Op>();
+    add->kind = ir::OpKind::binary;
+    add->sub = static_cast<uint8_t>(ir::BinaryOp::add);
+    add->type = op->type;
+    add->result = op->result;
+    add->operands = {mul->result, op->operands[2]};
+    add->loc = op->loc;
+    Ops out;
+    out.push_back(std::move(mul));
+    out.push_back(std::move(add));
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a visitor sees every op in nested regions through the per-kind hooks it overrides") {
+  Kernel k = kernel("nested", [](Array<float> x, Int n) {
+    auto tile = shared::array<float>({64}, "tile");
+    For(0, n, [&](Int i) {
+      tile(local_id(0)) = x(i);
+      barrier();
+      If(i > 2, [&] { x(i) = tile(0) + x(0); });
+      barrier();
+    });
+  });
+  CountLoadsAndBarriers count;
+  count.visit(k.ir());
+  int loads = 0, barriers = 0;
+  ir::walk(k.ir().body, [&](const ir::Op& op) {
+    loads += op.kind == ir::OpKind::load;
+    barriers += op.kind == ir::OpKind::barrier;
+  });
+  CHECK(count.loads == 3);
+  CHECK(count.loads == loads);
+  CHECK(count.barriers == 2);
+  CHECK(count.barriers == barriers);
+}
+
+TEST_CASE("clone makes an independent deep copy that prints identically") {
+  Kernel k = kernel("cloned", [](Array<float> x, Float s) {
+    Var<float> acc = 0.0f;
+    For(0, 4, [&](Int i) { acc += fma(x(i), s, 1.0f); });
+    x(0) = acc;
+  });
+  ir::Kernel copy = ir::clone(k.ir());
+  CHECK(ir::print(copy) == k.print(true));
+  ir::walk(copy.body, [&](const ir::Op& op) {
+    if (op.result) CHECK(copy.values[op.result].def == &op);  // definitions point into the copy
+  });
+  SECTION("a mutator rewrites the copy and leaves the original alone") {
+    ExpandFma expand;
+    expand.mutate(copy);
+    CHECK_NOTHROW(ir::verify(copy));
+    const std::string text = ir::print(copy, {.locations = false});
+    CHECK(text.find("math.fma") == std::string::npos);
+    CHECK(text.find("mul") != std::string::npos);
+    CHECK(k.print(false).find("math.fma") != std::string::npos);
+    ir::walk(copy.body, [&](const ir::Op& op) {
+      if (op.result) CHECK(copy.values[op.result].def == &op);
+    });
+    CHECK(ir::print(ir::parse(text), {.locations = false}) == text);
+  }
 }
