@@ -23,10 +23,13 @@
 #ifdef ROCJIT_HAVE_OPENCL
 #include "pocl.hpp"
 #else
+#ifndef ROCJIT_BENCH_NO_OPENCL_REASON
+#define ROCJIT_BENCH_NO_OPENCL_REASON "bench-cpu was built without OpenCL"
+#endif
 namespace bench {
 struct Pocl {
   bool available() const { return false; }
-  std::string unavailable_reason() const { return "bench-cpu was built without OpenCL"; }
+  std::string unavailable_reason() const { return ROCJIT_BENCH_NO_OPENCL_REASON; }
 };
 }  // namespace bench
 #endif
