@@ -467,10 +467,12 @@ int32_t vbfe_i32(uint32_t a, uint32_t off, uint32_t width) {
   return int32_t(a) >> off;
 }
 
+// Leading bits equal to the sign bit, the sign bit included (ISA: V_FFBH_I32(0x40000000) = 1,
+// V_CLS_I32(0xfffffffe) = 31), as s_flbit_i32 / s_cls_i32 count them.
 uint32_t ffbh_i32(uint32_t x) {
   int32_t v = int32_t(x);
   if (v == 0 || v == -1) return ~0u;
-  return std::countl_zero(uint32_t(v < 0 ? ~v : v)) - 1;
+  return std::countl_zero(uint32_t(v < 0 ? ~v : v));
 }
 
 // f32 -> f16 with round-to-nearest-even; f16 -> f32.
@@ -561,6 +563,11 @@ void register_vector(HandlerTable& t) {
   VOP_U32_3("v_max3_i32", uint32_t(std::max({int32_t(a), int32_t(b), int32_t(c)})));
   VOP_U32_3("v_min3_u32", std::min({a, b, c}));
   VOP_U32_3("v_max3_u32", std::max({a, b, c}));
+  // gfx11: D = max(min(S0, S1), S2) and D = min(max(S0, S1), S2).
+  VOP_U32_3("v_minmax_i32", uint32_t(std::max(std::min(int32_t(a), int32_t(b)), int32_t(c))));
+  VOP_U32_3("v_maxmin_i32", uint32_t(std::min(std::max(int32_t(a), int32_t(b)), int32_t(c))));
+  VOP_U32_3("v_minmax_u32", std::max(std::min(a, b), c));
+  VOP_U32_3("v_maxmin_u32", std::min(std::max(a, b), c));
   VOP_U32_3("v_med3_i32", uint32_t(std::max(std::min(int32_t(a), int32_t(b)), std::min(std::max(int32_t(a), int32_t(b)), int32_t(c)))));
   VOP_U32_3("v_med3_u32", std::max(std::min(a, b), std::min(std::max(a, b), c)));
   VOP_U32_3("v_sad_u32", uint32_t(a > b ? a - b : b - a) + c);
