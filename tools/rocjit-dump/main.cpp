@@ -1,6 +1,7 @@
 // rocjit-dump: shows one stage of compiling a .rjir kernel: its IR, LLVM IR before or after
 // optimisation, AMDGPU assembly, the object or linked code object, or the code object's metadata.
 // Exit status: 0 on success, 1 for a bad input file or kernel, 2 for a bad command line.
+// The command line is LLVM's (cl::opt): --help, --version, @response-files.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -24,6 +25,15 @@
 #include <rocjit/compiler/host.hpp>
 #include <rocjit/compiler/parser.hpp>
 #include <rocjit/compiler/printer.hpp>
+
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/CodeGen/CommandFlags.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Host.h>
 
 namespace {
 
@@ -55,30 +65,45 @@ struct Options {
   bool help = false;
 };
 
-const char* const usage =
-    "OVERVIEW: rocjit-dump - show any stage of compiling rocjit IR (.rjir) for a GPU or the CPU\n"
-    "\n"
-    "USAGE: rocjit-dump [options] INPUT.rjir|-\n"
-    "\n"
-    "OPTIONS:\n"
-    "  --emit=<kind>                 What to write (default: ir):\n"
-    "                                  ir        the parsed kernels, printed back as .rjir\n"
-    "                                  llvm      LLVM IR as lowered, before optimisation\n"
-    "                                  llvm-opt  LLVM IR after the -O pipeline\n"
-    "                                  asm       AMDGPU assembly (host: this CPU's assembly)\n"
-    "                                  obj       the relocatable ELF object, before linking (amdgpu only)\n"
-    "                                  hsaco     the linked code object, loadable by HIP/HSA (amdgpu only)\n"
-    "                                  meta      registers, LDS, scratch, kernel arguments, occupancy\n"
-    "                                            (host: regions, per-work-item storage, arguments)\n"
-    "  --target=<name>               amdgpu (default) or host; see --list-targets\n"
-    "  --mcpu=<processor>            AMDGPU processor (default: gfx90a)\n"
-    "  --mattr=<+f,-g>               Target features: wavefrontsize64, wavefrontsize32, xnack, sramecc, cumode\n"
-    "  --code-object-version=<4|5>   Code object version (default: 5; 4 for ROCm 5.x runtimes)\n"
-    "  -O0, -O1, -O2, -O3            Optimisation level (default: -O3)\n"
-    "  --kernel=<name>               Only this kernel of the input\n"
-    "  -o <file>                     Write to <file> instead of standard output\n"
-    "  --list-targets                List the targets and AMDGPU processors, then exit\n"
-    "  -h, --help                    Show this help, then exit\n";
+// The command line, on LLVM's command-line library: --help, --version and @response-files come
+// with it. rocjit-dump's options live in their own categories; LLVM's own options (registered by
+// libLLVM in the same process) are hidden from --help and refused when given (they belong in
+// ROCJIT_LLVM_ARGS). Values are checked after parsing, so the messages name what is allowed.
+// --mcpu and --mattr are LLVM's codegen options (lld registers them in every process that links,
+// and an option name is registered once), moved into rocjit-dump's category.
+namespace cl = llvm::cl;
+
+// --help lists categories alphabetically and options by name within one: these names keep what
+// to write first, then what for, then the code object version and the optimisation level.
+cl::OptionCategory output_category("Output options");
+cl::OptionCategory target_category("Target options");
+cl::OptionCategory codegen_category("Version and optimisation options");
+const cl::OptionCategory* const categories[] = {&output_category, &target_category, &codegen_category};
+
+cl::opt<std::string> emit_option("emit", cl::value_desc("kind"), cl::init("ir"), cl::cat(output_category),
+                                 cl::desc("What to write (default: ir):\n"
+                                          "  ir        the parsed kernels, printed back as .rjir\n"
+                                          "  llvm      LLVM IR as lowered, before optimisation\n"
+                                          "  llvm-opt  LLVM IR after the -O pipeline\n"
+                                          "  asm       AMDGPU assembly (host: this CPU's assembly)\n"
+                                          "  obj       the relocatable ELF object, before linking (amdgpu only)\n"
+                                          "  hsaco     the linked code object, loadable by HIP/HSA (amdgpu only)\n"
+                                          "  meta      registers, LDS, scratch, kernel arguments, occupancy\n"
+                                          "            (host: regions, per-work-item storage, arguments)"));
+cl::opt<std::string> target_option("target", cl::value_desc("name"), cl::init("amdgpu"), cl::cat(target_category),
+                                   cl::desc("amdgpu (default) or host; see --list-targets"));
+cl::opt<int> code_object_version_option("code-object-version", cl::value_desc("4|5"), cl::init(5), cl::cat(codegen_category),
+                                        cl::desc("Code object version (default: 5; 4 for ROCm 5.x runtimes)"));
+cl::opt<std::string> opt_level_option("O", cl::Prefix, cl::value_desc("0|1|2|3"), cl::init("3"), cl::cat(codegen_category),
+                                      cl::desc("Optimisation level: -O0, -O1, -O2, -O3 (default: -O3)"));
+cl::opt<std::string> kernel_option("kernel", cl::value_desc("name"), cl::cat(output_category),
+                                   cl::desc("Only this kernel of the input"));
+cl::opt<std::string> output_option("o", cl::Prefix, cl::value_desc("file"), cl::cat(output_category),
+                                   cl::desc("Write to <file> instead of standard output"));
+cl::opt<bool> list_targets_option("list-targets", cl::cat(output_category),
+                                  cl::desc("List the targets and AMDGPU processors, then exit"));
+cl::opt<bool> short_help_option("h", cl::cat(output_category), cl::desc("Show this help, then exit (same as --help)"));
+cl::list<std::string> inputs_option(cl::Positional, cl::desc("INPUT.rjir|-"), cl::cat(output_category));
 
 Emit parse_emit(const std::string& v) {
   if (v == "ir") return Emit::ir;
@@ -91,51 +116,91 @@ Emit parse_emit(const std::string& v) {
   throw UsageError(fmt::format("unknown emit kind '{}' for --emit; expected ir, llvm, llvm-opt, asm, obj, hsaco or meta", v));
 }
 
-int parse_int(const std::string& option, const std::string& v) {
-  try {
-    size_t used = 0;
-    int n = std::stoi(v, &used);
-    if (used == v.size()) return n;
-  } catch (const std::exception&) {
+// LLVM says "rocjit-dump: Unknown command line argument '-x'.  Try: 'rocjit-dump --help'" and
+// "rocjit-dump: for the --emit option: requires a value!": rocjit-dump's own wording, one line each.
+std::string reword_parse_errors(const std::string& errors) {
+  std::string message;
+  llvm::SmallVector<llvm::StringRef, 4> lines;
+  llvm::StringRef(errors).split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines) {
+    line.consume_front(tool);
+    line.consume_front(": ");
+    line = line.take_front(line.find("  Try: ")).trim();
+    if (line.empty()) continue;
+    if (!message.empty()) message += "\n" + std::string(tool) + ": ";
+    if (line.consume_front("Unknown command line argument '"))
+      message += fmt::format("unknown option '{}'; see --help", line.rtrim(".").rtrim("'").str());
+    else if (line.consume_front("Did you mean '"))
+      message += fmt::format("note: did you mean '{}'?", line.rtrim("?").rtrim("'").str());
+    else
+      message += line.str();
   }
-  throw UsageError(fmt::format("'{}' is not a number, as {} needs", v, option));
+  return message.empty() ? std::string("bad command line; see --help") : message;
 }
 
-// LLVM's conventions: options start with one or two dashes; values follow '=' or come as the
-// next argument.
+void print_version(llvm::raw_ostream& out) {
+  out << tool << " (rocjit " << ROCJIT_VERSION << ")\n"
+      << "  LLVM version " << LLVM_VERSION_STRING << "\n"
+      << "  targets: amdgpu (amdgcn-amd-amdhsa), host (" << llvm::sys::getProcessTriple() << ", "
+      << llvm::sys::getHostCPUName() << ")\n"
+      << "  AMDGPU processors:";
+  for (const std::string& p : amdgpu_processors()) out << " " << p;
+  out << "\n";
+}
+
+// LLVM's --mcpu and --mattr (llvm::codegen), described as rocjit-dump's.
+void adopt_codegen_options() {
+  static llvm::codegen::RegisterCodeGenFlags codegen_flags;
+  auto& registered = cl::getRegisteredOptions();
+  auto adopt = [&](const char* name, const char* value, const char* description) {
+    cl::Option* option = registered.lookup(name);
+    if (!option) return;
+    option->Categories.assign(1, &target_category);
+    option->setValueStr(value);
+    option->setDescription(description);
+  };
+  adopt("mcpu", "processor", "AMDGPU processor (default: gfx90a)");
+  adopt("mattr", "+f,-g", "Target features: wavefrontsize64, wavefrontsize32, xnack, sramecc, cumode");
+}
+
 Options parse_command_line(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "-" || arg.empty() || arg[0] != '-') {
-      if (o.input) throw UsageError(fmt::format("more than one input file: '{}' and '{}'", *o.input, arg));
-      o.input = arg;
+  adopt_codegen_options();
+  cl::HideUnrelatedOptions(categories);
+  cl::SetVersionPrinter(print_version);
+  std::string errors;
+  llvm::raw_string_ostream error_stream(errors);
+  // Expands @response-files (GNU quoting) before parsing.
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "rocjit-dump - show any stage of compiling rocjit IR (.rjir) for a GPU or the CPU\n",
+                                   &error_stream))
+    throw UsageError(reword_parse_errors(errors));
+  // LLVM's own options parse too (one registry per process): refuse them, as before.
+  for (const auto& [name, option] : cl::getRegisteredOptions()) {
+    if (option->getNumOccurrences() == 0) continue;
+    if (llvm::any_of(option->Categories, [](const cl::OptionCategory* c) { return llvm::is_contained(categories, c); }))
       continue;
-    }
-    std::string name = arg.substr(arg.starts_with("--") ? 2 : 1);
-    std::optional<std::string> value;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    auto take_value = [&]() -> std::string {
-      if (value) return *value;
-      if (i + 1 >= argc) throw UsageError(fmt::format("option '{}' needs a value", arg));
-      return argv[++i];
-    };
-    if (name == "emit") o.emit = parse_emit(take_value());
-    else if (name == "target") o.target = take_value();
-    else if (name == "mcpu") o.mcpu = take_value();
-    else if (name == "mattr") o.mattr = take_value();
-    else if (name == "kernel") o.kernel = take_value();
-    else if (name == "o") o.output = take_value();
-    else if (name.size() > 1 && name[0] == 'o' && !value && !arg.starts_with("--")) o.output = name.substr(1);
-    else if (name == "code-object-version") o.code_object_version = parse_int(arg, take_value());
-    else if (name.size() == 2 && name[0] == 'O' && name[1] >= '0' && name[1] <= '3' && !value) o.opt_level = name[1] - '0';
-    else if (name == "list-targets" && !value) o.list_targets = true;
-    else if ((name == "help" || name == "h") && !value) o.help = true;
-    else throw UsageError(fmt::format("unknown option '{}'; see --help", arg));
+    if (name == "help" || name == "version") continue;
+    throw UsageError(fmt::format("unknown option '-{}{}'; see --help (LLVM's own options go in ROCJIT_LLVM_ARGS)",
+                                 name.size() > 1 ? "-" : "", name.str()));
   }
+  Options o;
+  o.help = short_help_option;
+  o.list_targets = list_targets_option;
+  if (o.help || o.list_targets) return o;
+  o.emit = parse_emit(emit_option);
+  o.target = target_option;
+  if (!llvm::codegen::getMCPU().empty()) o.mcpu = llvm::codegen::getMCPU();
+  o.mattr = llvm::join(llvm::codegen::getMAttrs(), ",");
+  o.kernel = kernel_option;
+  o.output = output_option;
+  o.code_object_version = code_object_version_option;
+  const std::string& level = opt_level_option;
+  if (level.size() != 1 || level[0] < '0' || level[0] > '3')
+    throw UsageError(fmt::format("unknown option '-O{}'; see --help", level));
+  o.opt_level = level[0] - '0';
+  if (inputs_option.size() > 1)
+    throw UsageError(fmt::format("more than one input file: '{}' and '{}'", inputs_option[0], inputs_option[1]));
+  if (!inputs_option.empty()) o.input = inputs_option[0];
   return o;
 }
 
@@ -254,7 +319,7 @@ int main(int argc, char** argv) {
   try {
     options = parse_command_line(argc, argv);
     if (options.help) {
-      std::cout << usage;
+      cl::PrintHelpMessage();
       return 0;
     }
     if (options.list_targets) {
