@@ -274,9 +274,12 @@ bool parse_register(const std::string& t, Operand& op) {
     op.kind = Operand::scc;
     return true;
   }
+  // The aperture registers are 64-bit values: the aperture's base (high dword = the aperture,
+  // low dword 0) and its last byte. LLVM reads them with s_mov_b64 and uses the high dword; as a
+  // 32-bit operand they give the low dword.
   static const std::unordered_map<std::string, int64_t> constants = {
-      {"src_shared_base", shared_aperture_hi},  {"src_shared_limit", shared_aperture_hi},
-      {"src_private_base", private_aperture_hi}, {"src_private_limit", private_aperture_hi},
+      {"src_shared_base", int64_t(shared_aperture)},   {"src_shared_limit", int64_t(shared_aperture | 0xffffffffu)},
+      {"src_private_base", int64_t(private_aperture)}, {"src_private_limit", int64_t(private_aperture | 0xffffffffu)},
       {"src_pops_exiting_wave_id", 0},
   };
   if (auto it = constants.find(t); it != constants.end()) {
