@@ -288,7 +288,7 @@ class Gen {
         e.k = EK::load_local;
         e.a = r.below(static_cast<int>(p.locals.size()));
         e.t = p.locals[e.a].t;
-        e.kids.push_back(index_expr(false));
+        e.kids.push_back(opt.local_dynamic ? index_expr(false) : i32const(r.below(p.locals[e.a].size)));
         return t == Ty::b ? cmp_of(std::move(e)) : cast(t, std::move(e));
       }
     }
@@ -429,7 +429,7 @@ class Gen {
         s.k = SK::store_local;
         s.a = r.below(static_cast<int>(p.locals.size()));
         s.t = p.locals[s.a].t;
-        s.e.push_back(index_expr(false));
+        s.e.push_back(opt.local_dynamic ? index_expr(false) : i32const(r.below(p.locals[s.a].size)));
         s.e.push_back(expr(s.t, 3));
         return s;
       }

@@ -91,8 +91,75 @@ class Reducer {
       progress |= hoist_bodies();
       progress |= simplify_expressions();
       progress |= shrink_geometry();
+      Program q = cleanup(best);
+      if (q.size() < best.size() && interesting(q)) {
+        best = std::move(q);
+        progress = true;
+      }
     }
     return best;
+  }
+
+  // Drops variables and arrays nothing reads or writes any more (with their initialisation),
+  // and the barriers once no shared array is left.
+  static Program cleanup(Program p) {
+    std::vector<int> var_use(p.vars.size()), shared_use(p.shared.size()), local_use(p.locals.size());
+    each_expr(p, [&](Expr& e) {
+      if (e.k == EK::var) var_use[e.a] = 1;
+      if (e.k == EK::load_shared) shared_use[e.a] = 1;
+      if (e.k == EK::load_local) local_use[e.a] = 1;
+    });
+    each_block(p, [&](std::vector<Stmt>& v) {
+      for (auto& s : v) {
+        if (s.k == SK::assign) var_use[s.a] = 1;
+        if (s.k == SK::atomic_s || (s.k == SK::store_shared && !s.keep)) shared_use[s.a] = 1;
+        if (s.k == SK::store_local) local_use[s.a] = 1;
+      }
+    });
+    auto renumber = [](std::vector<int>& use) {
+      std::vector<int> map(use.size(), -1);
+      int n = 0;
+      for (size_t i = 0; i < use.size(); ++i)
+        if (use[i]) map[i] = n++;
+      return map;
+    };
+    std::vector<int> vm = renumber(var_use), sm = renumber(shared_use), lm = renumber(local_use);
+    // Initialisers of dropped arrays go first (their indices are about to disappear).
+    each_block(p, [&](std::vector<Stmt>& v) {
+      std::erase_if(v, [&](const Stmt& s) {
+        return (s.k == SK::init_local && lm[s.a] < 0) || ((s.k == SK::init_satom || s.k == SK::store_shared) && sm[s.a] < 0);
+      });
+    });
+    each_expr(p, [&](Expr& e) {
+      if (e.k == EK::var) e.a = vm[e.a];
+      if (e.k == EK::load_shared) e.a = sm[e.a];
+      if (e.k == EK::load_local) e.a = lm[e.a];
+    });
+    each_block(p, [&](std::vector<Stmt>& v) {
+      for (auto& s : v) {
+        if (s.k == SK::assign) s.a = vm[s.a];
+        if (s.k == SK::atomic_s || s.k == SK::store_shared || s.k == SK::init_satom) s.a = sm[s.a];
+        if (s.k == SK::store_local || s.k == SK::init_local) s.a = lm[s.a];
+      }
+    });
+    auto keep = [](auto& vec, const std::vector<int>& map) {
+      std::remove_reference_t<decltype(vec)> out;
+      for (size_t i = 0; i < vec.size(); ++i)
+        if (map[i] >= 0) out.push_back(vec[i]);
+      vec = std::move(out);
+    };
+    keep(p.vars, vm);
+    keep(p.var_init, vm);
+    keep(p.shared, sm);
+    keep(p.locals, lm);
+    for (auto& modes : p.modes) keep(modes, sm);
+    if (p.shared.empty() && p.phases.size() > 1) {
+      std::vector<Stmt> all;
+      for (auto& ph : p.phases) all.insert(all.end(), ph.begin(), ph.end());
+      p.phases = {std::move(all)};
+      p.modes = {std::vector<Mode>{}};
+    }
+    return p;
   }
   int tests = 0;
 
@@ -224,7 +291,7 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 
 int usage() {
   std::cerr << "usage: rocjit-smith [--seed=S] [--count=N | --kernels=N] [--executors=cpu,sim:gfx942,sim:gfx90a,sim:gfx1100,pocl]\n"
-               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx]\n"
+               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic]\n"
                "                    [--reduce-budget=N] [--inject=EXECUTOR] [--one=KERNEL_SEED] [--stop-after=M]\n";
   return 2;
 }
@@ -232,6 +299,7 @@ int usage() {
 int main_impl(int argc, char** argv) {
   Options o;
   int64_t one = -1;
+  bool local_dynamic_forced = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto val = [&](const char* key) -> const char* {
@@ -257,6 +325,7 @@ int main_impl(int argc, char** argv) {
     else if (a == "--no-atomics") o.gen.atomics = false;
     else if (a == "--no-i64-atomics") o.gen.i64_atomics = false;
     else if (a == "--no-f64-approx") o.gen.f64_approx = false;
+    else if (a == "--local-dynamic") local_dynamic_forced = true;
     else if (val("--jobs=")) {}  // one job: the executors already use every core
     else return usage();
   }
@@ -275,6 +344,12 @@ int main_impl(int argc, char** argv) {
                        "ocml (the ROCm device libraries)", proc.c_str());
           break;
         }
+      }
+  if (!local_dynamic_forced)
+    for (auto& e : o.executors)
+      if (e.rfind("sim", 0) == 0 && o.gen.local_dynamic) {
+        o.gen.local_dynamic = false;
+        std::fprintf(stderr, "rocjit-smith: local-array indices are constants (amdsim lacks s_set_gpr_idx_on and v_movreld_b32; --local-dynamic forces them)\n");
       }
   const bool tty = isatty(2);
   auto start = std::chrono::steady_clock::now();

@@ -97,7 +97,11 @@ struct GenOptions {
   bool approx = true;    // exp/log/sin/... into tolerance-compared outputs
   bool atomics = true;
   bool i64_atomics = true;
-  bool f64_approx = true;  // f64 exp/log/sin/... (on AMDGPU they call ocml from the ROCm device libraries)
+  bool f64_approx = true;
+  // Local-array indices computed at run time. LLVM keeps small private arrays in VGPRs and indexes
+  // them with s_set_gpr_idx_on (gfx9) / v_movreld_b32 (gfx11), which amdsim does not implement
+  // yet: off (constant indices) when a sim executor runs, unless --local-dynamic.
+  bool local_dynamic = true;  // f64 exp/log/sin/... (on AMDGPU they call ocml from the ROCm device libraries)
 };
 
 Program generate(uint64_t seed, const GenOptions& opt);
