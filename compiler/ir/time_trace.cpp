@@ -1,7 +1,18 @@
 // Compile records and Chrome trace events (ROCJIT_TIME_TRACE).
+//
+// With ROCJIT_TIME_TRACE set, every outermost Record also runs LLVM's TimeTraceProfiler on its
+// thread (the engine behind clang's -ftime-trace; granularity ROCJIT_TIME_TRACE_GRANULARITY_US,
+// default 500 like clang's): LLVM's events (optimisation passes, instruction selection, register
+// allocation, lld) are taken from it when the record closes, moved onto the process's time line
+// and the thread's track, and tagged with the record's kernel and target, so they nest under
+// rocjit's phases. The file is written with llvm::json when the process exits.
 #include "rocjit/compiler/time_trace.hpp"
 
 #include <fmt/format.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/TimeProfiler.h>
+#include <llvm/Support/raw_ostream.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,6 +20,8 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+
+#include "support/atomic_file.h"
 
 namespace rocjit {
 namespace {
@@ -19,7 +32,24 @@ struct Event {
   std::string name, kernel, target;
   double start_us, duration_us;
   size_t thread;
+  const char* category = "rocjit";
+  std::string detail;  // LLVM's events: the pass's function, file or module, if any
 };
+
+std::string valid_utf8(const std::string& s) { return llvm::json::isUTF8(s) ? s : llvm::json::fixUTF8(s); }
+
+unsigned granularity_us() {
+  static const unsigned value = [] {
+    if (const char* v = std::getenv("ROCJIT_TIME_TRACE_GRANULARITY_US"); v && *v) {
+      char* end = nullptr;
+      long long n = std::strtoll(v, &end, 10);
+      if (*end == 0 && n >= 0 && n <= 100000000) return static_cast<unsigned>(n);
+      std::fprintf(stderr, "rocjit: warning: ROCJIT_TIME_TRACE_GRANULARITY_US='%s' is not a number of microseconds; using 500\n", v);
+    }
+    return 500u;
+  }();
+  return value;
+}
 
 struct State {
   std::mutex lock;
@@ -34,21 +64,35 @@ struct State {
   // Chrome's JSON trace format: complete ("X") events with microsecond timestamps.
   void write() {
     if (path.empty()) return;
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (!f) {
-      std::fprintf(stderr, "rocjit: warning: cannot write the time trace to %s\n", path.c_str());
-      return;
+    std::string text;
+    llvm::raw_string_ostream out(text);
+    {
+      const int pid = static_cast<int>(getpid());
+      llvm::json::OStream json(out);
+      json.object([&] {
+        json.attributeArray("traceEvents", [&] {
+          for (const Event& e : events)
+            json.object([&] {
+              json.attribute("name", valid_utf8(e.name));
+              json.attribute("cat", e.category);
+              json.attribute("ph", "X");
+              json.attribute("ts", e.start_us);
+              json.attribute("dur", e.duration_us);
+              json.attribute("pid", pid);
+              json.attribute("tid", static_cast<int64_t>(e.thread));
+              json.attributeObject("args", [&] {
+                json.attribute("kernel", valid_utf8(e.kernel));
+                json.attribute("target", valid_utf8(e.target));
+                if (!e.detail.empty()) json.attribute("detail", valid_utf8(e.detail));
+              });
+            });
+        });
+        json.attribute("displayTimeUnit", "ms");
+      });
     }
-    std::fputs("{\"traceEvents\":[\n", f);
-    for (size_t i = 0; i < events.size(); ++i) {
-      const Event& e = events[i];
-      std::fprintf(f, "%s{\"name\":\"%s\",\"cat\":\"rocjit\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,"
-                   "\"tid\":%zu,\"args\":{\"kernel\":\"%s\",\"target\":\"%s\"}}\n",
-                   i ? "," : "", e.name.c_str(), e.start_us, e.duration_us, static_cast<int>(getpid()), e.thread,
-                   e.kernel.c_str(), e.target.c_str());
-    }
-    std::fputs("],\"displayTimeUnit\":\"ms\"}\n", f);
-    std::fclose(f);
+    out << "\n";
+    if (std::string failure = write_file_atomically(path, text); !failure.empty())
+      std::fprintf(stderr, "rocjit: warning: cannot write the time trace to %s: %s\n", path.c_str(), failure.c_str());
   }
 };
 
@@ -58,9 +102,45 @@ State& state() {
 }
 
 thread_local time_trace::Record* current = nullptr;
+// The record that started LLVM's profiler on this thread (it takes LLVM's events when it closes).
+thread_local const time_trace::Record* profiling = nullptr;
+thread_local Clock::time_point profiling_start;
 
 double since_origin_us(Clock::time_point t) {
   return std::chrono::duration<double, std::micro>(t - state().origin).count();
+}
+
+size_t this_thread() { return std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000; }
+
+// LLVM's events of this thread since profiling_start, as ours; stops LLVM's profiler.
+void take_llvm_events(const CompileRecord& record, std::vector<Event>& into) {
+  llvm::SmallString<0> text;
+  {
+    llvm::raw_svector_ostream out(text);
+    llvm::timeTraceProfilerWrite(out);
+  }
+  llvm::timeTraceProfilerCleanup();
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return;
+  }
+  const llvm::json::Object* root = parsed->getAsObject();
+  const llvm::json::Array* events = root ? root->getArray("traceEvents") : nullptr;
+  if (!events) return;
+  const double offset_us = since_origin_us(profiling_start);
+  const size_t thread = this_thread();
+  for (const llvm::json::Value& v : *events) {
+    const llvm::json::Object* e = v.getAsObject();
+    if (!e || e->getString("ph") != "X") continue;  // metadata ("M") and others
+    std::optional<llvm::StringRef> name = e->getString("name");
+    std::optional<double> ts = e->getNumber("ts"), dur = e->getNumber("dur");
+    if (!name || !ts || !dur || name->starts_with("Total ")) continue;  // LLVM's per-name totals
+    Event out{name->str(), record.kernel, record.target, offset_us + *ts, *dur, thread, "llvm", {}};
+    if (const llvm::json::Object* args = e->getObject("args"))
+      if (std::optional<llvm::StringRef> detail = args->getString("detail")) out.detail = detail->str();
+    into.push_back(std::move(out));
+  }
 }
 
 }  // namespace
@@ -92,17 +172,30 @@ Record::Record(std::string kernel, std::string target) : start_(Clock::now()), o
   data_.kernel = std::move(kernel);
   data_.target = std::move(target);
   current = this;
+  // LLVM's profiler for this thread, unless an outer record (or the program) already runs it.
+  if (!state().path.empty() && !llvm::timeTraceProfilerEnabled()) {
+    profiling_start = Clock::now();
+    llvm::timeTraceProfilerInitialize(granularity_us(), "rocjit");
+    profiling = this;
+  }
 }
 
 Record::~Record() {
   current = outer_;
   auto end = Clock::now();
   data_.total_ms = std::chrono::duration<double, std::milli>(end - start_).count();
+  std::vector<Event> llvm_events;
+  if (profiling == this) {
+    take_llvm_events(data_, llvm_events);
+    profiling = nullptr;
+  }
   State& s = state();
   std::lock_guard<std::mutex> g(s.lock);
-  if (!s.path.empty())
+  if (!s.path.empty()) {
     s.events.push_back(Event{"compile " + data_.kernel, data_.kernel, data_.target, since_origin_us(start_),
-                             data_.total_ms * 1000, std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000});
+                             data_.total_ms * 1000, this_thread()});
+    for (Event& e : llvm_events) s.events.push_back(std::move(e));
+  }
   s.records.push_back(std::move(data_));
   if (s.records.size() > 4096) s.records.pop_front();
 }
@@ -124,7 +217,7 @@ Phase::~Phase() {
   if (s.path.empty()) return;
   std::lock_guard<std::mutex> g(s.lock);
   s.events.push_back(Event{name_, current->data_.kernel, current->data_.target, since_origin_us(start_), ms * 1000,
-                           std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000});
+                           this_thread()});
 }
 
 }  // namespace time_trace

@@ -11,6 +11,7 @@
 #include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/StringSaver.h>
+#include <llvm/Support/TimeProfiler.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <cstdlib>
@@ -42,10 +43,11 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool
   tuning.LoopVectorization = vectorize && opt_level >= 2;
   tuning.SLPVectorization = vectorize && opt_level >= 2;
   // Pass instrumentation makes ROCJIT_LLVM_ARGS such as -print-after= or
-  // -opt-bisect-limit= reach the optimisation pipeline; without them it costs nothing.
+  // -opt-bisect-limit= reach the optimisation pipeline, and gives LLVM's time trace (on while
+  // ROCJIT_TIME_TRACE records a compile) an event per pass; without them it costs nothing.
   std::optional<llvm::PassInstrumentationCallbacks> callbacks;
   std::optional<llvm::StandardInstrumentations> instrumentations;
-  if (llvm_args_given()) {
+  if (llvm_args_given() || llvm::timeTraceProfilerEnabled()) {
     callbacks.emplace();
     instrumentations.emplace(module.getContext(), false);
     instrumentations->registerCallbacks(*callbacks, &mam);

@@ -2,10 +2,14 @@
 //   rocjit-cache-filler              the seven sample kernels for gfx90a
 //   rocjit-cache-filler host FILE    the seven for the host, then runs saxpy and checks it; writes
 //                                    "memory disk misses rejected" (cache_stats deltas) to FILE
+//   rocjit-cache-filler trace       (for ROCJIT_TIME_TRACE) two threads compile at once: matmul
+//                                    for gfx90a, and a kernel named with every kind of character
+//                                    the verifier allows for gfx1100 and the host
 // Exits 0 when everything compiled (and saxpy computed the right result).
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 #include "host_args.hpp"
@@ -34,6 +38,25 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "saxpy from the cache computed y[%d] = %g\n", i, y[i]);
           return 1;
         }
+      return 0;
+    }
+    if (argc == 2 && std::strcmp(argv[1], "trace") == 0) {
+      std::exception_ptr failure;
+      std::thread other([&] {
+        try {
+          compile(samples::matmul(), Target::amdgpu("gfx90a"));
+        } catch (...) {
+          failure = std::current_exception();
+        }
+      });
+      Kernel odd = rocjit::kernel("Odd.name-09_Z", [](dsl::Array<float, 1> x) {
+        dsl::Int i = dsl::global_id(0);
+        x(i) = x(i) * 2.0f;
+      });
+      compile(odd, Target::amdgpu("gfx1100"));
+      compile_host(odd.ir());
+      other.join();
+      if (failure) std::rethrow_exception(failure);
       return 0;
     }
     for (auto make : makers) compile(make(), Target::amdgpu("gfx90a"));

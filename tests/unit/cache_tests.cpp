@@ -12,6 +12,11 @@
 #include <fstream>
 #include <thread>
 
+#include <llvm/Support/Error.h>
+#include <llvm/Support/JSON.h>
+
+#include <algorithm>
+
 #include "sample_kernels.hpp"
 
 using namespace rocjit;
@@ -307,6 +312,117 @@ TEST_CASE("ROCJIT_TIME_TRACE writes Chrome trace events when the process exits")
                            "\"name\":\"link\"", "\"name\":\"cache lookup\"", "\"kernel\":\"matmul\"", "\"ph\":\"X\""})
     CHECK(json.find(name) != std::string::npos);
   CHECK(json.find("]") != std::string::npos);
+}
+
+namespace {
+
+struct TraceEvent {
+  std::string name, category, kernel, target, detail;
+  double start = 0, end = 0;
+  int64_t thread = 0;
+};
+
+// The events of a ROCJIT_TIME_TRACE file, which must be valid JSON in Chrome's trace format.
+std::vector<TraceEvent> read_trace(const std::string& path) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  if (!parsed) FAIL("the trace is not valid JSON: " << llvm::toString(parsed.takeError()));
+  const llvm::json::Object* root = parsed->getAsObject();
+  REQUIRE(root);
+  const llvm::json::Array* events = root->getArray("traceEvents");
+  REQUIRE(events);
+  std::vector<TraceEvent> out;
+  for (const llvm::json::Value& v : *events) {
+    const llvm::json::Object* e = v.getAsObject();
+    REQUIRE(e);
+    REQUIRE(e->getString("ph") == "X");
+    REQUIRE(e->getString("name"));
+    REQUIRE(e->getNumber("ts"));
+    REQUIRE(e->getNumber("dur"));
+    REQUIRE(e->getInteger("tid"));
+    const llvm::json::Object* args = e->getObject("args");
+    REQUIRE(args);
+    TraceEvent t;
+    t.name = e->getString("name")->str();
+    t.category = e->getString("cat").value_or("").str();
+    t.kernel = args->getString("kernel").value_or("").str();
+    t.target = args->getString("target").value_or("").str();
+    t.detail = args->getString("detail").value_or("").str();
+    t.start = *e->getNumber("ts");
+    t.end = t.start + *e->getNumber("dur");
+    t.thread = *e->getInteger("tid");
+    out.push_back(t);
+  }
+  return out;
+}
+
+// The rocjit event named `name` of the same kernel, target and thread that encloses `inner`.
+bool nested_in(const std::vector<TraceEvent>& events, const TraceEvent& inner, const std::string& name) {
+  const double slack_us = 2;  // the two profilers' clocks are read a few microseconds apart
+  for (const TraceEvent& e : events)
+    if (e.category == "rocjit" && e.name == name && e.kernel == inner.kernel && e.target == inner.target &&
+        e.thread == inner.thread && e.start <= inner.start + slack_us && inner.end <= e.end + slack_us)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("ROCJIT_TIME_TRACE is JSON holding rocjit's phases and LLVM's passes nested, per kernel, target and thread") {
+  TemporaryCache cache;
+  std::string trace = fs::path(cache.dir).parent_path() / "trace.json";
+  fs::create_directories(fs::path(cache.dir).parent_path());
+  setenv("ROCJIT_TIME_TRACE", trace.c_str(), 1);
+  setenv("ROCJIT_TIME_TRACE_GRANULARITY_US", "0", 1);  // every LLVM event, however short
+  setenv("ROCJIT_CACHE", "0", 1);
+  pid_t pid = 0;
+  char mode[] = "trace";
+  char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), mode, nullptr};
+  REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, environ) == 0);
+  unsetenv("ROCJIT_TIME_TRACE");
+  unsetenv("ROCJIT_TIME_TRACE_GRANULARITY_US");
+  unsetenv("ROCJIT_CACHE");
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  const std::vector<TraceEvent> events = read_trace(trace);
+
+  const std::string odd = "Odd.name-09_Z";
+  for (const auto& [kernel, target] : {std::pair<std::string, std::string>{"matmul", "amdgpu:gfx90a"},
+                                       {odd, "amdgpu:gfx1100"}, {odd, "host"}}) {
+    CAPTURE(kernel, target);
+    auto count = [&](const std::string& category, const std::string& name) {
+      return std::count_if(events.begin(), events.end(), [&](const TraceEvent& e) {
+        return e.kernel == kernel && e.target == target && e.category == category && (name.empty() || e.name == name);
+      });
+    };
+    CHECK(count("rocjit", "compile " + kernel) == 1);
+    for (const char* phase : {"lower", "optimise", "codegen"}) CHECK(count("rocjit", phase) == 1);
+    // LLVM's own events: new-pass-manager passes (InstCombinePass, ...) and the legacy codegen
+    // pipeline's per-function passes (RunPass within OptFunction).
+    CHECK(count("llvm", "InstCombinePass") > 0);
+    CHECK(count("llvm", "RunPass") > 0);
+    CHECK(count("llvm", "OptFunction") > 0);
+    for (const TraceEvent& e : events) {
+      if (e.category != "llvm" || e.kernel != kernel || e.target != target) continue;
+      CAPTURE(e.name, e.detail, e.start, e.end);
+      CHECK(nested_in(events, e, "compile " + kernel));
+      if (e.name == "InstCombinePass") CHECK(nested_in(events, e, "optimise"));
+      if (e.name == "RunPass" || e.name == "OptFunction") CHECK(nested_in(events, e, "codegen"));
+    }
+  }
+  // The two threads' compiles are on their own tracks.
+  auto thread_of = [&](const std::string& kernel) {
+    return std::find_if(events.begin(), events.end(), [&](const TraceEvent& e) { return e.kernel == kernel; })->thread;
+  };
+  CHECK(thread_of("matmul") != thread_of(odd));
+  // lld's events nest in the AMDGPU link phase.
+  const bool linked = std::any_of(events.begin(), events.end(), [&](const TraceEvent& e) {
+    return e.category == "llvm" && e.target == "amdgpu:gfx1100" && nested_in(events, e, "link");
+  });
+  CHECK(linked);
 }
 
 TEST_CASE("two threads asking for the same kernel at once compile it once") {
