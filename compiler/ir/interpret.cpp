@@ -3,7 +3,7 @@
 // below, written from the rule, not from the LLVM lowering.
 //
 // Design. Work-groups run one after another. Barriers are only allowed in work-group-uniform
-// control flow (ir::verify's uniformity rule), so a work-group's execution is a sequence of
+// control flow (the uniformity rule passes::check enforces), so a work-group's execution is a sequence of
 // phases separated by barriers, and within a phase the work-items do not synchronise at all.
 // Each work-item therefore gets an explicit interpreter state: its values (one 64-bit cell per
 // SSA value), variables, local arrays and a stack of frames (region, next op, what ends the
@@ -27,6 +27,7 @@
 #include <map>
 #include <string>
 
+#include "passes/pipeline.h"
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/verifier.hpp"
 
@@ -138,6 +139,25 @@ bool less(Type t, Bits a, Bits b) {
   return normalise(t, a) < normalise(t, b);
 }
 
+// Float min and max (binary min/max, math fmin/fmax, atomic min/max on floats): IEEE 754-2019
+// minimumNumber/maximumNumber. A NaN operand is ignored (NaN only if both are NaN) and
+// -0 < +0. (llvm.minnum, which the lowering uses today, leaves the sign of a zero result open:
+// the CPU returns min(+0, -0) = +0, AMDGPU -0; llvm.minimumnum/maximumnum would match this.)
+template <class F>
+F min_num(F x, F y) {
+  if (std::isnan(x)) return y;
+  if (std::isnan(y)) return x;
+  if (x == y) return std::signbit(x) ? x : y;
+  return x < y ? x : y;
+}
+template <class F>
+F max_num(F x, F y) {
+  if (std::isnan(x)) return y;
+  if (std::isnan(y)) return x;
+  if (x == y) return std::signbit(x) ? y : x;
+  return x > y ? x : y;
+}
+
 Bits binary(ir::BinaryOp o, Type t, Bits a, Bits b) {
   using B = ir::BinaryOp;
   if (ir::is_float(t)) {
@@ -147,8 +167,8 @@ Bits binary(ir::BinaryOp o, Type t, Bits a, Bits b) {
       case B::mul: return float_op(t, [](auto x, auto y, auto) { return x * y; }, a, b);
       case B::div: return float_op(t, [](auto x, auto y, auto) { return x / y; }, a, b);
       case B::rem: return float_op(t, [](auto x, auto y, auto) { return std::fmod(x, y); }, a, b);
-      case B::min: return float_op(t, [](auto x, auto y, auto) { return std::fmin(x, y); }, a, b);
-      case B::max: return float_op(t, [](auto x, auto y, auto) { return std::fmax(x, y); }, a, b);
+      case B::min: return float_op(t, [](auto x, auto y, auto) { return min_num(x, y); }, a, b);
+      case B::max: return float_op(t, [](auto x, auto y, auto) { return max_num(x, y); }, a, b);
       default: break;  // the verifier rejects bitwise ops and shifts on floats
     }
     return 0;
@@ -214,7 +234,7 @@ bool compare(ir::ComparePred p, Type t, Bits a, Bits b) {
 }
 
 // Math functions: the C++ library in the op's type. rsqrt is 1 / sqrt(x), rounded twice, as the
-// lowering defines it; fmin/fmax ignore a NaN operand (IEEE minNum/maxNum).
+// lowering defines it; fmin/fmax are min_num/max_num above.
 Bits math(ir::MathFn fn, Type t, Bits a, Bits b, Bits c) {
   using M = ir::MathFn;
   switch (fn) {
@@ -232,8 +252,8 @@ Bits math(ir::MathFn fn, Type t, Bits a, Bits b, Bits c) {
     case M::fabs: return float_op(t, [](auto x, auto, auto) { return std::fabs(x); }, a);
     case M::floor: return float_op(t, [](auto x, auto, auto) { return std::floor(x); }, a);
     case M::ceil: return float_op(t, [](auto x, auto, auto) { return std::ceil(x); }, a);
-    case M::fmin: return float_op(t, [](auto x, auto y, auto) { return std::fmin(x, y); }, a, b);
-    case M::fmax: return float_op(t, [](auto x, auto y, auto) { return std::fmax(x, y); }, a, b);
+    case M::fmin: return float_op(t, [](auto x, auto y, auto) { return min_num(x, y); }, a, b);
+    case M::fmax: return float_op(t, [](auto x, auto y, auto) { return max_num(x, y); }, a, b);
   }
   return 0;
 }
@@ -654,7 +674,7 @@ class Interpreter {
 
 void interpret(const ir::Kernel& kernel, Dim3 grid, Dim3 block, std::span<const InterpretArgument> args,
                const InterpretOptions& options) {
-  ir::verify(kernel);
+  passes::check(kernel);
   Interpreter(kernel, grid, block, args, options).run();
 }
 

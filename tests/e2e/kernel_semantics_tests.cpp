@@ -1,15 +1,22 @@
 // Kernel semantics on the device under test (moved here from the host-backend tests, so every
 // device runs them: the CPU, HIP GPUs and the simulator): the sample kernels against plain C++,
 // values, variables and local arrays across barriers, barriers in uniform loops and Ifs, a
-// While with Break around barriers, every atomic kind on shared and global arrays, 3-D ids.
+// While with Break around barriers, every atomic kind on shared and global arrays, 3-D ids; and
+// every op over tables of awkward values against the reference interpreter (rocjit::interpret),
+// bit for bit: integer ops, float arithmetic, compares, correctly rounded math, every conversion.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <vector>
 
+#include "../support/op_tables.hpp"
 #include "e2e.hpp"
 #include "sample_kernels.hpp"
 
@@ -328,4 +335,101 @@ TEST_CASE("every atomic kind on shared and global arrays returns and leaves what
   uint64_t x = 0;
   for (int i = 0; i < n; ++i) x ^= uint64_t(i) * 0x9e3779b97f4a7c15ull;
   CHECK(gu[2] == x);
+}
+
+// --- Every op on the device under test against the reference interpreter -------------------------
+
+namespace {
+
+// Requires the device's results to equal the interpreter's (see ops::compare_rows).
+template <class T, class In>
+void require_bits(const std::string& what, const std::vector<T>& device, const std::vector<T>& spec, int64_t columns,
+                  const std::vector<std::string>& row_names, const std::vector<In>& x, bool pairs) {
+  std::string report = testing::ops::compare_rows(device, spec, columns, row_names, x, pairs, "device");
+  if (!report.empty()) FAIL(what << ": " << report);
+  SUCCEED(what << " agrees with the reference interpreter");
+}
+
+template <class T>
+void ops_against_interpreter(const std::string& name, const std::vector<testing::ops::Row>& rows,
+                             const std::vector<std::string>& row_names) {
+  using namespace testing::ops;
+  constexpr ir::Type t = InterpretArgument::type_of<T>();
+  auto k = std::make_shared<ir::Kernel>(pairwise_kernel(name, t, t, rows));
+  std::vector<T> v = table<T>();
+  int64_t n = static_cast<int64_t>(v.size()), r = static_cast<int64_t>(rows.size());
+  std::vector<T> spec(static_cast<size_t>(r * n * n), T(0));
+  std::vector<InterpretArgument> args{InterpretArgument::array(v), InterpretArgument::array(v),
+                                      InterpretArgument::array(spec, {r, n * n})};
+  interpret(*k, {blocks(n * n, 64)}, {64}, args);
+  Kernel dk{std::shared_ptr<const ir::Kernel>(k)};
+  auto dx = to_device(v), dy = to_device(v);
+  auto dout = device_array<T>({r, n * n});
+  dk[{blocks(n * n, 64), 64}](dx, dy, dout);
+  require_bits(name, dout.copy_to_host().to_vector(), spec, n * n, row_names, v, true);
+}
+
+template <class From>
+void casts_against_interpreter() {
+  using namespace testing::ops;
+  constexpr ir::Type from = InterpretArgument::type_of<From>();
+  auto k = std::make_shared<ir::Kernel>(cast_kernel(from));
+  std::vector<From> v = table<From>();
+  int64_t n = static_cast<int64_t>(v.size());
+  std::vector<int32_t> i32(3 * n);
+  std::vector<int64_t> i64(3 * n);
+  std::vector<uint32_t> u32(3 * n);
+  std::vector<uint64_t> u64(3 * n);
+  std::vector<float> f32(3 * n);
+  std::vector<double> f64(3 * n);
+  std::vector<InterpretArgument> args{InterpretArgument::array(v),          InterpretArgument::array(i32, {3, n}),
+                                      InterpretArgument::array(i64, {3, n}), InterpretArgument::array(u32, {3, n}),
+                                      InterpretArgument::array(u64, {3, n}), InterpretArgument::array(f32, {3, n}),
+                                      InterpretArgument::array(f64, {3, n})};
+  interpret(*k, {blocks(n, 64)}, {64}, args);
+  Kernel dk{std::shared_ptr<const ir::Kernel>(k)};
+  auto dx = to_device(v);
+  auto d32 = device_array<int32_t>({3, n});
+  auto d64 = device_array<int64_t>({3, n});
+  auto du32 = device_array<uint32_t>({3, n});
+  auto du64 = device_array<uint64_t>({3, n});
+  auto df32 = device_array<float>({3, n});
+  auto df64 = device_array<double>({3, n});
+  dk[{blocks(n, 64), 64}](dx, d32, d64, du32, du64, df32, df64);
+  std::string base = "cast from " + tn(from);
+  auto names = [](const char* to) {
+    return std::vector<std::string>{fmt::format("cast to {}", to), fmt::format("cast (x != 0) : i1 to {}", to),
+                                    "select (x != 0), 1, 0"};
+  };
+  require_bits(base, d32.copy_to_host().to_vector(), i32, n, names("i32"), v, false);
+  require_bits(base, d64.copy_to_host().to_vector(), i64, n, names("i64"), v, false);
+  require_bits(base, du32.copy_to_host().to_vector(), u32, n, names("u32"), v, false);
+  require_bits(base, du64.copy_to_host().to_vector(), u64, n, names("u64"), v, false);
+  require_bits(base, df32.copy_to_host().to_vector(), f32, n, names("f32"), v, false);
+  require_bits(base, df64.copy_to_host().to_vector(), f64, n, names("f64"), v, false);
+}
+
+}  // namespace
+
+TEST_CASE("every integer op over a table of awkward values matches the reference interpreter bit for bit") {
+  using namespace testing::ops;
+  SECTION("i32") { ops_against_interpreter<int32_t>("int_ops_i32", integer_rows(ir::Type::i32), testing::ops::integer_row_names()); }
+  SECTION("u32") { ops_against_interpreter<uint32_t>("int_ops_u32", integer_rows(ir::Type::u32), testing::ops::integer_row_names()); }
+  SECTION("i64") { ops_against_interpreter<int64_t>("int_ops_i64", integer_rows(ir::Type::i64), testing::ops::integer_row_names()); }
+  SECTION("u64") { ops_against_interpreter<uint64_t>("int_ops_u64", integer_rows(ir::Type::u64), testing::ops::integer_row_names()); }
+}
+
+TEST_CASE("float arithmetic, compares and correctly rounded math match the reference interpreter bit for bit") {
+  using namespace testing::ops;
+  SECTION("f32") { ops_against_interpreter<float>("float_ops_f32", float_rows(ir::Type::f32), testing::ops::float_row_names()); }
+  SECTION("f64") { ops_against_interpreter<double>("float_ops_f64", float_rows(ir::Type::f64), testing::ops::float_row_names()); }
+}
+
+TEST_CASE("every conversion matches the reference interpreter bit for bit") {
+  SECTION("from i32") { casts_against_interpreter<int32_t>(); }
+  SECTION("from u32") { casts_against_interpreter<uint32_t>(); }
+  SECTION("from i64") { casts_against_interpreter<int64_t>(); }
+  SECTION("from u64") { casts_against_interpreter<uint64_t>(); }
+  SECTION("from f32") { casts_against_interpreter<float>(); }
+  SECTION("from f64") { casts_against_interpreter<double>(); }
 }

@@ -21,16 +21,15 @@
 #include <rocjit/compiler/interpret.hpp>
 #include <rocjit/compiler/parser.hpp>
 
+#include "op_tables.hpp"
 #include "sample_kernels.hpp"
 
 using namespace rocjit;
 using namespace rocjit::dsl;
 using Catch::Matchers::Contains;
+using namespace rocjit::testing::ops;
 
 namespace {
-
-template <class T>
-using lim = std::numeric_limits<T>;
 
 // One owned kernel argument: an array's bytes (with shape and strides) or a scalar's bits.
 struct Arg {
@@ -174,161 +173,27 @@ std::vector<float> random_floats(size_t n, unsigned seed) {
 }
 int64_t blocks(int64_t n, int64_t b) { return (n + b - 1) / b; }
 
-// --- Generated .rjir kernels: every op over all pairs of a value table -----------------------
-
-// Writes `%N = rhs` lines with fresh value ids.
-struct Body {
-  int next = 100;
-  std::string text;
-  std::string let(const std::string& rhs) {
-    int id = next++;
-    text += fmt::format("    %{} = {}\n", id, rhs);
-    return fmt::format("%{}", id);
-  }
-  void line(const std::string& s) { text += "    " + s + "\n"; }
-};
-
-std::string tn(ir::Type t) { return std::string(ir::type_name(t)); }
-
-// A row computes one result of type `out` from the operands a and b (both of type t).
-using Row = std::function<std::string(Body&, const std::string& a, const std::string& b)>;
-
-// kernel @name(@x: array<t>, @y: array<t>, @out: array<out, 2>): work-item p computes every
-// row for the pair (x[p / n], y[p % n]) into out[row, p].
-ir::Kernel pairwise_kernel(const std::string& name, ir::Type t, ir::Type out, const std::vector<Row>& rows) {
-  Body b;
-  std::string a = b.let(fmt::format("load @x[%5] : {}", tn(t)));
-  std::string c = b.let(fmt::format("load @y[%6] : {}", tn(t)));
-  for (size_t r = 0; r < rows.size(); ++r) {
-    std::string row = b.let(fmt::format("const {} : i32", r));
-    std::string v = rows[r](b, a, c);
-    b.line(fmt::format("store @out[{}, %1], {} : {}", row, v, tn(out)));
-  }
-  std::string text = fmt::format(
-      "kernel @{}(@x: array<{}, 1, C>, @y: array<{}, 1, C>, @out: array<{}, 2, C>) max_block_size(64) {{\n"
-      "  %1 = global_id 0 : i32\n  %2 = shape @x, 0 : i32\n  %3 = mul %2, %2 : i32\n  %4 = cmp.lt %1, %3 : i32\n"
-      "  if %4 {{\n    %5 = div %1, %2 : i32\n    %6 = rem %1, %2 : i32\n{}  }}\n}}\n",
-      name, tn(t), tn(t), tn(out), b.text);
-  return ir::parse(text, name + ".rjir");
-}
-
-Row op_row(const std::string& op, ir::Type t) {
-  return [=](Body& b, const std::string& x, const std::string& y) { return b.let(fmt::format("{} {}, {} : {}", op, x, y, tn(t))); };
-}
-Row unary_row(const std::string& op, ir::Type t) {
-  return [=](Body& b, const std::string& x, const std::string&) { return b.let(fmt::format("{} {} : {}", op, x, tn(t))); };
-}
-Row compare_row(const std::string& pred, ir::Type t) {
-  return [=](Body& b, const std::string& x, const std::string& y) {
-    std::string c = b.let(fmt::format("cmp.{} {}, {} : {}", pred, x, y, tn(t)));
-    std::string one = b.let(fmt::format("const 1 : {}", tn(t)));
-    std::string zero = b.let(fmt::format("const 0 : {}", tn(t)));
-    return b.let(fmt::format("select {}, {}, {} : {}", c, one, zero, tn(t)));
-  };
-}
-
 template <class T>
-std::vector<T> table();
-template <>
-std::vector<int32_t> table() {
-  return {0, 1, -1, 2, -2, 3, 7, -7, 31, 32, 33, 63, 64, 65, -33, 0x12345678, -100000, 46341,
-          lim<int32_t>::min(), lim<int32_t>::min() + 1, lim<int32_t>::max(), lim<int32_t>::max() - 1};
-}
-template <>
-std::vector<uint32_t> table() {
-  return {0, 1, 2, 3, 7, 31, 32, 33, 63, 64, 65, 65536, 123456789, 0x7fffffffu, 0x80000000u, 0x80000001u,
-          0xfffffffeu, 0xffffffffu};
-}
-template <>
-std::vector<int64_t> table() {
-  return {0, 1, -1, 2, -2, 7, -7, 63, 64, 65, 127, -65, int64_t{1} << 40, -(int64_t{1} << 40) + 3, 3037000500,
-          lim<int32_t>::min(), lim<int32_t>::max(), lim<int64_t>::min(), lim<int64_t>::min() + 1, lim<int64_t>::max()};
-}
-template <>
-std::vector<uint64_t> table() {
-  return {0, 1, 2, 7, 63, 64, 65, 127, 0xffffffffull, 0x100000000ull, uint64_t{1} << 63, (uint64_t{1} << 63) + 1,
-          lim<uint64_t>::max(), lim<uint64_t>::max() - 1, 0x0123456789abcdefull};
-}
-template <>
-std::vector<float> table() {
-  const float inf = lim<float>::infinity(), nan = lim<float>::quiet_NaN();
-  return {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 1.5f, 2.5f, -2.5f, 3.7f, -3.7f, 1e10f, -1e10f,
-          2147483648.0f, 2147483520.0f, -2147483648.0f, -2147483904.0f, 4294967296.0f, 4294967040.0f,
-          9.2233720368547758e18f, -9.2233720368547758e18f, 1.8446744073709552e19f, 1e30f, 1e-40f, -1e-40f,
-          lim<float>::max(), lim<float>::min(), inf, -inf, nan, 0.1f, 3.0e38f};
-}
-template <>
-std::vector<double> table() {
-  const double inf = lim<double>::infinity(), nan = lim<double>::quiet_NaN();
-  return {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5, 3.7, -3.7, 1e10, 2147483647.0, 2147483647.9, 2147483648.0,
-          -2147483648.0, -2147483648.9, -2147483649.0, 4294967295.0, 4294967295.5, 4294967296.0,
-          9223372036854775808.0, 9223372036854774784.0, -9223372036854775808.0, -9223372036854777856.0,
-          18446744073709551616.0, 18446744073709549568.0, 9007199254740993.0, 1e300, -1e300, 1e-310, inf, -inf, nan, 0.1};
-}
-
-template <class T>
-void pairwise_test(const std::string& name, const std::vector<Row>& rows) {
+void pairwise_test(const std::string& name, const std::vector<Row>& rows, const std::vector<std::string>& names) {
   constexpr ir::Type t = InterpretArgument::type_of<T>();
   ir::Kernel k = pairwise_kernel(name, t, t, rows);
   std::vector<T> v = table<T>();
   int64_t n = static_cast<int64_t>(v.size());
   std::vector<T> out(static_cast<size_t>(n * n) * rows.size(), T(0));
-  run_both(k, {blocks(n * n, 64)}, {64},
-           Args().array(v).array(v).array(out, {static_cast<int64_t>(rows.size()), n * n}));
+  Args args;
+  args.array(v).array(v).array(out, {static_cast<int64_t>(rows.size()), n * n});
+  auto interp = run_interpreter(k, {blocks(n * n, 64)}, {64}, args.list);
+  auto cpu = run_cpu(k, {blocks(n * n, 64)}, {64}, args.list);
+  std::string report = compare_rows(cpu[2].as<T>(), interp[2].as<T>(), n * n, names, v, true, "cpu");
+  if (!report.empty()) FAIL(name << ": " << report);
+  SUCCEED(name << ": the interpreter and the CPU agree");
 }
 
-std::vector<Row> integer_rows(ir::Type t) {
-  std::vector<Row> rows;
-  for (const char* op : {"add", "sub", "mul", "div", "rem", "min", "max", "and", "or", "xor", "shl", "shr"})
-    rows.push_back(op_row(op, t));
-  for (const char* op : {"neg", "not", "abs"}) rows.push_back(unary_row(op, t));
-  for (const char* p : {"eq", "ne", "lt", "le", "gt", "ge"}) rows.push_back(compare_row(p, t));
-  rows.push_back([t](Body& b, const std::string& x, const std::string& y) {
-    std::string c = b.let(fmt::format("cmp.lt {}, {} : {}", x, y, tn(t)));
-    return b.let(fmt::format("select {}, {}, {} : {}", c, y, x, tn(t)));
-  });
-  return rows;
-}
-
-std::vector<Row> float_rows(ir::Type t) {
-  std::vector<Row> rows;
-  for (const char* op : {"add", "sub", "mul", "div", "rem", "min", "max"}) rows.push_back(op_row(op, t));
-  for (const char* op : {"neg", "abs"}) rows.push_back(unary_row(op, t));
-  for (const char* p : {"eq", "ne", "lt", "le", "gt", "ge"}) rows.push_back(compare_row(p, t));
-  // The correctly rounded math functions (bit-exact everywhere).
-  for (const char* fn : {"math.sqrt", "math.rsqrt", "math.fabs", "math.floor", "math.ceil"}) rows.push_back(unary_row(fn, t));
-  for (const char* fn : {"math.fmin", "math.fmax"}) rows.push_back(op_row(fn, t));
-  rows.push_back([t](Body& b, const std::string& x, const std::string& y) {
-    return b.let(fmt::format("math.fma {}, {}, {} : {}", x, y, x, tn(t)));
-  });
-  return rows;
-}
-
-// Every conversion from `From`: to each integer and float type, to i1 (observed as 0/1 in
-// i32) and from i1 (x != 0) to each type.
+// Every conversion from `From` (see cast_kernel).
 template <class From>
 void cast_test() {
   constexpr ir::Type from = InterpretArgument::type_of<From>();
-  const ir::Type targets[] = {ir::Type::i32, ir::Type::i64, ir::Type::u32, ir::Type::u64, ir::Type::f32, ir::Type::f64};
-  Body b;
-  std::string x = b.let(fmt::format("load @x[%1] : {}", tn(from)));
-  std::string flag = b.let(fmt::format("cast {} : {} to i1", x, tn(from)));
-  std::string r0 = b.let("const 0 : i32"), r1 = b.let("const 1 : i32"), r2 = b.let("const 2 : i32");
-  std::string params;
-  for (ir::Type to : targets) {
-    std::string o = "@o_" + tn(to);
-    params += fmt::format(", {}: array<{}, 2, C>", o, tn(to));
-    b.line(fmt::format("store {}[{}, %1], {} : {}", o, r0, b.let(fmt::format("cast {} : {} to {}", x, tn(from), tn(to))), tn(to)));
-    b.line(fmt::format("store {}[{}, %1], {} : {}", o, r1, b.let(fmt::format("cast {} : i1 to {}", flag, tn(to))), tn(to)));
-    std::string one = b.let(fmt::format("const 1 : {}", tn(to))), zero = b.let(fmt::format("const 0 : {}", tn(to)));
-    b.line(fmt::format("store {}[{}, %1], {} : {}", o, r2, b.let(fmt::format("select {}, {}, {} : {}", flag, one, zero, tn(to))), tn(to)));
-  }
-  std::string name = "casts_from_" + tn(from);
-  std::string text = fmt::format(
-      "kernel @{}(@x: array<{}, 1, C>{}) max_block_size(64) {{\n  %1 = global_id 0 : i32\n  %2 = shape @x, 0 : i32\n"
-      "  %3 = cmp.lt %1, %2 : i32\n  if %3 {{\n{}  }}\n}}\n",
-      name, tn(from), params, b.text);
-  ir::Kernel k = ir::parse(text, name + ".rjir");
+  ir::Kernel k = cast_kernel(from);
   std::vector<From> v = table<From>();
   int64_t n = static_cast<int64_t>(v.size());
   Args args;
@@ -344,15 +209,15 @@ void cast_test() {
 // --- Every op over value tables: interpreter == CPU bit for bit -----------------------------------
 
 TEST_CASE("interpreter and CPU agree bit for bit on every integer op over a table of awkward values") {
-  SECTION("i32") { pairwise_test<int32_t>("int_ops_i32", integer_rows(ir::Type::i32)); }
-  SECTION("u32") { pairwise_test<uint32_t>("int_ops_u32", integer_rows(ir::Type::u32)); }
-  SECTION("i64") { pairwise_test<int64_t>("int_ops_i64", integer_rows(ir::Type::i64)); }
-  SECTION("u64") { pairwise_test<uint64_t>("int_ops_u64", integer_rows(ir::Type::u64)); }
+  SECTION("i32") { pairwise_test<int32_t>("int_ops_i32", integer_rows(ir::Type::i32), integer_row_names()); }
+  SECTION("u32") { pairwise_test<uint32_t>("int_ops_u32", integer_rows(ir::Type::u32), integer_row_names()); }
+  SECTION("i64") { pairwise_test<int64_t>("int_ops_i64", integer_rows(ir::Type::i64), integer_row_names()); }
+  SECTION("u64") { pairwise_test<uint64_t>("int_ops_u64", integer_rows(ir::Type::u64), integer_row_names()); }
 }
 
 TEST_CASE("interpreter and CPU agree bit for bit on float arithmetic, compares and correctly rounded math") {
-  SECTION("f32") { pairwise_test<float>("float_ops_f32", float_rows(ir::Type::f32)); }
-  SECTION("f64") { pairwise_test<double>("float_ops_f64", float_rows(ir::Type::f64)); }
+  SECTION("f32") { pairwise_test<float>("float_ops_f32", float_rows(ir::Type::f32), float_row_names()); }
+  SECTION("f64") { pairwise_test<double>("float_ops_f64", float_rows(ir::Type::f64), float_row_names()); }
 }
 
 TEST_CASE("interpreter and CPU agree bit for bit on every conversion, saturating float -> int included") {
@@ -431,6 +296,25 @@ TEST_CASE("semantics: x / 0 = 0, x % 0 = x, INT_MIN / -1 = INT_MIN, INT_MIN % -1
   auto [uq64, ur64] = div_rem<uint64_t>({lim<uint64_t>::max()}, {0});
   CHECK(uq64 == std::vector<uint64_t>{0});
   CHECK(ur64 == std::vector<uint64_t>{lim<uint64_t>::max()});
+}
+
+TEST_CASE("semantics: float min/max ignore a NaN operand and order -0 below +0") {
+  Kernel k = kernel("minmax", [](Array<float> x, Array<float> y, Array<float> lo, Array<float> hi) {
+    Int i = global_id(0);
+    lo(i) = fmin(x(i), y(i));
+    hi(i) = fmax(x(i), y(i));
+  });
+  const float nan = lim<float>::quiet_NaN();
+  std::vector<float> x{0.0f, -0.0f, nan, 1.0f, nan}, y{-0.0f, 0.0f, 2.0f, nan, nan}, z(5);
+  auto out = run_interpreter(k.ir(), {1}, {5}, Args().array(x).array(y).array(z).array(z).list);
+  std::vector<float> lo = out[2].as<float>(), hi = out[3].as<float>();
+  CHECK(std::bit_cast<uint32_t>(lo[0]) == 0x80000000u);  // min(+0, -0) = -0
+  CHECK(std::bit_cast<uint32_t>(lo[1]) == 0x80000000u);
+  CHECK(std::bit_cast<uint32_t>(hi[0]) == 0u);           // max(+0, -0) = +0
+  CHECK(std::bit_cast<uint32_t>(hi[1]) == 0u);
+  CHECK(lo[2] == 2.0f);
+  CHECK(hi[3] == 1.0f);
+  CHECK(std::isnan(lo[4]));
 }
 
 TEST_CASE("semantics: shift amounts modulo the width, >> arithmetic for signed types") {
