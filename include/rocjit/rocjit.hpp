@@ -19,7 +19,7 @@
 
 namespace rocjit {
 
-// Compiles a traced kernel for a target.
+/// Compiles a traced kernel for a target.
 inline CodeObject compile(const Kernel& kernel, const Target& target, const CompileOptions& options = {}) {
   return compile(kernel.ir_ptr(), target, options);
 }

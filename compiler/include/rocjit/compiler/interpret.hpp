@@ -25,24 +25,30 @@
 
 namespace rocjit {
 
-// One kernel argument: an array bound to host memory, or a scalar. Build with array() / scalar().
+/// One kernel argument: an array bound to host memory, or a scalar. Build with array() / scalar().
 struct InterpretArgument {
+  /// Whether the argument is an array or a scalar.
   enum class Kind : uint8_t { array, scalar };
+  /// Array or scalar.
   Kind kind = Kind::scalar;
-  ir::Type type = ir::Type::none;  // element type (array) or value type (scalar)
+  ir::Type type = ir::Type::none;  ///< element type (array) or value type (scalar)
 
-  // Arrays: `size` elements of `type` at `data`; every access must fall inside them. `shape` has
-  // one extent per dimension (empty for a 1-D array: the whole buffer). `strides` are in
-  // elements and required for Layout::strided parameters (one per dimension); for C and F
-  // parameters they must be empty (the layout defines them).
+  /// Arrays: `size` elements of `type` at `data`; every access must fall inside them. `shape` has
+  /// one extent per dimension (empty for a 1-D array: the whole buffer). `strides` are in
+  /// elements and required for Layout::strided parameters (one per dimension); for C and F
+  /// parameters they must be empty (the layout defines them).
   void* data = nullptr;
+  /// Number of elements (arrays).
   int64_t size = 0;
+  /// Extents per dimension (arrays).
   std::vector<int64_t> shape;
+  /// Element strides per dimension (arrays).
   std::vector<int64_t> strides;
 
-  // Scalars: the value's bits, zero-extended (f32 as its 32 bits, i1 as 0 or 1).
+  /// Scalars: the value's bits, zero-extended (f32 as its 32 bits, i1 as 0 or 1).
   uint64_t bits = 0;
 
+  /// The IR type of the C++ type T.
   template <class T>
   static constexpr ir::Type type_of() {
     if constexpr (std::is_same_v<T, bool>) return ir::Type::i1;
@@ -55,6 +61,7 @@ struct InterpretArgument {
     else static_assert(sizeof(T) == 0, "kernel values are bool, int32_t, int64_t, uint32_t, uint64_t, float or double");
   }
 
+  /// An array argument over `data`; shape and strides default to one contiguous dimension.
   template <class T>
   static InterpretArgument array(std::span<T> data, std::vector<int64_t> shape = {}, std::vector<int64_t> strides = {}) {
     InterpretArgument a;
@@ -66,10 +73,12 @@ struct InterpretArgument {
     a.strides = std::move(strides);
     return a;
   }
+  /// An array argument over a vector's elements; shape and strides default to one contiguous dimension.
   template <class T>
   static InterpretArgument array(std::vector<T>& data, std::vector<int64_t> shape = {}, std::vector<int64_t> strides = {}) {
     return array(std::span<T>(data), std::move(shape), std::move(strides));
   }
+  /// A scalar argument holding `value`.
   template <class T>
   static InterpretArgument scalar(T value) {
     InterpretArgument a;
@@ -84,23 +93,24 @@ struct InterpretArgument {
   }
 };
 
+/// How interpret() runs a kernel.
 struct InterpretOptions {
-  // Stops a kernel that has not finished after this many executed operations (summed over all
-  // work-items) with a LaunchError; 0 = no limit. For generated kernels that may not terminate.
+  /// Stops a kernel that has not finished after this many executed operations (summed over all
+  /// work-items) with a LaunchError; 0 = no limit. For generated kernels that may not terminate.
   uint64_t max_operations = 0;
 };
 
-// Runs `kernel` over `grid` work-groups of `block` work-items; args[i] binds parameter i.
-// Throws CompileError if the kernel does not verify, LaunchError for bad geometry or arguments,
-// an out-of-bounds access, work-items of a group at different barriers, or an exhausted
-// operation budget. Memory written before the error stays written.
-//
-// Shared arrays start zeroed in each work-group, local arrays and variables in each work-item
-// (on devices their first contents are unspecified; a kernel reading them before writing them
-// has no single meaning). Work-items between two barriers run one after another in order of
-// their linear local id (x fastest), so racy kernels see one particular interleaving; atomics
-// are sequential read-modify-writes. `wavebarrier` is a work-group barrier here (it must be
-// reached by the whole group anyway).
+/// Runs `kernel` over `grid` work-groups of `block` work-items; args[i] binds parameter i.
+/// Throws CompileError if the kernel does not verify, LaunchError for bad geometry or arguments,
+/// an out-of-bounds access, work-items of a group at different barriers, or an exhausted
+/// operation budget. Memory written before the error stays written.
+///
+/// Shared arrays start zeroed in each work-group, local arrays and variables in each work-item
+/// (on devices their first contents are unspecified; a kernel reading them before writing them
+/// has no single meaning). Work-items between two barriers run one after another in order of
+/// their linear local id (x fastest), so racy kernels see one particular interleaving; atomics
+/// are sequential read-modify-writes. `wavebarrier` is a work-group barrier here (it must be
+/// reached by the whole group anyway).
 void interpret(const ir::Kernel& kernel, Dim3 grid, Dim3 block, std::span<const InterpretArgument> args,
                const InterpretOptions& options = {});
 

@@ -12,64 +12,80 @@
 
 namespace rocjit::ir {
 
-// Scalar types. `none` marks operations without a result.
+/// Scalar types. `none` marks operations without a result.
 enum class Type : uint8_t { none, i1, i32, i64, u32, u64, f32, f64 };
 
-std::string_view type_name(Type t);          // "f32"
-bool is_integer(Type t);                     // i1 excluded
-bool is_signed(Type t);                      // i32, i64
+std::string_view type_name(Type t);          ///< "f32"
+bool is_integer(Type t);                     ///< i1 excluded
+bool is_signed(Type t);                      ///< i32, i64
 bool is_float(Type t);
-unsigned bit_width(Type t);                  // i1 -> 1
-unsigned byte_size(Type t);                  // i1 -> 1
+unsigned bit_width(Type t);                  ///< i1 -> 1
+unsigned byte_size(Type t);                  ///< i1 -> 1
 
-// Where a DSL call was made. Every operation carries one, every diagnostic prints one.
+/// Where a DSL call was made. Every operation carries one, every diagnostic prints one.
 struct SourceLoc {
+  /// File name.
   std::string file;
+  /// Line, from 1 (0: unknown).
   uint32_t line = 0;
+  /// Column, from 1 (0: unknown).
   uint32_t column = 0;
-  std::string str() const;  // "file:line"  (or "<unknown>")
+  std::string str() const;  ///< "file:line"  (or "<unknown>")
 };
 
-using ValueId = uint32_t;  // 0 = no value
-using MemoryId = uint32_t; // index into Kernel::memories
-using SlotId = uint32_t;   // index into Kernel::slots
+using ValueId = uint32_t;  ///< 0 = no value
+using MemoryId = uint32_t; ///< index into Kernel::memories
+using SlotId = uint32_t;   ///< index into Kernel::slots
 
 enum class MemorySpace : uint8_t { global, shared, local };
 std::string_view space_name(MemorySpace s);
 
-// How a multi-dimensional index is linearised. C: last index fastest; F: first index fastest;
-// strided: per-dimension element strides passed at launch (views, non-contiguous arrays).
+/// How a multi-dimensional index is linearised. C: last index fastest; F: first index fastest;
+/// strided: per-dimension element strides passed at launch (views, non-contiguous arrays).
 enum class Layout : uint8_t { C, F, strided };
 std::string_view layout_name(Layout l);
 
-// A memory object: an array parameter (global, dynamic shape passed at launch) or a
-// shared/local array with a static shape.
+/// A memory object: an array parameter (global, dynamic shape passed at launch) or a
+/// shared/local array with a static shape.
 struct Memory {
+  /// The name in .rjir and messages.
   std::string name;
+  /// Global (parameters), shared or local.
   MemorySpace space = MemorySpace::global;
+  /// Element type.
   Type element = Type::f32;
+  /// Number of dimensions.
   unsigned rank = 1;
+  /// How indices are linearised.
   Layout layout = Layout::C;
-  std::vector<int64_t> shape;  // static extents (shared/local); empty for parameters
-  int param_index = -1;        // >= 0 for array parameters
+  std::vector<int64_t> shape;  ///< static extents (shared/local); empty for parameters
+  int param_index = -1;        ///< >= 0 for array parameters
+  /// Where it was declared.
   SourceLoc loc;
-  int64_t element_count() const;  // static shapes only
+  int64_t element_count() const;  ///< static shapes only
 };
 
-// A mutable variable (DSL `Var<T>`): loads and stores; promoted to registers by LLVM.
+/// A mutable variable (DSL `Var<T>`): loads and stores; promoted to registers by LLVM.
 struct Slot {
+  /// The name in .rjir and messages.
   std::string name;
+  /// Value type.
   Type type = Type::f32;
+  /// Where it was declared.
   SourceLoc loc;
 };
 
+/// A kernel parameter: an array or a scalar.
 struct Param {
+  /// Array or scalar parameter.
   enum class Kind : uint8_t { array, scalar };
+  /// The parameter's name.
   std::string name;
+  /// Array or scalar.
   Kind kind = Kind::scalar;
-  Type type = Type::f32;  // element type for arrays
-  MemoryId memory = 0;    // arrays
-  ValueId value = 0;      // scalars: the SSA value holding the argument
+  Type type = Type::f32;  ///< element type for arrays
+  MemoryId memory = 0;    ///< arrays
+  ValueId value = 0;      ///< scalars: the SSA value holding the argument
 };
 
 // The enums below are built from the op registry (ops.hpp), where each op is documented.
@@ -83,7 +99,7 @@ enum class WorkItem : uint8_t { ROCJIT_WORKITEMS(ROCJIT_ENUMERATOR) };
 enum class AtomicOp : uint8_t { ROCJIT_ATOMIC_OPS(ROCJIT_ENUMERATOR) };
 #undef ROCJIT_ENUMERATOR
 
-// Barrier fence flags, values as OpenCL's CLK_*_MEM_FENCE.
+/// Barrier fence flags, values as OpenCL's CLK_*_MEM_FENCE.
 enum FenceFlags : uint8_t { fence_local = 1, fence_global = 2 };
 
 std::string_view op_kind_name(OpKind k);
@@ -95,126 +111,160 @@ unsigned math_fn_arity(MathFn f);
 std::string_view workitem_name(WorkItem w);
 std::string_view atomic_op_name(AtomicOp o);
 
-// --- The op registry ---------------------------------------------------------------------
-// Which sub-enum an op keeps in Op::sub.
+/// --- The op registry ---------------------------------------------------------------------
+/// Which sub-enum an op keeps in Op::sub.
 enum class OpFamily : uint8_t { none, binary, unary, compare, math, workitem, atomic, fence };
-// What Op::ref names: nothing, a memory object, a memory object indexed by the first rank
-// operands, or a variable slot.
+/// What Op::ref names: nothing, a memory object, a memory object indexed by the first rank
+/// operands, or a variable slot.
 enum class OpReference : uint8_t { none, memory, indexed, slot };
-// Whether the op defines Op::result: never, always, when the text names one (atomics), or as a
-// for loop's induction variable (defined inside the body).
+/// Whether the op defines Op::result: never, always, when the text names one (atomics), or as a
+/// for loop's induction variable (defined inside the body).
 enum class OpResult : uint8_t { none, value, optional, induction };
-// What an op does besides computing its result.
+/// What an op does besides computing its result.
 enum class OpEffect : uint8_t { none, reads_memory, writes_memory, synchronizes, control_flow };
-// The work-items a synchronisation point waits for.
+/// The work-items a synchronisation point waits for.
 enum class SyncScope : uint8_t { none, wavefront, workgroup };
 
-// Operand count of an op whose family member decides it (OpInfo::operands).
+/// Operand count of an op whose family member decides it (OpInfo::operands).
 inline constexpr int8_t by_member = -1;
 
+/// Static facts about one OpKind (op_info()).
 struct OpInfo {
+  /// The op.
   OpKind kind;
-  std::string_view name;     // op_kind_name; the .rjir spelling of ops without a family
+  std::string_view name;     ///< op_kind_name; the .rjir spelling of ops without a family
+  /// The family whose member (`Op::sub`) selects the operation, if any.
   OpFamily family;
-  int8_t operands;           // value operands besides indices, or by_member
+  int8_t operands;           ///< value operands besides indices, or by_member
+  /// What `Op::ref` names: a memory, a slot or nothing.
   OpReference reference;
+  /// Whether and how the op produces a value.
   OpResult result;
+  /// Side effects (memory reads, writes, synchronisation).
   OpEffect effect;
+  /// Whether every work-item must reach it together (barriers).
   bool convergent;
+  /// The scope it synchronises.
   SyncScope sync;
+  /// Number of nested regions (if, for, while bodies).
   uint8_t regions;
 };
 
-// One member of a sub-enum (a BinaryOp, a MathFn, ...).
+/// One member of a sub-enum (a BinaryOp, a MathFn, ...).
 struct SubOpInfo {
-  std::string_view name;     // "add", "compare_exchange"
-  uint8_t operands;          // value operands (after the indices, for atomics)
-  bool divergent;            // varies between work-items whatever the operands (local_id)
+  std::string_view name;     ///< "add", "compare_exchange"
+  uint8_t operands;          ///< value operands (after the indices, for atomics)
+  bool divergent;            ///< varies between work-items whatever the operands (local_id)
 };
 
-const OpInfo& op_info(OpKind k);  // an out-of-range kind reads as constant: check is_valid_kind
+const OpInfo& op_info(OpKind k);  ///< an out-of-range kind reads as constant: check is_valid_kind
 bool is_valid_kind(OpKind k);
-// Every op kind, in enumerator order.
+/// Every op kind, in enumerator order.
 std::span<const OpInfo> all_ops();
-// The members of a family in enumerator order (empty for none and fence).
+/// The members of a family in enumerator order (empty for none and fence).
 std::span<const SubOpInfo> family_members(OpFamily f);
-// "cmp.", "math.", "atomic." or "": members are spelled <prefix><member name> in .rjir.
+/// "cmp.", "math.", "atomic." or "": members are spelled <prefix><member name> in .rjir.
 std::string_view family_prefix(OpFamily f);
-std::string_view family_name(OpFamily f);  // "BinaryOp", ... for diagnostics
+std::string_view family_name(OpFamily f);  ///< "BinaryOp", ... for diagnostics
 
 struct Op;
-// Whether op.sub names a member of its family (always, for ops without one). Ops built by
-// hand or by a buggy pass may hold any byte there; everything below assumes a valid one.
+/// Whether op.sub names a member of its family (always, for ops without one). Ops built by
+/// hand or by a buggy pass may hold any byte there; everything below assumes a valid one.
 bool has_valid_sub(const Op& op);
-// The op's .rjir spelling: "add", "cmp.lt", "math.sqrt", "atomic.add", "load", "barrier".
+/// The op's .rjir spelling: "add", "cmp.lt", "math.sqrt", "atomic.add", "load", "barrier".
 std::string op_spelling(const Op& op);
-// Value operands the op takes besides its indices (op.sub must be valid).
+/// Value operands the op takes besides its indices (op.sub must be valid).
 unsigned value_operand_count(const Op& op);
-// A synchronisation point: barrier (work-group), wavebarrier (wavefront).
+/// A synchronisation point: barrier (work-group), wavebarrier (wavefront).
 bool is_sync_point(const Op& op);
 
 struct Op;
 
-// An ordered list of operations; owns them.
+/// An ordered list of operations; owns them.
 struct Region {
+  /// The operations, in order.
   std::vector<std::unique_ptr<Op>> ops;
 };
 
+/// One operation: its kind, result, operands and nested regions.
 struct Op {
+  /// What the op does.
   OpKind kind = OpKind::constant;
-  Type type = Type::none;  // result type
+  Type type = Type::none;  ///< result type
+  /// The value it defines (0: none).
   ValueId result = 0;
+  /// Value operands, in order.
   std::vector<ValueId> operands;
-  uint8_t sub = 0;          // BinaryOp / UnaryOp / ComparePred / MathFn / WorkItem / AtomicOp / FenceFlags
-  uint8_t dim = 0;          // workitem, shape
-  uint32_t ref = 0;         // MemoryId (shape/load/store/atomic) or SlotId (var_load/var_store)
-  int64_t int_value = 0;    // constant (integers, i1)
-  double float_value = 0;   // constant (floats)
+  uint8_t sub = 0;          ///< BinaryOp / UnaryOp / ComparePred / MathFn / WorkItem / AtomicOp / FenceFlags
+  uint8_t dim = 0;          ///< workitem, shape
+  uint32_t ref = 0;         ///< MemoryId (shape/load/store/atomic) or SlotId (var_load/var_store)
+  int64_t int_value = 0;    ///< constant (integers, i1)
+  double float_value = 0;   ///< constant (floats)
+  /// Nested bodies (if: then/else; for, while).
   std::vector<Region> regions;
+  /// Where the DSL call or .rjir text was.
   SourceLoc loc;
 
+  /// `sub` as a BinaryOp.
   BinaryOp binary_op() const { return static_cast<BinaryOp>(sub); }
+  /// `sub` as a UnaryOp.
   UnaryOp unary_op() const { return static_cast<UnaryOp>(sub); }
+  /// `sub` as a ComparePred.
   ComparePred pred() const { return static_cast<ComparePred>(sub); }
+  /// `sub` as a MathFn.
   MathFn math_fn() const { return static_cast<MathFn>(sub); }
+  /// `sub` as a WorkItem.
   WorkItem workitem() const { return static_cast<WorkItem>(sub); }
+  /// `sub` as an AtomicOp.
   AtomicOp atomic_op() const { return static_cast<AtomicOp>(sub); }
 };
 
+/// What the kernel knows about one value.
 struct ValueInfo {
+  /// The value's type.
   Type type = Type::none;
-  const Op* def = nullptr;  // defining op; nullptr for scalar parameters
+  const Op* def = nullptr;  ///< defining op; nullptr for scalar parameters
 };
 
-// Regions (the bodies of if, for and while) nest at most this deep. Every pass walks regions
-// recursively; the bound keeps a machine-made kernel from exhausting the stack.
+/// Regions (the bodies of if, for and while) nest at most this deep. Every pass walks regions
+/// recursively; the bound keeps a machine-made kernel from exhausting the stack.
 inline constexpr unsigned max_region_depth = 256;
 
-// Shared and local arrays hold at most this many elements (indices are 32-bit).
+/// Shared and local arrays hold at most this many elements (indices are 32-bit).
 inline constexpr int64_t max_array_elements = 2147483647;
 
+/// A kernel in rocjit's structured IR: parameters, memories, variables, values and the body.
 struct Kernel {
+  /// The kernel's name (symbol name too).
   std::string name;
+  /// Parameters, in order.
   std::vector<Param> params;
+  /// Array parameters, shared and local arrays.
   std::vector<Memory> memories;
+  /// Mutable variables.
   std::vector<Slot> slots;
+  /// Facts per value id; index 0 stands for no value.
   std::vector<ValueInfo> values{ValueInfo{}};  // index 0 = no value
+  /// The body.
   Region body;
+  /// Largest work-group it may be launched with.
   uint32_t max_block_size = 1024;
-  SourceLoc loc;  // where the kernel was defined
+  SourceLoc loc;  ///< where the kernel was defined
 
+  /// The type of value `v`.
   Type value_type(ValueId v) const { return values.at(v).type; }
+  /// Adds a value of type `t`; returns its id.
   ValueId new_value(Type t) {
     values.push_back(ValueInfo{t, nullptr});
     return static_cast<ValueId>(values.size() - 1);
   }
-  // Bytes of statically allocated shared memory (sum over shared arrays).
+  /// Bytes of statically allocated shared memory (sum over shared arrays).
   int64_t shared_bytes() const;
-  // Re-establishes ValueInfo::def pointers after the op tree was built or moved.
+  /// Re-establishes ValueInfo::def pointers after the op tree was built or moved.
   void index_definitions();
 };
 
-// Walks every op in a region tree, pre-order.
+/// Walks every op in a region tree, pre-order.
 template <class F>
 void walk(const Region& r, F&& f) {
   for (const auto& op : r.ops) {

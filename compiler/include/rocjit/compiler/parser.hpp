@@ -9,17 +9,17 @@
 
 namespace rocjit::ir {
 
-// Parses the one kernel in `text`. Value ids (%N) are kept as written, so printing the result
-// gives the same text. `//` starts a comment that runs to the end of the line.
-//
-// Throws rocjit::CompileError on the first problem, as "source_name:line:column: expected X,
-// got Y" for syntax errors and "source_name:line:column: <what>" for undefined or duplicate
-// names, type mismatches and unknown ops. The parsed kernel is then checked with ir::verify
-// (structure, types, the barrier-uniformity rule); its errors are prefixed with
-// "source_name:line:column:" of the kernel's header.
+/// Parses the one kernel in `text`. Value ids (%N) are kept as written, so printing the result
+/// gives the same text. `//` starts a comment that runs to the end of the line.
+///
+/// Throws rocjit::CompileError on the first problem, as "source_name:line:column: expected X,
+/// got Y" for syntax errors and "source_name:line:column: <what>" for undefined or duplicate
+/// names, type mismatches and unknown ops. The parsed kernel is then checked with ir::verify
+/// (structure, types, the barrier-uniformity rule); its errors are prefixed with
+/// "source_name:line:column:" of the kernel's header.
 Kernel parse(std::string_view text, std::string_view source_name = "<input>");
 
-// Parses every kernel in `text` (a file may hold several, one after another).
+/// Parses every kernel in `text` (a file may hold several, one after another).
 std::vector<Kernel> parse_all(std::string_view text, std::string_view source_name = "<input>");
 
 }  // namespace rocjit::ir

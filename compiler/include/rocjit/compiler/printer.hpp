@@ -8,13 +8,14 @@
 
 namespace rocjit::ir {
 
+/// What ir::print() includes.
 struct PrintOptions {
-  bool locations = true;  // append loc("file":line:col) to every op
+  bool locations = true;  ///< append loc("file":line:col) to every op
 };
 
 std::string print(const Kernel& kernel, const PrintOptions& options = {});
 
-// Writes print(kernel), with locations.
+/// Writes print(kernel), with locations.
 std::ostream& operator<<(std::ostream& out, const Kernel& kernel);
 
 }  // namespace rocjit::ir

@@ -9,36 +9,44 @@
 
 namespace rocjit {
 
+/// The time of one phase of a compile.
 struct CompilePhase {
+  /// The phase: "trace", "verify", "lower", "optimise", "codegen", ...
   std::string name;
+  /// Milliseconds.
   double ms = 0;
 };
 
-// One compile() call (or one trace) of one kernel.
+/// One compile() call (or one trace) of one kernel.
 struct CompileRecord {
+  /// The kernel's name.
   std::string kernel;
-  std::string target;       // "amdgpu:gfx90a", or "dsl" for tracing
-  // "miss", "memory", "disk"; "bypassed" when the compile asked for texts or an object (host:
-  // also bounds checks or HostCompileOptions::cache = false), ROCJIT_LLVM_ARGS is set, or
-  // ROCJIT_DUMP was set (those always compile afresh); "" for records of tracing
+  std::string target;       ///< "amdgpu:gfx90a", or "dsl" for tracing
+  /// "miss", "memory", "disk"; "bypassed" when the compile asked for texts or an object (host:
+  /// also bounds checks or HostCompileOptions::cache = false), ROCJIT_LLVM_ARGS is set, or
+  /// ROCJIT_DUMP was set (those always compile afresh); "" for records of tracing
   std::string cache;
+  /// Phases in the order they ended.
   std::vector<CompilePhase> phases;
+  /// Milliseconds of the whole compile.
   double total_ms = 0;
-  double phase_ms(const std::string& name) const;  // 0 when absent
+  double phase_ms(const std::string& name) const;  ///< 0 when absent
 };
 
-// The most recent records, oldest first (bounded to the last 4096).
+/// The most recent records, oldest first (bounded to the last 4096).
 std::vector<CompileRecord> compile_records();
-// The most recent record for `kernel` (and target, if not empty); empty kernel name if none.
+/// The most recent record for `kernel` (and target, if not empty); empty kernel name if none.
 CompileRecord last_compile_record(const std::string& kernel, const std::string& target = {});
 
 namespace time_trace {
 
-// Opens a record for `kernel` on this thread; phases timed while it is open are added to it.
+/// Opens a record for `kernel` on this thread; phases timed while it is open are added to it.
 class Record {
  public:
+  /// Opens the record of compiling `kernel` for `target` on this thread.
   Record(std::string kernel, std::string target);
   ~Record();
+  /// Sets the cache outcome: "miss", "memory", "disk" or "bypassed".
   void set_cache(const char* outcome);
   Record(const Record&) = delete;
   Record& operator=(const Record&) = delete;
@@ -50,12 +58,13 @@ class Record {
   friend class Phase;
 };
 
-// Sets the cache outcome ("miss", "memory", "disk") of this thread's open record, if any.
+/// Sets the cache outcome ("miss", "memory", "disk") of this thread's open record, if any.
 void current_record_cache(const char* outcome);
 
-// Times one phase of the open record (and emits a trace event).
+/// Times one phase of the open record (and emits a trace event).
 class Phase {
  public:
+  /// Starts timing phase `name` (a string literal).
   explicit Phase(const char* name);
   ~Phase();
   Phase(const Phase&) = delete;

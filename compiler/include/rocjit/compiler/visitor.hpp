@@ -10,13 +10,14 @@
 
 namespace rocjit::ir {
 
+/// Walks a kernel's ops in order, into nested regions; mutate() rewrites region op lists.
 class Visitor {
  public:
   virtual ~Visitor() = default;
 
-  virtual void visit(const Kernel& kernel);  // the body
-  virtual void visit(const Region& region);  // each op, in order
-  // Calls the hook of op.kind (visit_load, visit_if_, ...). Override to see every op first.
+  virtual void visit(const Kernel& kernel);  ///< the body
+  virtual void visit(const Region& region);  ///< each op, in order
+  /// Calls the hook of op.kind (visit_load, visit_if_, ...). Override to see every op first.
   virtual void visit(const Op& op);
 
 #define ROCJIT_VISIT_HOOK(kind, ...) \
@@ -25,23 +26,26 @@ class Visitor {
 #undef ROCJIT_VISIT_HOOK
 
  protected:
-  void visit_regions(const Op& op);  // each region of op, in order
+  void visit_regions(const Op& op);  ///< each region of op, in order
 };
 
-// Rewrites a kernel in place. mutate(op) returns the ops that take op's place in its region:
-// op itself (changed or not), none (deleted), or several (an expansion, whose last op usually
-// defines op's result, so later uses need no renaming). New values come from kernel().new_value.
+/// Rewrites a kernel in place. mutate(op) returns the ops that take op's place in its region:
+/// op itself (changed or not), none (deleted), or several (an expansion, whose last op usually
+/// defines op's result, so later uses need no renaming). New values come from kernel().new_value.
 class Mutator {
  public:
+  /// An owned op.
   using OpPtr = std::unique_ptr<Op>;
+  /// An owned list of ops.
   using Ops = std::vector<OpPtr>;
 
   virtual ~Mutator() = default;
 
-  // Mutates the body, then re-establishes the ValueInfo::def pointers.
+  /// Mutates the body, then re-establishes the ValueInfo::def pointers.
   virtual void mutate(Kernel& kernel);
+  /// Rewrites `region` in place through mutate_op(), into nested regions.
   virtual void mutate(Region& region);
-  // Calls the hook of op->kind (mutate_math, mutate_for_, ...).
+  /// Calls the hook of op->kind (mutate_math, mutate_for_, ...).
   virtual Ops mutate(OpPtr op);
 
 #define ROCJIT_MUTATE_HOOK(kind, ...) \
@@ -50,17 +54,18 @@ class Mutator {
 #undef ROCJIT_MUTATE_HOOK
 
  protected:
-  // The kernel being mutated (valid inside mutate(Kernel&)).
+  /// The kernel being mutated (valid inside mutate(Kernel&)).
   Kernel& kernel() { return *kernel_; }
-  // Mutates each region of op and returns it.
+  /// Mutates each region of op and returns it.
   OpPtr mutate_regions(OpPtr op);
+  /// A list holding just `op`.
   static Ops keep(OpPtr op);
 
  private:
   Kernel* kernel_ = nullptr;
 };
 
-// A deep copy: the op tree is duplicated, ValueInfo::def points into the copy.
+/// A deep copy: the op tree is duplicated, ValueInfo::def points into the copy.
 Kernel clone(const Kernel& kernel);
 std::unique_ptr<Op> clone(const Op& op);
 

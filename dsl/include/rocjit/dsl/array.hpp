@@ -11,34 +11,43 @@
 
 namespace rocjit::dsl {
 
-// One element of an array: reading it records a load, assigning it records a store.
+/// One element of an array: reading it records a load, assigning it records a store.
 class ElementRef {
  public:
+  /// A reference to one element, made by indexing an array.
   ElementRef(ir::MemoryId memory, ir::Type element, std::vector<ir::ValueId> indices, uint64_t trace,
              std::source_location loc)
       : memory_(memory), element_(element), indices_(std::move(indices)), trace_(trace), loc_(loc) {}
 
-  // Records a load of the element. `Value v = x(i);` calls it through Value's constructor for
-  // Loadable types, at the caller's line.
+  /// Records a load of the element. `Value v = x(i);` calls it through Value's constructor for
+  /// Loadable types, at the caller's line.
   Value load(const std::source_location& loc) const;
+  /// Records a store of `v` to the element.
   void store(const Operand& v) const;
 
+  /// Records a store of `v` to the element.
   const ElementRef& operator=(const Operand& v) const {
     store(v);
     return *this;
   }
-  // a(i) = b(i): the load is recorded where b(i) was indexed, the store where a(i) was (the
-  // caller's lines: a copy assignment cannot take a defaulted location parameter).
+  /// a(i) = b(i): the load is recorded where b(i) was indexed, the store where a(i) was (the
+  /// caller's lines: a copy assignment cannot take a defaulted location parameter).
   const ElementRef& operator=(const ElementRef& other) const {
     store(Operand(other.load(other.loc_), loc_));
     return *this;
   }
+  /// Records element += v.
   const ElementRef& operator+=(const Operand& v) const { return update(ir::BinaryOp::add, v); }
+  /// Records element -= v.
   const ElementRef& operator-=(const Operand& v) const { return update(ir::BinaryOp::sub, v); }
+  /// Records element *= v.
   const ElementRef& operator*=(const Operand& v) const { return update(ir::BinaryOp::mul, v); }
+  /// Records element /= v.
   const ElementRef& operator/=(const Operand& v) const { return update(ir::BinaryOp::div, v); }
 
+  /// The array it indexes.
   ir::MemoryId memory() const { return memory_; }
+  /// Index values, one per dimension.
   const std::vector<ir::ValueId>& indices() const { return indices_; }
 
  private:
@@ -50,28 +59,37 @@ class ElementRef {
   std::source_location loc_;
 };
 
-// A handle on a memory object of the trace: parameter, shared or local array.
+/// A handle on a memory object of the trace: parameter, shared or local array.
 class ArrayRef {
  public:
   ArrayRef() = default;
+  /// An array of the kernel being traced.
   ArrayRef(ir::MemoryId memory, ir::Type element, unsigned rank, uint64_t trace)
       : memory_(memory), element_(element), rank_(rank), trace_(trace) {}
 
+  /// The element at index i.
   ElementRef operator()(const Operand& i) const { return element({&i}); }
+  /// The element at (i, j).
   ElementRef operator()(const Operand& i, const Operand& j) const { return element({&i, &j}); }
+  /// The element at (i, j, k).
   ElementRef operator()(const Operand& i, const Operand& j, const Operand& k) const {
     return element({&i, &j, &k});
   }
+  /// The element at index i (one-dimensional arrays).
   ElementRef operator[](const Operand& i) const { return element({&i}); }
 
-  // Extent of dimension d (i32), like Numba's arr.shape[d].
+  /// Extent of dimension d (i32), like Numba's arr.shape[d].
   Int shape(int d, std::source_location loc = std::source_location::current()) const;
 
+  /// The array's memory id in the IR.
   ir::MemoryId memory() const { return memory_; }
+  /// The element type.
   ir::Type element_type() const { return element_; }
+  /// Number of dimensions.
   unsigned rank() const { return rank_; }
+  /// The trace it belongs to.
   uint64_t trace() const { return trace_; }
-  // Indexes with a list of operands (used by atomics and by operator()).
+  /// Indexes with a list of operands (used by atomics and by operator()).
   ElementRef element(std::initializer_list<const Operand*> indices) const;
 
  private:
@@ -81,15 +99,19 @@ class ArrayRef {
   uint64_t trace_ = 0;
 };
 
-// A kernel parameter: an N-dimensional array of T in global memory, laid out as L.
+/// A kernel parameter: an N-dimensional array of T in global memory, laid out as L.
 template <Scalar T, int N = 1, ir::Layout L = ir::Layout::C>
 class Array : public ArrayRef {
   static_assert(N >= 1 && N <= 3, "rocjit arrays have rank 1 to 3");
 
  public:
+  /// The C++ element type.
   using element_type = T;
+  /// Number of dimensions.
   static constexpr int rank_v = N;
+  /// Index linearisation.
   static constexpr ir::Layout layout = L;
+  /// Typed view of an untyped array reference.
   using ArrayRef::ArrayRef;
 };
 
@@ -99,7 +121,7 @@ ArrayRef make_array(ir::MemorySpace space, ir::Type element, std::initializer_li
 }
 
 namespace shared {
-// A work-group shared (LDS) array with a constant shape, like Numba's cuda.shared.array.
+/// A work-group shared (LDS) array with a constant shape, like Numba's cuda.shared.array.
 template <Scalar T>
 ArrayRef array(std::initializer_list<Operand> shape, const std::string& name = {},
                std::source_location loc = std::source_location::current()) {
@@ -108,7 +130,7 @@ ArrayRef array(std::initializer_list<Operand> shape, const std::string& name = {
 }  // namespace shared
 
 namespace local {
-// A per-work-item (private) array with a constant shape, like Numba's cuda.local.array.
+/// A per-work-item (private) array with a constant shape, like Numba's cuda.local.array.
 template <Scalar T>
 ArrayRef array(std::initializer_list<Operand> shape, const std::string& name = {},
                std::source_location loc = std::source_location::current()) {
@@ -116,54 +138,66 @@ ArrayRef array(std::initializer_list<Operand> shape, const std::string& name = {
 }
 }  // namespace local
 
-// A mutable kernel variable; promoted to a register by the compiler.
+/// A mutable kernel variable; promoted to a register by the compiler.
 template <Scalar T>
 class Var {
  public:
+  /// An uninitialised variable.
   explicit Var(std::source_location loc = std::source_location::current()) : slot_(declare(ir_type_v<T>, loc)) {
     assign(Operand(T{}, loc));
   }
-  // Copy-initialisation from literals, values and loads: Var<float> acc = 0.0f;
+  /// Copy-initialisation from literals, values and loads: Var<float> acc = 0.0f;
   template <class L>
     requires std::is_arithmetic_v<L>
   Var(L literal, std::source_location loc = std::source_location::current()) : slot_(declare(ir_type_v<T>, loc)) {
     assign(Operand(literal, loc));
   }
+  /// A variable initialised with `v`.
   Var(const Value& v, std::source_location loc = std::source_location::current()) : slot_(declare(ir_type_v<T>, loc)) {
     assign(Operand(v, loc));
   }
+  /// A variable initialised with `x`.
   template <Loadable X>
   Var(const X& x, std::source_location loc = std::source_location::current()) : slot_(declare(ir_type_v<T>, loc)) {
     assign(Operand(x.load(loc), loc));
   }
+  /// A new variable initialised with `other`'s current value.
   Var(const Var& other, std::source_location loc = std::source_location::current())
       : slot_(declare(ir_type_v<T>, loc)) {
     assign(Operand(other.load(loc), loc));
   }
-  // Assignment from a literal, a value, another Var or an array element: one overload taking an
-  // Operand, whose implicit conversion records the caller's location (an operator cannot take a
-  // defaulted std::source_location parameter, but the converting constructor of its argument can).
+  /// Assignment from a literal, a value, another Var or an array element: one overload taking an
+  /// Operand, whose implicit conversion records the caller's location (an operator cannot take a
+  /// defaulted std::source_location parameter, but the converting constructor of its argument can).
   Var& operator=(const Operand& v) & {
     assign(v);
     return *this;
   }
-  // Declared only so that C++ generates no copy assignment (which would rebind this Var to the
-  // other one's slot instead of recording a store). Being &&-qualified it is not viable for the
-  // lvalue Vars kernels assign to, so `a = b` takes the Operand overload above.
+  /// Declared only so that C++ generates no copy assignment (which would rebind this Var to the
+  /// other one's slot instead of recording a store). Being &&-qualified it is not viable for the
+  /// lvalue Vars kernels assign to, so `a = b` takes the Operand overload above.
   Var& operator=(const Var&) && = delete;
+  /// Records var += v.
   Var& operator+=(const Operand& v) { return update(ir::BinaryOp::add, v); }
+  /// Records var -= v.
   Var& operator-=(const Operand& v) { return update(ir::BinaryOp::sub, v); }
+  /// Records var *= v.
   Var& operator*=(const Operand& v) { return update(ir::BinaryOp::mul, v); }
+  /// Records var /= v.
   Var& operator/=(const Operand& v) { return update(ir::BinaryOp::div, v); }
+  /// Records var %= v.
   Var& operator%=(const Operand& v) { return update(ir::BinaryOp::rem, v); }
+  /// Records var &= v.
   Var& operator&=(const Operand& v) { return update(ir::BinaryOp::and_, v); }
+  /// Records var |= v.
   Var& operator|=(const Operand& v) { return update(ir::BinaryOp::or_, v); }
+  /// Records var ^= v.
   Var& operator^=(const Operand& v) { return update(ir::BinaryOp::xor_, v); }
 
-  // Records a load of the current value. `Value v = acc;` calls it through Value's constructor
-  // for Loadable types, at the caller's line.
+  /// Records a load of the current value. `Value v = acc;` calls it through Value's constructor
+  /// for Loadable types, at the caller's line.
   Value load(const std::source_location& loc) const { return load_slot(slot_, ir_type_v<T>, trace_, loc); }
-  // Reads the current value as a typed expression.
+  /// Reads the current value as a typed expression.
   Expr<T> get(std::source_location loc = std::source_location::current()) const { return Expr<T>(load(loc), loc); }
 
  private:

@@ -10,7 +10,7 @@
 
 namespace rocjit::dsl {
 
-// Work-item geometry, all i32. Dimensions 0..2 (x, y, z).
+/// Work-item geometry, all i32. Dimensions 0..2 (x, y, z).
 Int local_id(int dim, std::source_location loc = std::source_location::current());
 Int group_id(int dim, std::source_location loc = std::source_location::current());
 Int local_size(int dim, std::source_location loc = std::source_location::current());
@@ -18,7 +18,7 @@ Int num_groups(int dim, std::source_location loc = std::source_location::current
 Int global_id(int dim, std::source_location loc = std::source_location::current());
 Int global_size(int dim, std::source_location loc = std::source_location::current());
 
-// The absolute position of the work-item in an N-dimensional grid, like Numba's cuda.grid(n).
+/// The absolute position of the work-item in an N-dimensional grid, like Numba's cuda.grid(n).
 template <int N>
 std::array<Int, N> grid(std::source_location loc = std::source_location::current()) {
   static_assert(N >= 1 && N <= 3, "grid<N>() takes 1, 2 or 3 dimensions");
@@ -27,10 +27,10 @@ std::array<Int, N> grid(std::source_location loc = std::source_location::current
   else return {global_id(0, loc), global_id(1, loc), global_id(2, loc)};
 }
 
-// (a + b - 1) / b for integers.
+/// (a + b - 1) / b for integers.
 Value ceil_div(const Operand& a, const Operand& b);
 
-// Floating-point math (f32 or f64; integer operands are an error, literals adapt).
+/// Floating-point math (f32 or f64; integer operands are an error, literals adapt).
 Value sqrt(const Operand& x);
 Value rsqrt(const Operand& x);
 Value exp(const Operand& x);
@@ -47,7 +47,7 @@ Value floor(const Operand& x);
 Value ceil(const Operand& x);
 Value fmin(const Operand& a, const Operand& b);
 Value fmax(const Operand& a, const Operand& b);
-// Integer (and float) min/max/abs.
+/// Integer (and float) min/max/abs.
 Value min(const Operand& a, const Operand& b);
 Value max(const Operand& a, const Operand& b);
 Value abs(const Operand& x);
@@ -72,7 +72,7 @@ Value xor_(const ArrayRef& a, const Operand& i, const Operand& v);
 Value xor_(const ArrayRef& a, Index i, const Operand& v);
 Value exchange(const ArrayRef& a, const Operand& i, const Operand& v);
 Value exchange(const ArrayRef& a, Index i, const Operand& v);
-// Stores `desired` if the element equals `expected`; returns the old value (CUDA's atomicCAS).
+/// Stores `desired` if the element equals `expected`; returns the old value (CUDA's atomicCAS).
 Value compare_exchange(const ArrayRef& a, const Operand& i, const Operand& expected, const Operand& desired);
 Value compare_exchange(const ArrayRef& a, Index i, const Operand& expected, const Operand& desired);
 }  // namespace atomic

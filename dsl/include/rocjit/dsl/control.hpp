@@ -21,15 +21,18 @@ struct LoopDepth {
 };
 }  // namespace detail
 
-// The result of If(...): call .Else(...) or .ElseIf(...) on it to add the other branch.
+/// The result of If(...): call .Else(...) or .ElseIf(...) on it to add the other branch.
 class IfChain {
  public:
+  /// Continues the If whose op is `op`.
   explicit IfChain(ir::Op* op) : op_(op) {}
 
+  /// The branch taken when no condition held.
   template <class F>
   void Else(F&& body) {
     detail::record_into(op_->regions[1], std::forward<F>(body));
   }
+  /// Another condition tried in order.
   template <class F>
   IfChain ElseIf(const Operand& cond, F&& body, std::source_location loc = std::source_location::current()) {
     ir::Op* inner = nullptr;
@@ -42,7 +45,7 @@ class IfChain {
   ir::Op* op_;
 };
 
-// Runs `body` for the work-items where `cond` holds.
+/// Runs `body` for the work-items where `cond` holds.
 template <class F>
 IfChain If(const Operand& cond, F&& body, std::source_location loc = std::source_location::current()) {
   ir::Op& op = detail::open_if(cond, loc);
@@ -50,8 +53,8 @@ IfChain If(const Operand& cond, F&& body, std::source_location loc = std::source
   return IfChain(&op);
 }
 
-// for (i = begin; i < end; i += step) body(i)   (i > end when step is negative).
-// The counter has the common type of begin and end (weak literals adapt).
+/// for (i = begin; i < end; i += step) body(i)   (i > end when step is negative).
+/// The counter has the common type of begin and end (weak literals adapt).
 template <class F>
 void For(const Operand& begin, const Operand& end, const Operand& step, F&& body,
          std::source_location loc = std::source_location::current()) {
@@ -71,7 +74,7 @@ void For(const Operand& begin, const Operand& end, F&& body, std::source_locatio
   For(begin, end, Operand(1, loc), std::forward<F>(body), loc);
 }
 
-// while (cond()) body(). The condition is a callable re-evaluated before every iteration.
+/// while (cond()) body(). The condition is a callable re-evaluated before every iteration.
 template <class C, class F>
 void While(C&& cond, F&& body, std::source_location loc = std::source_location::current()) {
   ir::Op& op = detail::open_while(loc);
@@ -82,19 +85,19 @@ void While(C&& cond, F&& body, std::source_location loc = std::source_location::
   detail::record_into(op.regions[1], std::forward<F>(body));
 }
 
-// Leaves the innermost For/While.
+/// Leaves the innermost For/While.
 void Break(std::source_location loc = std::source_location::current());
 
-// Memory fence flags for barrier(), as in OpenCL and Numba's ROC target.
+/// Memory fence flags for barrier(), as in OpenCL and Numba's ROC target.
 inline constexpr unsigned CLK_LOCAL_MEM_FENCE = ir::fence_local;
 inline constexpr unsigned CLK_GLOBAL_MEM_FENCE = ir::fence_global;
 
-// Work-group barrier: every work-item of the group waits here; the fences order shared
-// (local) and/or global memory accesses across it.
+/// Work-group barrier: every work-item of the group waits here; the fences order shared
+/// (local) and/or global memory accesses across it.
 void barrier(unsigned flags = CLK_LOCAL_MEM_FENCE, std::source_location loc = std::source_location::current());
-// CUDA-style alias for barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE).
+/// CUDA-style alias for barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE).
 void syncthreads(std::source_location loc = std::source_location::current());
-// Wavefront-level barrier (llvm.amdgcn.wave.barrier).
+/// Wavefront-level barrier (llvm.amdgcn.wave.barrier).
 void wavebarrier(std::source_location loc = std::source_location::current());
 
 }  // namespace rocjit::dsl

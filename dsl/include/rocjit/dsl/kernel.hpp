@@ -21,46 +21,53 @@ namespace rocjit {
 struct LaunchConfig;
 class Launcher;
 
+/// Options of rocjit::kernel(): the maximum block size and parameter names.
 struct KernelOptions {
-  // Largest work-group the kernel will be launched with (1..1024); becomes the AMDGPU
-  // "amdgpu-flat-work-group-size" upper bound and is checked at launch.
+  /// Largest work-group the kernel will be launched with (1..1024); becomes the AMDGPU
+  /// "amdgpu-flat-work-group-size" upper bound and is checked at launch.
   uint32_t max_block_size = 1024;
-  // Parameter names for messages and printed IR; defaults are arg0, arg1, ...
+  /// Parameter names for messages and printed IR; defaults are arg0, arg1, ...
   std::vector<std::string> param_names;
 };
 
-// A traced kernel: its name and IR. Cheap to copy (the IR is shared and immutable).
+/// A traced kernel: its name and IR. Cheap to copy (the IR is shared and immutable).
 class Kernel {
  public:
   Kernel() = default;
+  /// Wraps traced IR.
   explicit Kernel(std::shared_ptr<const ir::Kernel> ir) : ir_(std::move(ir)) {}
-  // An empty (default-constructed) Kernel throws rocjit::Error from every accessor.
+  /// An empty (default-constructed) Kernel throws rocjit::Error from every accessor.
   explicit operator bool() const { return ir_ != nullptr; }
+  /// The kernel's name.
   const std::string& name() const { return ir().name; }
+  /// The kernel's IR; throws CompileError if this Kernel is empty.
   const ir::Kernel& ir() const {
     if (!ir_) empty_kernel();
     return *ir_;
   }
+  /// The shared IR (compile() caches by it).
   const std::shared_ptr<const ir::Kernel>& ir_ptr() const { return ir_; }
-  // The kernel's IR as .rjir text.
+  /// The kernel's IR as .rjir text.
   std::string print(bool locations = true) const;
-  // The signature as users write it, e.g. "saxpy(f32 a, array<f32, 1> x, array<f32, 1> y)".
+  /// The signature as users write it, e.g. "saxpy(f32 a, array<f32, 1> x, array<f32, 1> y)".
   std::string signature() const;
 
-  // What the JIT makes of this kernel, like Numba's inspect_llvm() / inspect_asm(): the same
-  // texts as ROCJIT_DUMP and rocjit-dump. `target` is a Target or its spelling: "gfx90a",
-  // "amdgpu:gfx1100:+wavefrontsize64", "host". At -O3 (AMDGPU code object v5). llvm_ir() and
-  // assembly() always compile afresh; metadata() for a GPU comes from the kernel cache when the
-  // kernel was compiled before. For the host nothing is added to the process's JIT.
-  // (The IR itself is ir(); print() or `std::cout << k.ir()` shows it as .rjir.)
+  /// What the JIT makes of this kernel, like Numba's inspect_llvm() / inspect_asm(): the same
+  /// texts as ROCJIT_DUMP and rocjit-dump. `target` is a Target or its spelling: "gfx90a",
+  /// "amdgpu:gfx1100:+wavefrontsize64", "host". At -O3 (AMDGPU code object v5). llvm_ir() and
+  /// assembly() always compile afresh; metadata() for a GPU comes from the kernel cache when the
+  /// kernel was compiled before. For the host nothing is added to the process's JIT.
+  /// (The IR itself is ir(); print() or `std::cout << k.ir()` shows it as .rjir.)
   enum class LlvmStage { lowered, optimized };
+  /// The LLVM IR for `target`, optimised or as lowered (compiles afresh).
   std::string llvm_ir(const Target& target, LlvmStage stage = LlvmStage::optimized) const;
+  /// The assembly for `target` (compiles afresh).
   std::string assembly(const Target& target) const;
-  // Registers, spills, LDS, scratch, kernel arguments and occupancy (AMDGPU), or regions,
-  // per-work-item storage, shared bytes and argument order (host).
+  /// Registers, spills, LDS, scratch, kernel arguments and occupancy (AMDGPU), or regions,
+  /// per-work-item storage, shared bytes and argument order (host).
   std::string metadata(const Target& target) const;
-  // Numba-style launch: k[{grid, block}](args...) or k[{grid, block, stream}](args...).
-  // Defined in rocjit/runtime/launch.hpp (included by rocjit/rocjit.hpp).
+  /// Numba-style launch: k[{grid, block}](args...) or k[{grid, block, stream}](args...).
+  /// Defined in rocjit/runtime/launch.hpp (included by rocjit/rocjit.hpp).
   Launcher operator[](const LaunchConfig& config) const;
 
  private:
@@ -68,6 +75,7 @@ class Kernel {
   std::shared_ptr<const ir::Kernel> ir_;
 };
 
+/// \cond INTERNAL
 namespace dsl::detail {
 
 template <class T>
@@ -82,7 +90,7 @@ struct lambda_traits<R (C::*)(A...)> {
 };
 
 template <class P>
-struct param_maker;  // specialised for Array<T, N, L> and Expr<T>
+struct param_maker;  ///< specialised for Array<T, N, L> and Expr<T>
 
 ArrayRef add_array_param(Trace& t, const std::string& name, ir::Type element, unsigned rank, ir::Layout layout);
 Value add_scalar_param(Trace& t, const std::string& name, ir::Type type);
@@ -100,7 +108,7 @@ struct param_maker<Expr<T>> {
 };
 
 std::string param_name(const KernelOptions& options, size_t index);
-// Verifies the finished trace and wraps it; errors name the kernel.
+/// Verifies the finished trace and wraps it; errors name the kernel.
 Kernel finish(Trace& t, const KernelOptions& options);
 [[noreturn]] void rethrow_tracing_error(const std::string& name, const std::source_location& loc);
 
@@ -114,10 +122,11 @@ void invoke_traced(Trace& t, F& body, const KernelOptions& options, std::index_s
 }
 
 }  // namespace dsl::detail
+/// \endcond
 
-// Traces `body` once and returns the kernel. Lambda parameters must be rocjit::dsl::Array<T, N>
-// (global arrays) or scalar expressions (Float, Int, ...). Errors while tracing are rethrown as
-// rocjit::CompileError naming the kernel.
+/// Traces `body` once and returns the kernel. Lambda parameters must be rocjit::dsl::Array<T, N>
+/// (global arrays) or scalar expressions (Float, Int, ...). Errors while tracing are rethrown as
+/// rocjit::CompileError naming the kernel.
 template <class F>
 Kernel kernel(std::string name, F&& body, KernelOptions options = {},
               std::source_location loc = std::source_location::current()) {

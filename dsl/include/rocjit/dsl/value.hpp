@@ -12,9 +12,10 @@
 
 namespace rocjit::dsl {
 
-// Maps C++ element/scalar types to IR types.
+/// Maps C++ element/scalar types to IR types.
 template <class T>
 struct ir_type;
+/// \cond INTERNAL
 template <> struct ir_type<bool> { static constexpr ir::Type value = ir::Type::i1; };
 template <> struct ir_type<int32_t> { static constexpr ir::Type value = ir::Type::i32; };
 template <> struct ir_type<int64_t> { static constexpr ir::Type value = ir::Type::i64; };
@@ -22,6 +23,7 @@ template <> struct ir_type<uint32_t> { static constexpr ir::Type value = ir::Typ
 template <> struct ir_type<uint64_t> { static constexpr ir::Type value = ir::Type::u64; };
 template <> struct ir_type<float> { static constexpr ir::Type value = ir::Type::f32; };
 template <> struct ir_type<double> { static constexpr ir::Type value = ir::Type::f64; };
+/// \endcond
 template <class T>
 inline constexpr ir::Type ir_type_v = ir_type<T>::value;
 
@@ -30,23 +32,28 @@ concept Scalar = requires { ir_type<T>::value; };
 
 class Value;
 
-// Things that produce a Value when read (Var<T>, array elements).
+/// Things that produce a Value when read (Var<T>, array elements).
 template <class X>
 concept Loadable = requires(const X& x, const std::source_location& loc) {
   { x.load(loc) } -> std::same_as<Value>;
 };
 
-// An SSA value recorded in a kernel trace. Copies refer to the same value.
+/// An SSA value recorded in a kernel trace. Copies refer to the same value.
 class Value {
  public:
   Value() = default;
+  /// A traced value: its id, type and trace.
   Value(ir::ValueId id, ir::Type type, uint64_t trace) : id_(id), type_(type), trace_(trace) {}
-  // Reads a Var or an array element, recorded at the caller's line: Value v = acc;
+  /// Reads a Var or an array element, recorded at the caller's line: Value v = acc;
   template <Loadable X>
   Value(const X& x, std::source_location loc = std::source_location::current()) : Value(x.load(loc)) {}
+  /// The value's id in the IR.
   ir::ValueId id() const { return id_; }
+  /// The value's IR type.
   ir::Type type() const { return type_; }
+  /// The trace it belongs to.
   uint64_t trace() const { return trace_; }
+  /// Whether it holds a value.
   bool valid() const { return id_ != 0; }
 
  private:
@@ -55,18 +62,22 @@ class Value {
   uint64_t trace_ = 0;
 };
 
-// Any operand of a DSL operation: a recorded value or a C++ literal. C++ literals are weakly
-// typed: they take the type of the other operand (as in Triton and JAX), so `x * 2.0` stays
-// f32 when x is f32. Carries the source location of the expression it appears in.
+/// Any operand of a DSL operation: a recorded value or a C++ literal. C++ literals are weakly
+/// typed: they take the type of the other operand (as in Triton and JAX), so `x * 2.0` stays
+/// f32 when x is f32. Carries the source location of the expression it appears in.
 class Operand {
  public:
+  /// A traced value or which kind of C++ literal.
   enum class Kind : uint8_t { value, int_literal, uint_literal, float_literal, bool_literal };
 
+  /// A traced value.
   Operand(const Value& v, std::source_location loc = std::source_location::current())
       : kind_(Kind::value), value_(v), loc_(loc) {}
+  /// A typed expression's value.
   template <Loadable X>
   Operand(const X& x, std::source_location loc = std::source_location::current())
       : kind_(Kind::value), value_(x.load(loc)), loc_(loc) {}
+  /// A C++ literal, typed later by the other operand.
   template <class T>
     requires std::is_arithmetic_v<T>
   Operand(T literal, std::source_location loc = std::source_location::current()) : loc_(loc) {
@@ -89,14 +100,21 @@ class Operand {
     }
   }
 
+  /// Value or literal kind.
   Kind kind() const { return kind_; }
+  /// Whether it is a literal.
   bool is_literal() const { return kind_ != Kind::value; }
+  /// The traced value (non-literals).
   const Value& value() const { return value_; }
-  // The operand's own type: the value's, or the literal's C++ type.
+  /// The operand's own type: the value's, or the literal's C++ type.
   ir::Type type() const { return is_literal() ? literal_type_ : value_.type(); }
+  /// The integer literal.
   int64_t int_literal() const { return int_; }
+  /// The unsigned literal.
   uint64_t uint_literal() const { return uint_; }
+  /// The floating-point literal.
   double float_literal() const { return float_; }
+  /// Where it was written.
   const std::source_location& loc() const { return loc_; }
 
  private:
@@ -110,11 +128,11 @@ class Operand {
 };
 
 namespace detail {
-// Converts an operand to a value of exactly `type`: literals become constants (an error when the
-// literal does not fit), values are converted by an explicit cast op when `convert` allows it,
-// otherwise a type mismatch is an error that says which cast to write.
+/// Converts an operand to a value of exactly `type`: literals become constants (an error when the
+/// literal does not fit), values are converted by an explicit cast op when `convert` allows it,
+/// otherwise a type mismatch is an error that says which cast to write.
 Value coerce(const Operand& x, ir::Type type, bool convert, const char* context);
-// The type C++'s usual arithmetic conversions give two operands, with weak literals.
+/// The type C++'s usual arithmetic conversions give two operands, with weak literals.
 ir::Type common_type(const Operand& a, const Operand& b);
 Value binary(ir::BinaryOp op, const Operand& a, const Operand& b);
 Value compare(ir::ComparePred pred, const Operand& a, const Operand& b);
@@ -126,22 +144,28 @@ Value cast(ir::Type type, const Operand& a);
 Value constant(ir::Type type, int64_t i, double f, const std::source_location& loc);
 }  // namespace detail
 
-// A value whose type is known statically, e.g. Float or Int. Converting a Value of another type
-// is an error at trace time that names the needed cast.
+/// A value whose type is known statically, e.g. Float or Int. Converting a Value of another type
+/// is an error at trace time that names the needed cast.
 template <Scalar T>
 class Expr : public Value {
  public:
+  /// The C++ type.
   using type = T;
+  /// Wraps a traced value of type T (checked).
   Expr(const Value& v, std::source_location loc = std::source_location::current())
       : Value(detail::coerce(Operand(v, loc), ir_type_v<T>, false, "this variable")) {}
+  /// Converts another expression (C++ conversion rules).
   template <Loadable X>
   Expr(const X& x, std::source_location loc = std::source_location::current())
       : Value(detail::coerce(Operand(x.load(loc), loc), ir_type_v<T>, false, "this variable")) {}
+  /// A literal of type T.
   template <class L>
     requires std::is_arithmetic_v<L>
   Expr(L literal, std::source_location loc = std::source_location::current())
       : Value(detail::coerce(Operand(literal, loc), ir_type_v<T>, false, "this variable")) {}
+  /// Copies the expression (the same value).
   Expr(const Expr&) = default;
+  /// Refers to another expression's value.
   Expr& operator=(const Expr&) = default;
 };
 
@@ -153,14 +177,14 @@ using ULong = Expr<uint64_t>;
 using Float = Expr<float>;
 using Double = Expr<double>;
 
-// Explicit conversion, e.g. cast<float>(i) or cast<int32_t>(x).
+/// Explicit conversion, e.g. cast<float>(i) or cast<int32_t>(x).
 template <Scalar T>
 Value cast(const Operand& x) {
   return detail::cast(ir_type_v<T>, x);
 }
 
-// Operators. Non-template functions on Operand, so literals, values, variables and array
-// elements all convert implicitly, each carrying the location of the expression.
+/// Operators. Non-template functions on Operand, so literals, values, variables and array
+/// elements all convert implicitly, each carrying the location of the expression.
 inline Value operator+(const Operand& a, const Operand& b) { return detail::binary(ir::BinaryOp::add, a, b); }
 inline Value operator-(const Operand& a, const Operand& b) { return detail::binary(ir::BinaryOp::sub, a, b); }
 inline Value operator*(const Operand& a, const Operand& b) { return detail::binary(ir::BinaryOp::mul, a, b); }
@@ -177,7 +201,7 @@ inline Value operator<(const Operand& a, const Operand& b) { return detail::comp
 inline Value operator<=(const Operand& a, const Operand& b) { return detail::compare(ir::ComparePred::le, a, b); }
 inline Value operator>(const Operand& a, const Operand& b) { return detail::compare(ir::ComparePred::gt, a, b); }
 inline Value operator>=(const Operand& a, const Operand& b) { return detail::compare(ir::ComparePred::ge, a, b); }
-// && and || evaluate both sides (they are recorded, not executed): no short-circuit.
+/// && and || evaluate both sides (they are recorded, not executed): no short-circuit.
 inline Value operator&&(const Operand& a, const Operand& b) { return detail::logical(true, a, b); }
 inline Value operator||(const Operand& a, const Operand& b) { return detail::logical(false, a, b); }
 inline Value operator!(const Operand& a) { return detail::logical_not(a); }
@@ -185,7 +209,7 @@ inline Value operator-(const Operand& a) { return detail::unary(ir::UnaryOp::neg
 inline Value operator~(const Operand& a) { return detail::unary(ir::UnaryOp::not_, a); }
 inline Value operator+(const Operand& a) { return detail::coerce(a, a.type(), false, "unary +"); }
 
-// Conditional value: c ? a : b, both sides evaluated.
+/// Conditional value: c ? a : b, both sides evaluated.
 Value select(const Operand& c, const Operand& a, const Operand& b);
 
 }  // namespace rocjit::dsl

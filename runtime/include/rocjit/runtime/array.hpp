@@ -31,46 +31,68 @@ constexpr ir::Type dtype_of() {
 }
 
 namespace runtime {
-struct HostStorage;    // host memory: ordinary, pinned (page-locked) or borrowed
-struct Allocation;     // device memory, owned by a device
+struct HostStorage;    ///< host memory: ordinary, pinned (page-locked) or borrowed
+struct Allocation;     ///< device memory, owned by a device
 }  // namespace runtime
 
-// Shape/stride bookkeeping shared by host and device arrays. Strides are in bytes, as in NumPy.
+/// Shape/stride bookkeeping shared by host and device arrays. Strides are in bytes, as in NumPy.
 struct ArrayLayout {
+  /// Extents per dimension.
   Shape shape;
+  /// Element strides per dimension.
   std::vector<int64_t> strides;
+  /// Element type.
   ir::Type dtype = ir::Type::f32;
 
+  /// A contiguous layout of `shape` in C or Fortran order.
   static ArrayLayout contiguous(const Shape& shape, ir::Type dtype, Order order);
-  int64_t size() const;     // elements
-  int64_t nbytes() const;   // size() * itemsize
+  int64_t size() const;     ///< elements
+  int64_t nbytes() const;   ///< size() * itemsize
+  /// Bytes per element.
   int64_t itemsize() const { return ir::byte_size(dtype); }
+  /// Number of dimensions.
   size_t ndim() const { return shape.size(); }
+  /// Whether elements are contiguous with the last index fastest.
   bool is_c_contiguous() const;
+  /// Whether elements are contiguous with the first index fastest.
   bool is_f_contiguous() const;
 };
 
-// A host array owning (or borrowing) its memory: what copy_to_host() returns and pinned_array()
-// makes. Element access with operator()(i, j, ...) in the array's own order.
+/// A host array owning (or borrowing) its memory: what copy_to_host() returns and pinned_array()
+/// makes. Element access with operator()(i, j, ...) in the array's own order.
 template <class T>
 class HostArray {
  public:
   HostArray() = default;
+  /// A new host array of `shape`.
   explicit HostArray(const Shape& shape, Order order = Order::C);
+  /// A host array over existing storage.
   HostArray(std::shared_ptr<runtime::HostStorage> storage, const Shape& shape, Order order);
 
+  /// The first element.
   T* data() { return data_; }
+  /// The first element.
   const T* data() const { return data_; }
+  /// Extents per dimension.
   const Shape& shape() const { return layout_.shape; }
+  /// Element strides per dimension.
   const std::vector<int64_t>& strides() const { return layout_.strides; }
+  /// Number of elements.
   int64_t size() const { return layout_.size(); }
+  /// Bytes of the elements.
   int64_t nbytes() const { return layout_.nbytes(); }
+  /// Number of dimensions.
   size_t ndim() const { return layout_.ndim(); }
+  /// Shape, strides and element type.
   const ArrayLayout& layout() const { return layout_; }
+  /// Whether its memory is pinned (page-locked).
   bool is_pinned() const;
+  /// The elements as a span.
   std::span<T> span() { return {data_, static_cast<size_t>(size())}; }
+  /// A copy of the elements.
   std::vector<T> to_vector() const { return std::vector<T>(data_, data_ + size()); }
 
+  /// The element at `index...`.
   template <class... I>
   T& operator()(I... index) {
     int64_t idx[] = {static_cast<int64_t>(index)...};
@@ -78,10 +100,12 @@ class HostArray {
     for (size_t d = 0; d < sizeof...(I); ++d) offset += idx[d] * layout_.strides[d];
     return *reinterpret_cast<T*>(reinterpret_cast<std::byte*>(data_) + offset);
   }
+  /// The element at `index...`.
   template <class... I>
   const T& operator()(I... index) const {
     return const_cast<HostArray*>(this)->operator()(index...);
   }
+  /// The storage it views.
   const std::shared_ptr<runtime::HostStorage>& storage() const { return storage_; }
 
  private:
@@ -90,77 +114,103 @@ class HostArray {
   ArrayLayout layout_;
 };
 
-// The untyped part of a device array: a view (offset, shape, strides) of a device allocation.
+/// The untyped part of a device array: a view (offset, shape, strides) of a device allocation.
 class DeviceArrayBase {
  public:
+  /// Extents per dimension.
   const Shape& shape() const { return layout_.shape; }
+  /// Element strides per dimension.
   const std::vector<int64_t>& strides() const { return layout_.strides; }
+  /// Number of elements.
   int64_t size() const { return layout_.size(); }
+  /// Bytes of the elements.
   int64_t nbytes() const { return layout_.nbytes(); }
+  /// Number of dimensions.
   size_t ndim() const { return layout_.ndim(); }
+  /// Element type.
   ir::Type dtype() const { return layout_.dtype; }
+  /// Whether the view is C-contiguous.
   bool is_c_contiguous() const { return layout_.is_c_contiguous(); }
+  /// Whether the view is Fortran-contiguous.
   bool is_f_contiguous() const { return layout_.is_f_contiguous(); }
+  /// Shape, strides and element type.
   const ArrayLayout& layout() const { return layout_; }
+  /// The device holding the memory.
   Device device() const;
-  // Address of the first element on the device (valid while the array lives).
+  /// Address of the first element on the device (valid while the array lives).
   void* device_pointer() const;
+  /// The allocation it views (shared by its views).
   const std::shared_ptr<runtime::Allocation>& allocation() const { return allocation_; }
+  /// Whether it holds memory.
   explicit operator bool() const { return allocation_ != nullptr; }
 
  protected:
   DeviceArrayBase() = default;
+  /// A view of `a` at byte `offset`.
   DeviceArrayBase(std::shared_ptr<runtime::Allocation> a, int64_t offset, ArrayLayout layout)
       : allocation_(std::move(a)), offset_(offset), layout_(std::move(layout)) {}
+  /// Allocates an array on `device`.
   static DeviceArrayBase allocate(const Shape& shape, ir::Type dtype, Order order, const Device& device);
-  // Copies between this array and host memory laid out as `host`. Both must match in shape and
-  // dtype; non-contiguous views are copied element-wise through a staging buffer.
+  /// Copies between this array and host memory laid out as `host`. Both must match in shape and
+  /// dtype; non-contiguous views are copied element-wise through a staging buffer.
   void copy_from_host(const void* host, const ArrayLayout& host_layout, const Stream& stream,
                       std::shared_ptr<void> keep_alive) const;
+  /// Copies the array into host memory laid out as `host_layout`.
   void copy_to_host_memory(void* host, const ArrayLayout& host_layout, const Stream& stream,
                            std::shared_ptr<void> keep_alive) const;
+  /// A view with another shape (MemoryError if that would need a copy).
   DeviceArrayBase reshaped(const Shape& shape, Order order) const;
+  /// A one-dimensional view (MemoryError if that would need a copy).
   DeviceArrayBase raveled(Order order) const;
 
+  /// The memory (shared with views and pending work).
   std::shared_ptr<runtime::Allocation> allocation_;
-  int64_t offset_ = 0;  // bytes
+  int64_t offset_ = 0;  ///< bytes
+  /// Shape, strides and element type.
   ArrayLayout layout_;
 };
 
-// An array in device memory. A shared handle: copies, ravel() and reshape() are views of the
-// same memory (as in Numba); the memory is freed when the last handle and the last pending
-// stream operation using it are gone.
+/// An array in device memory. A shared handle: copies, ravel() and reshape() are views of the
+/// same memory (as in Numba); the memory is freed when the last handle and the last pending
+/// stream operation using it are gone.
 template <class T>
 class DeviceArray : public DeviceArrayBase {
  public:
+  /// The C++ element type.
   using element_type = T;
   DeviceArray() = default;
+  /// Typed view of an untyped device array.
   explicit DeviceArray(const DeviceArrayBase& base) : DeviceArrayBase(base) {}
 
-  // Copies to a new host array (synchronous on the default stream; on another stream the
-  // returned array is filled when the stream reaches the copy).
+  /// Copies to a new host array (synchronous on the default stream; on another stream the
+  /// returned array is filled when the stream reaches the copy).
   HostArray<T> copy_to_host(const Stream& stream = {}) const {
     HostArray<T> out(layout_.shape, is_f_contiguous() && !is_c_contiguous() ? Order::F : Order::C);
     copy_to_host_memory(out.data(), out.layout(), stream, out.storage());
     return out;
   }
-  // Copies into an existing host array of the same shape and dtype.
+  /// Copies into an existing host array of the same shape and dtype.
   void copy_to_host(HostArray<T>& out, const Stream& stream = {}) const {
     copy_to_host_memory(out.data(), out.layout(), stream, out.storage());
   }
-  // Copies into a contiguous host buffer of exactly size() elements, C order.
+  /// Copies into a contiguous host buffer of exactly size() elements, C order.
   void copy_to_host(std::span<T> out, const Stream& stream = {}) const {
     copy_to_host_memory(out.data(), host_layout(out.size()), stream, nullptr);
   }
+  /// Copies `host` into this array.
   void copy_to_device(const HostArray<T>& host, const Stream& stream = {}) const {
     copy_from_host(host.data(), host.layout(), stream, host.storage());
   }
+  /// Copies `host` into this array.
   void copy_to_device(std::span<const T> host, const Stream& stream = {}) const {
     copy_from_host(host.data(), host_layout(host.size()), stream, nullptr);
   }
+  /// Copies another device array into this one.
   void copy_to_device(const DeviceArray<T>& other, const Stream& stream = {}) const;
 
+  /// A one-dimensional view (never a copy).
   DeviceArray ravel(Order order = Order::C) const { return DeviceArray(raveled(order)); }
+  /// A view with another shape (never a copy).
   DeviceArray reshape(const Shape& shape, Order order = Order::C) const { return DeviceArray(reshaped(shape, order)); }
 
  private:
@@ -174,7 +224,7 @@ class DeviceArray : public DeviceArrayBase {
   }
 };
 
-// Allocates an uninitialised device array.
+/// Allocates an uninitialised device array.
 template <class T>
 DeviceArray<T> device_array(const Shape& shape, Order order = Order::C, const Device& device = {});
 
@@ -188,18 +238,18 @@ DeviceArray<T> device_array_like(const HostArray<T>& other, const Device& device
   return device_array<T>(other.shape(), Order::C, device);
 }
 
-// Allocates a device array and copies `host` into it.
+/// Allocates a device array and copies `host` into it.
 template <class T>
 DeviceArray<T> to_device(const HostArray<T>& host, const Stream& stream = {}, const Device& device = {});
 template <class T>
 DeviceArray<T> to_device(const std::vector<T>& host, const Stream& stream = {}, const Device& device = {});
-// A span with an explicit shape: its length must equal the shape's element count.
+/// A span with an explicit shape: its length must equal the shape's element count.
 template <class T>
 DeviceArray<T> to_device(std::span<const T> host, const Shape& shape, Order order = Order::C,
                          const Stream& stream = {}, const Device& device = {});
 
 namespace runtime {
-// Non-template helpers behind the templates above.
+/// Non-template helpers behind the templates above.
 DeviceArrayBase allocate_array(const Shape& shape, ir::Type dtype, Order order, const Device& device);
 std::shared_ptr<HostStorage> allocate_host(size_t bytes);
 void* host_storage_data(const HostStorage& s);

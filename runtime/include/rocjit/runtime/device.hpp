@@ -12,50 +12,58 @@ namespace runtime {
 class DeviceImpl;
 }
 
-// A handle on one device. Copies refer to the same device.
+/// A handle on one device. Copies refer to the same device.
 class Device {
  public:
   Device() = default;
+  /// Wraps a backend device.
   explicit Device(std::shared_ptr<runtime::DeviceImpl> impl) : impl_(std::move(impl)) {}
 
-  std::string name() const;    // "AMD Instinct MI210", "CPU (16 threads)"
-  std::string kind() const;    // "cpu" or "hip"
-  std::string id() const;      // "cpu", "hip:0"
-  std::string target() const;  // "host" or the gfx processor, e.g. "gfx90a"
+  std::string name() const;    ///< "AMD Instinct MI210", "CPU (16 threads)"
+  std::string kind() const;    ///< "cpu" or "hip"
+  std::string id() const;      ///< "cpu", "hip:0"
+  std::string target() const;  ///< "host" or the gfx processor, e.g. "gfx90a"
+  /// Bytes of device memory.
   uint64_t total_memory() const;
+  /// Bytes of device memory free now.
   uint64_t free_memory() const;
-  // Waits for all work on every stream of the device.
+  /// Waits for all work on every stream of the device.
   void synchronize() const;
-  // Releases the device: arrays, streams and kernels that still refer to it fail with a
-  // DeviceError from now on (like numba.cuda.close()).
+  /// Releases the device: arrays, streams and kernels that still refer to it fail with a
+  /// DeviceError from now on (like numba.cuda.close()).
   void close() const;
+  /// Whether the device was closed.
   bool closed() const;
 
+  /// Whether this names a device.
   explicit operator bool() const { return impl_ != nullptr; }
+  /// The backend device.
   runtime::DeviceImpl& impl() const;
+  /// The shared backend device.
   const std::shared_ptr<runtime::DeviceImpl>& impl_ptr() const { return impl_; }
+  /// Whether both name the same device.
   bool operator==(const Device& o) const { return impl_ == o.impl_; }
 
  private:
   std::shared_ptr<runtime::DeviceImpl> impl_;
 };
 
-// Every usable device: HIP GPUs first (when libamdhip64 and a GPU are present), then the CPU.
+/// Every usable device: HIP GPUs first (when libamdhip64 and a GPU are present), then the CPU.
 std::vector<Device> devices();
 
-// The device new arrays, streams and launches use when none is given: $ROCJIT_DEVICE
-// ("cpu", "hip", "hip:N") if set, else the first HIP GPU, else the CPU.
+/// The device new arrays, streams and launches use when none is given: $ROCJIT_DEVICE
+/// ("cpu", "hip", "hip:N") if set, else the first HIP GPU, else the CPU.
 Device default_device();
 
-// A device by id: "cpu", "hip" (= "hip:0") or "hip:N". Throws DeviceError saying why a HIP
-// device is not available (library not found and where rocjit looked, or no GPU).
+/// A device by id: "cpu", "hip" (= "hip:0") or "hip:N". Throws DeviceError saying why a HIP
+/// device is not available (library not found and where rocjit looked, or no GPU).
 Device get_device(const std::string& id);
 
-// A separate instance of the CPU device with its own streams and kernel cache, independent of
-// the shared "cpu" device (for isolation, e.g. a device that can be closed on its own).
+/// A separate instance of the CPU device with its own streams and kernel cache, independent of
+/// the shared "cpu" device (for isolation, e.g. a device that can be closed on its own).
 Device new_cpu_device();
 
-// Makes `d` the default device for this process.
+/// Makes `d` the default device for this process.
 void set_default_device(const Device& d);
 
 }  // namespace rocjit

@@ -14,21 +14,28 @@
 
 namespace rocjit {
 
-// grid: work-groups per dimension (Numba's blocks per grid); block: work-items per group.
+/// grid: work-groups per dimension (Numba's blocks per grid); block: work-items per group.
 struct LaunchConfig {
+  /// Grid `g` (in work-groups), block `b` (in work-items), on stream `s`.
   LaunchConfig(Dim3 g, Dim3 b, Stream s = {}) : grid(g), block(b), stream(std::move(s)) {}
+  /// Work-groups per dimension.
   Dim3 grid;
+  /// Work-items per work-group per dimension.
   Dim3 block;
-  Stream stream;  // empty: the default stream of the default device
+  Stream stream;  ///< empty: the default stream of the default device
 };
 
 namespace runtime {
 
-// One launch argument, type-erased: a device array view or a scalar's bits and type.
+/// One launch argument, type-erased: a device array view or a scalar's bits and type.
 struct LaunchArgument {
+  /// The array, for array arguments.
   const DeviceArrayBase* array = nullptr;
+  /// The scalar's IR type, for scalar arguments.
   ir::Type scalar_type = ir::Type::none;
+  /// The scalar's bytes.
   unsigned char bits[8] = {};
+  /// The C++ type's name, for messages.
   const char* cxx_type = "";
 };
 
@@ -55,12 +62,14 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
 
 }  // namespace runtime
 
-// Checks the arguments against the kernel's signature, compiles on first use for the stream's
-// device (then reuses the compiled kernel), and enqueues the launch.
+/// Checks the arguments against the kernel's signature, compiles on first use for the stream's
+/// device (then reuses the compiled kernel), and enqueues the launch.
 class Launcher {
  public:
+  /// Launches `kernel` with `config`.
   Launcher(Kernel kernel, LaunchConfig config) : kernel_(std::move(kernel)), config_(std::move(config)) {}
 
+  /// Launches the kernel with `args` (checked against its parameters).
   template <class... A>
   void operator()(A&&... args) const {
     std::vector<runtime::LaunchArgument> list;

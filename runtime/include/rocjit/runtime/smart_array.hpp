@@ -10,16 +10,19 @@ namespace rocjit {
 
 enum class Where { host, device };
 
+/// A host array with a device copy kept in sync on demand (Numba's SmartArray).
 template <class T>
 class SmartArray {
  public:
+  /// Wraps `host`; the device copy is made on `device` when first needed.
   explicit SmartArray(HostArray<T> host, const Device& device = {}) : host_(std::move(host)), device_handle_(device) {}
+  /// A copy of `v`; the device copy is made on `device` when first needed.
   explicit SmartArray(const std::vector<T>& v, const Device& device = {})
       : host_(Shape{static_cast<int64_t>(v.size())}), device_handle_(device) {
     std::copy(v.begin(), v.end(), host_.data());
   }
 
-  // The host side: brought up to date from the device first if the device side changed.
+  /// The host side: brought up to date from the device first if the device side changed.
   HostArray<T>& host() {
     if (device_changed_) {
       device_.copy_to_host(host_);
@@ -28,7 +31,7 @@ class SmartArray {
     }
     return host_;
   }
-  // The device side: allocated on first use and brought up to date if the host side changed.
+  /// The device side: allocated on first use and brought up to date if the host side changed.
   DeviceArray<T>& device() {
     if (!device_) {
       device_ = device_array<T>(host_.shape(), Order::C, device_handle_);
@@ -41,10 +44,11 @@ class SmartArray {
     }
     return device_;
   }
-  // Numba's get(where).
+  /// Numba's get(where).
   HostArray<T>& get_host() { return host(); }
+  /// The device copy (copied from the host if stale).
   DeviceArray<T>& get_device() { return device(); }
-  // Says that `where` was written: the other side is refreshed before its next use.
+  /// Says that `where` was written: the other side is refreshed before its next use.
   void mark_changed(Where where) {
     if (where == Where::host) {
       if (device_changed_) throw_conflict();
@@ -53,9 +57,11 @@ class SmartArray {
       device_changed_ = true;
     }
   }
+  /// Extents per dimension.
   const Shape& shape() const { return host_.shape(); }
-  // Transfers performed so far, for tests and tuning.
+  /// Transfers performed so far, for tests and tuning.
   uint64_t host_to_device_copies() const { return host_to_device_; }
+  /// How many device-to-host copies it has made.
   uint64_t device_to_host_copies() const { return device_to_host_; }
 
  private:

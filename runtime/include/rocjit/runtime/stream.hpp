@@ -14,38 +14,45 @@ class EventImpl;
 
 class Event;
 
-// An ordered queue on one device. The default stream (Stream() / default_stream()) is
-// synchronous like Numba's: work on it has finished when the call returns. Streams made with
-// stream() are asynchronous on every device.
+/// An ordered queue on one device. The default stream (Stream() / default_stream()) is
+/// synchronous like Numba's: work on it has finished when the call returns. Streams made with
+/// stream() are asynchronous on every device.
 class Stream {
  public:
   Stream() = default;
+  /// Wraps a backend stream.
   explicit Stream(std::shared_ptr<runtime::StreamImpl> impl);
 
-  // Waits until everything enqueued so far has finished (rethrows the first failure).
+  /// Waits until everything enqueued so far has finished (rethrows the first failure).
   void synchronize() const;
-  // Makes later work on this stream wait for `e`.
+  /// Makes later work on this stream wait for `e`.
   void wait(const Event& e) const;
+  /// The device it runs on.
   Device device() const;
+  /// Whether it is the device's default stream.
   bool is_default() const;
 
-  // RAII scope that synchronises the stream when it ends: `{ auto s = st.auto_synchronize(); ... }`
+  /// RAII scope that synchronises the stream when it ends: `{ auto s = st.auto_synchronize(); ... }`
   [[nodiscard]] class AutoSynchronize auto_synchronize() const;
 
+  /// Whether this names a stream.
   explicit operator bool() const { return impl_ != nullptr; }
+  /// The backend stream.
   runtime::StreamImpl& impl() const;
+  /// The shared backend stream.
   const std::shared_ptr<runtime::StreamImpl>& impl_ptr() const { return impl_; }
 
  private:
   std::shared_ptr<runtime::StreamImpl> impl_;
-  // A device holds its default stream, and the default stream refers to the device weakly; a
-  // handle keeps the device alive while the user holds it.
+  /// A device holds its default stream, and the default stream refers to the device weakly; a
+  /// handle keeps the device alive while the user holds it.
   std::shared_ptr<runtime::DeviceImpl> device_;
 };
 
-// Synchronises its stream when the scope ends (Numba's `with stream.auto_synchronize():`).
+/// Synchronises its stream when the scope ends (Numba's `with stream.auto_synchronize():`).
 class AutoSynchronize {
  public:
+  /// Synchronises `s` when it goes out of scope.
   explicit AutoSynchronize(Stream s) : stream_(std::move(s)) {}
   ~AutoSynchronize() noexcept(false);
   AutoSynchronize(const AutoSynchronize&) = delete;
@@ -57,25 +64,28 @@ class AutoSynchronize {
 
 inline AutoSynchronize Stream::auto_synchronize() const { return AutoSynchronize(*this); }
 
-// A new asynchronous stream on `device` (default: the default device).
+/// A new asynchronous stream on `device` (default: the default device).
 Stream stream(const Device& device = {});
-// The synchronous default stream of `device`.
+/// The synchronous default stream of `device`.
 Stream default_stream(const Device& device = {});
 
-// A point in a stream: record it, wait for it, time between two of them.
+/// A point in a stream: record it, wait for it, time between two of them.
 class Event {
  public:
   Event() = default;
+  /// Wraps a backend event.
   explicit Event(std::shared_ptr<runtime::EventImpl> impl) : impl_(std::move(impl)) {}
-  // Enqueues the event on `s`; it completes when everything before it on `s` has.
+  /// Enqueues the event on `s`; it completes when everything before it on `s` has.
   void record(const Stream& s = {}) const;
+  /// Waits until the work recorded before the event is done.
   void synchronize() const;
-  bool query() const;  // completed?
-  // Milliseconds between two completed events.
+  bool query() const;  ///< completed?
+  /// Milliseconds between two completed events.
   float elapsed_time(const Event& later) const;
+  /// The backend event.
   runtime::EventImpl& impl() const;
-  // Streams hold the implementation until they have reached the event, so an Event may be
-  // dropped right after record() or Stream::wait().
+  /// Streams hold the implementation until they have reached the event, so an Event may be
+  /// dropped right after record() or Stream::wait().
   const std::shared_ptr<runtime::EventImpl>& impl_ptr() const { return impl_; }
 
  private:

@@ -1,0 +1,147 @@
+// bench-isa: rocjit's AMDGPU code against clang -O3 on the same algorithms. Every sample kernel
+// is compiled by rocjit and its OpenCL C transliteration (bench/isa/<name>.cl: same algorithm,
+// same argument list as rocjit's kernel ABI) by clang-22 with the ROCm device libraries, for
+// gfx90a and gfx1030 (the processors Debian's device libraries cover). Printed side by side:
+// instructions in the kernel body, VGPRs, SGPRs, LDS bytes, scratch bytes, and the ratio of
+// instructions. Counts come from the same parser over both assembly texts.
+//
+//   bench-isa [--processor=gfx90a,gfx1030] [--clang=clang-22] [--show=KERNEL]
+#include <rocjit/rocjit.hpp>
+
+#include <array>
+#include <cctype>
+#include <cstring>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sample_kernels.hpp"
+
+#ifndef ROCJIT_BENCH_ISA_DIR
+#error "ROCJIT_BENCH_ISA_DIR must name bench/isa"
+#endif
+
+namespace {
+
+struct Facts {
+  int instructions = 0, vgprs = 0, sgprs = 0, lds = 0, scratch = 0;
+  bool ok = false;
+};
+
+// Counts the instructions of `kernel` (between its label and .Lfunc_end) and reads its
+// registers, LDS and scratch from the AMDGPU metadata of an LLVM assembly listing.
+Facts parse_assembly(const std::string& text, const std::string& kernel) {
+  Facts f;
+  std::istringstream in(text);
+  std::string line;
+  bool inside = false, in_metadata_for_kernel = false;
+  Facts block;
+  std::string block_name;
+  auto value_after = [](const std::string& l, const char* key) {
+    size_t at = l.find(key);
+    return at == std::string::npos ? -1 : std::atoi(l.c_str() + at + std::strlen(key));
+  };
+  while (std::getline(in, line)) {
+    if (line.rfind(kernel + ":", 0) == 0 && (line.size() == kernel.size() + 1 || line[kernel.size() + 1] == ' ')) {
+      inside = true;
+      f.ok = true;
+      continue;
+    }
+    if (inside) {
+      if (line.rfind(".Lfunc_end", 0) == 0) {
+        inside = false;
+        continue;
+      }
+      if (line.size() > 1 && line[0] == '\t' && std::islower(static_cast<unsigned char>(line[1])) &&
+          line.find(':') == std::string::npos)
+        ++f.instructions;
+      continue;
+    }
+    // The metadata (YAML) lists one block per kernel, each starting with "- .agpr_count" or
+    // "- .args" and holding ".name" somewhere inside: keep the block whose name is `kernel`.
+    if (line.find("  - .agpr_count:") != std::string::npos || line.find("  - .args:") != std::string::npos) {
+      if (block_name == kernel) in_metadata_for_kernel = true;
+      if (!in_metadata_for_kernel) block = Facts{}, block_name.clear();
+    }
+    if (in_metadata_for_kernel) continue;
+    if (int v = value_after(line, ".vgpr_count:"); v >= 0) block.vgprs = v;
+    if (int v = value_after(line, ".sgpr_count:"); v >= 0) block.sgprs = v;
+    if (int v = value_after(line, ".group_segment_fixed_size:"); v >= 0) block.lds = v;
+    if (int v = value_after(line, ".private_segment_fixed_size:"); v >= 0) block.scratch = v;
+    if (size_t at = line.find("    .name:"); at != std::string::npos) {
+      block_name = line.substr(at + 10);
+      block_name.erase(0, block_name.find_first_not_of(' '));
+    }
+  }
+  if (block_name == kernel || in_metadata_for_kernel)
+    f.vgprs = block.vgprs, f.sgprs = block.sgprs, f.lds = block.lds, f.scratch = block.scratch;
+  return f;
+}
+
+std::string run(const std::string& command) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) return out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  pclose(p);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> processors = {"gfx90a", "gfx1030"};
+  std::string clang = "clang-22", show;
+  std::string device_libs = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";  // Debian's rocm-device-libs
+  if (const char* env = std::getenv("ROCJIT_DEVICE_LIBS"); env && *env) device_libs = env;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--processor=", 0) == 0) {
+      processors.clear();
+      std::stringstream ss(a.substr(12));
+      for (std::string p; std::getline(ss, p, ',');) processors.push_back(p);
+    } else if (a.rfind("--clang=", 0) == 0) {
+      clang = a.substr(8);
+    } else if (a.rfind("--show=", 0) == 0) {
+      show = a.substr(7);
+    } else {
+      std::fprintf(stderr, "usage: bench-isa [--processor=gfx90a,gfx1030] [--clang=clang-22] [--show=KERNEL]\n");
+      return 2;
+    }
+  }
+  using namespace rocjit::samples;
+  std::vector<std::pair<const char*, std::function<rocjit::Kernel()>>> kernels = {
+      {"saxpy", saxpy}, {"reverse", reverse}, {"matmul", matmul}, {"reduce", reduce},
+      {"transpose", transpose}, {"histogram", histogram}, {"jacobi", jacobi}};
+  std::printf("%-10s %-8s | %-24s | %-24s | %s\n", "kernel", "cpu", "rocjit: inst vgpr sgpr lds", "clang:  inst vgpr sgpr lds",
+              "inst ratio");
+  int failures = 0;
+  for (const auto& processor : processors) {
+    for (auto& [name, make] : kernels) {
+      rocjit::Kernel k = make();
+      std::string ours = k.assembly(rocjit::Target::amdgpu(processor));
+      std::string cl = std::string(ROCJIT_BENCH_ISA_DIR) + "/" + name + ".cl";
+      std::string theirs =
+          run(clang + " -x cl -cl-std=CL1.2 -target amdgcn-amd-amdhsa -mcpu=" + processor +
+              " -O3 -mcode-object-version=5 -Wno-everything --rocm-device-lib-path=" + device_libs + " -S -o - " + cl + " 2>/dev/null");
+      Facts a = parse_assembly(ours, name), b = parse_assembly(theirs, name);
+      if (!a.ok || !b.ok) {
+        std::printf("%-10s %-8s | %s\n", name, processor.c_str(),
+                    !a.ok ? "rocjit's assembly has no such kernel" : "clang failed (is clang-22 installed?)");
+        ++failures;
+        continue;
+      }
+      std::printf("%-10s %-8s | %6d %4d %4d %6d%s | %6d %4d %4d %6d%s | %5.2fx\n", name, processor.c_str(),
+                  a.instructions, a.vgprs, a.sgprs, a.lds, a.scratch ? " SCR" : "    ", b.instructions, b.vgprs,
+                  b.sgprs, b.lds, b.scratch ? " SCR" : "    ", double(a.instructions) / b.instructions);
+      if (show == name) std::printf("--- rocjit\n%s\n--- clang\n%s\n", ours.c_str(), theirs.c_str());
+    }
+  }
+  return failures ? 1 : 0;
+}
