@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(
-  cmake g++ make ninja-build pkg-config python3
+  cmake g++ make ninja-build pkg-config python3 doxygen
   llvm-22-dev llvm-22-tools liblld-22-dev lld-22 clang-22 libclang-rt-22-dev
   zlib1g-dev libzstd-dev libfmt-dev catch2
   libamdhip64-dev libhsa-runtime-dev rocm-device-libs
