@@ -523,6 +523,10 @@ Inst Decoder::decode(std::span<const uint8_t> bytes, uint64_t address) const {
   auto fill = [&](Inst& part, const std::string& name, const std::string& part_text) {
     part.name = normalize_name(name);
     part.vop3 = llvm::StringRef(lower(name)).contains("_e64");
+    size_t type = part.name.find("_f", 1);
+    for (; type != std::string::npos; type = part.name.find("_f", type + 1))
+      if (type + 2 < part.name.size() && std::isdigit(static_cast<unsigned char>(part.name[type + 2]))) break;
+    if (type != std::string::npos && part.name.compare(type, 4, "_f32") != 0) part.round_shift = 2;
     part.size = inst.size;
     part.valid = true;
     size_t space = part_text.find(' ');

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cfenv>
 #include <cstdlib>
 #include <exception>
 #include <random>
@@ -55,12 +56,33 @@ void execute(Wave& w, const DecodeTable& code) {
   if (!inst->handler) w.fail(*inst, fmt::format("instruction '{}' is not implemented by amdsim", inst->name));
   if (inst->second && !inst->second->handler)
     w.fail(*inst, fmt::format("instruction '{}' is not implemented by amdsim", inst->second->name));
-  if (inst->second) execute_dual(w, *inst);
-  else inst->handler(w, *inst);
+  execute_inst(w, *inst);
   ++w.instructions;
 }
 
+// The host rounding direction for an AMDGPU FP_ROUND field value (0 nearest even, 1 toward +inf,
+// 2 toward -inf, 3 toward zero).
+int host_rounding(uint32_t field) {
+  static const int modes[4] = {FE_TONEAREST, FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO};
+  return modes[field & 3];
+}
+
 }  // namespace
+
+void execute_rounded(Wave& w, const Inst& inst) {
+  uint32_t field = (w.round_mode >> inst.round_shift) & 3;
+  auto run = [&] {
+    if (inst.second) execute_dual(w, inst);
+    else inst.handler(w, inst);
+  };
+  if (field == 0) return run();
+  // Restores the host's default rounding however the handler leaves (a fault throws).
+  struct Restore {
+    ~Restore() { std::fesetround(FE_TONEAREST); }
+  } restore;
+  std::fesetround(host_rounding(field));
+  run();
+}
 
 // VOPD: both halves read their sources before either writes (the Y half may read the X half's
 // destination, e.g. a swap). The halves write different VGPRs (one even, one odd).

@@ -94,6 +94,10 @@ struct Inst {
   uint16_t size = 0;
   bool valid = false;
   bool vop3 = false;  // _e64 form (integer ops may then write an SGPR carry)
+  // The FLOAT_ROUND_MODE field of MODE that rounds this instruction's result: bits 1:0 (shift 0)
+  // for f32 results, bits 3:2 (shift 2) for f64 and f16 results (by the first type in the name:
+  // v_cvt_f32_f64 rounds to f32).
+  uint8_t round_shift = 0;
   std::vector<Operand> ops;
   Modifiers mod;
   std::shared_ptr<Inst> second;  // VOPD: the Y half (this is the X half)
@@ -188,6 +192,14 @@ void register_memory(HandlerTable&);
 Handler find_handler(const std::string& name);
 // Runs a VOPD pair (`x` with x.second): sources of both halves are read before either writes.
 void execute_dual(Wave& w, const Inst& x);
+// Runs one decoded instruction (a VOPD pair included) under the wave's round mode: the host's
+// rounding follows MODE.FP_ROUND when it is not round-to-nearest-even for the instruction's type.
+void execute_rounded(Wave& w, const Inst& inst);
+inline void execute_inst(Wave& w, const Inst& inst) {
+  if (w.round_mode != 0) [[unlikely]] return execute_rounded(w, inst);
+  if (inst.second) execute_dual(w, inst);
+  else inst.handler(w, inst);
+}
 const HandlerTable& handlers();
 std::vector<std::string> implemented_names();
 

@@ -139,15 +139,14 @@ void s_load(Wave& w, Op i) {
   count(w);
 }
 
-// Hardware registers: only MODE matters functionally (round and denormal modes).
-void s_setreg(Wave& w, Op i, uint32_t value) {
-  // Operands: hwreg(...) is printed symbolically; the raw field comes from the text.
+// Hardware registers: only MODE matters functionally (round and denormal modes). The operand
+// hwreg(HW_REG_MODE[, offset, size]) is printed symbolically: the field comes from the text.
+// Returns false for another register.
+bool mode_field(const Inst& i, uint32_t& offset, uint32_t& size) {
   const std::string& text = i.text;
   size_t h = text.find("hwreg(");
-  if (h == std::string::npos) return;
-  bool mode = text.find("HW_REG_MODE", h) != std::string::npos;
-  if (!mode) return;
-  uint32_t offset = 0, size = 32;
+  if (h == std::string::npos || text.find("HW_REG_MODE", h) == std::string::npos) return false;
+  offset = 0, size = 32;
   size_t comma = text.find(',', h);
   size_t close = text.find(')', h);
   if (comma != std::string::npos && comma < close) {
@@ -156,11 +155,23 @@ void s_setreg(Wave& w, Op i, uint32_t value) {
     if (comma2 != std::string::npos && comma2 < close)
       size = static_cast<uint32_t>(std::strtoul(text.c_str() + comma2 + 1, nullptr, 0));
   }
+  return true;
+}
+uint32_t field_mask(uint32_t offset, uint32_t size) { return size >= 32 ? ~0u : ((1u << size) - 1) << offset; }
+
+void s_setreg(Wave& w, Op i, uint32_t value) {
+  uint32_t offset, size;
+  if (!mode_field(i, offset, size)) return;
   uint32_t reg = w.round_mode | (w.denorm_mode << 4);
-  uint32_t mask = size >= 32 ? ~0u : ((1u << size) - 1) << offset;
+  uint32_t mask = field_mask(offset, size);
   reg = (reg & ~mask) | ((value << offset) & mask);
   w.round_mode = reg & 0xf;
   w.denorm_mode = (reg >> 4) & 0xf;
+}
+uint32_t s_getreg(const Wave& w, Op i) {
+  uint32_t offset, size;
+  if (!mode_field(i, offset, size)) return 0;
+  return ((w.round_mode | (w.denorm_mode << 4)) & field_mask(offset, size)) >> offset;
 }
 
 }  // namespace
@@ -363,9 +374,7 @@ void register_scalar(HandlerTable& t) {
   add_handler(t, "s_denorm_mode", [](Wave& w, Op i) { w.denorm_mode = uint32_t(i.ops[0].ivalue) & 0xf; count(w); });
   add_handler(t, "s_round_mode", [](Wave& w, Op i) { w.round_mode = uint32_t(i.ops[0].ivalue) & 0xf; count(w); });
   add_handler(t, "s_getreg_b32", [](Wave& w, Op i) {
-    uint32_t v = 0;
-    if (i.text.find("HW_REG_MODE") != std::string::npos) v = w.round_mode | (w.denorm_mode << 4);
-    swrite32(w, i.ops[0], v), count(w);
+    swrite32(w, i.ops[0], s_getreg(w, i)), count(w);
   });
   add_handler(t, "s_memtime", [](Wave& w, Op i) { swrite64(w, i.ops[0], w.instructions), count(w); });
   add_handler(t, "s_memrealtime", [](Wave& w, Op i) { swrite64(w, i.ops[0], w.instructions), count(w); });

@@ -319,7 +319,7 @@ void v_div_scale_f32(Wave& w, Op i) {
       d = std::ldexp(s0, 64);
     } else if (denorm(1.0 / double(s1)) && denorm(double(s2) / s1)) {
       flag = true;
-      if (s0 == s1) d = std::ldexp(s0, 64);
+      if (s0 == s1) d = std::ldexp(s0, -64);  // the denominator scales down: quotient normal, result scaled back by div_fmas
     } else if (denorm(1.0 / double(s1))) {
       d = std::ldexp(s0, -64);
     } else if (denorm(double(s2) / s1)) {
@@ -349,7 +349,7 @@ void v_div_scale_f64(Wave& w, Op i) {
       d = std::ldexp(s0, 128);
     } else if (denorm(1.0L / s1) && denorm((long double)s2 / s1)) {
       flag = true;
-      if (s0 == s1) d = std::ldexp(s0, 128);
+      if (s0 == s1) d = std::ldexp(s0, -128);  // as in f32: the denominator scales down
     } else if (denorm(1.0L / s1)) {
       d = std::ldexp(s0, -128);
     } else if (denorm((long double)s2 / s1)) {
@@ -707,7 +707,7 @@ void register_vector(HandlerTable& t) {
   VOP_F32_1("v_trunc_f32", std::trunc(a));
   VOP_F32_1("v_ceil_f32", std::ceil(a));
   VOP_F32_1("v_floor_f32", std::floor(a));
-  VOP_F32_1("v_rndne_f32", std::nearbyint(a));
+  VOP_F32_1("v_rndne_f32", __builtin_roundevenf(a));  // nearest even whatever the MODE rounding
   VOP_F32_1("v_fract_f32", fract32(a));
   VOP_F32_1("v_frexp_mant_f32", frexp_mant32(a));
   add_handler(t, "v_frexp_exp_i32_f32", [](Wave& w, Op i) {
@@ -824,7 +824,7 @@ void register_vector(HandlerTable& t) {
   VOP_F64_1("v_trunc_f64", std::trunc(a));
   VOP_F64_1("v_ceil_f64", std::ceil(a));
   VOP_F64_1("v_floor_f64", std::floor(a));
-  VOP_F64_1("v_rndne_f64", std::nearbyint(a));
+  VOP_F64_1("v_rndne_f64", __builtin_roundeven(a));
   VOP_F64_1("v_fract_f64", fract64(a));
   VOP_F64_1("v_frexp_mant_f64", frexp_mant64(a));
   add_handler(t, "v_frexp_exp_i32_f64", [](Wave& w, Op i) {

@@ -95,8 +95,7 @@ struct Sim {
       if (!inst->handler) w.fail(*inst, "instruction '" + inst->name + "' is not implemented by amdsim");
       if (inst->second && !inst->second->handler)
         w.fail(*inst, "instruction '" + inst->second->name + "' is not implemented by amdsim");
-      if (inst->second) amdsim::execute_dual(w, *inst);  // as dispatch.cpp's execute()
-      else inst->handler(w, *inst);
+      amdsim::execute_inst(w, *inst);  // as dispatch.cpp's execute()
       ++w.instructions;
     }
   }
