@@ -66,7 +66,8 @@ const char* kPrelude = R"(#pragma OPENCL FP_CONTRACT OFF
   static T div_##N(T a, T b) { return b == 0 ? (T)0 : (a == MINV && b == (T)-1) ? a : a / b; } \
   static T rem_##N(T a, T b) { return b == 0 ? a : (a == MINV && b == (T)-1) ? (T)0 : a % b; } \
   static T shl_##N(T a, T b) { return (T)((UT)a << ((UT)b & (W - 1))); } \
-  static T shr_##N(T a, T b) { return a >> ((UT)b & (W - 1)); }
+  static T shr_##N(T a, T b) { return a >> ((UT)b & (W - 1)); } \
+  static T abs_##N(T a) { return a < (T)0 ? neg_##N(a) : a; }
 SMITH_INT(int, uint, INT_MIN, 32, i)
 SMITH_INT(uint, uint, 0u, 32, u)
 SMITH_INT(long, ulong, LONG_MIN, 64, l)
@@ -147,7 +148,8 @@ struct Cl {
         switch (static_cast<Un>(e.op)) {
           case Un::neg: return is_float(e.t) ? "(-" + a + ")" : std::string("neg_") + suffix(e.t) + "(" + a + ")";
           case Un::not_: return "(~" + a + ")";
-          case Un::abs: return std::string("((") + cl_type(e.t) + ")abs(" + a + "))";
+          // Not OpenCL's abs(): PoCL folds (int)abs(INT_MIN) < 0 to false (see README.md).
+          case Un::abs: return std::string("abs_") + suffix(e.t) + "(" + a + ")";
           case Un::fabs: return "fabs(" + a + ")";
           case Un::floor: return "floor(" + a + ")";
           case Un::ceil: return "ceil(" + a + ")";
