@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -432,4 +433,43 @@ TEST_CASE("every conversion matches the reference interpreter bit for bit") {
   SECTION("from u64") { casts_against_interpreter<uint64_t>(); }
   SECTION("from f32") { casts_against_interpreter<float>(); }
   SECTION("from f64") { casts_against_interpreter<double>(); }
+}
+
+TEST_CASE("For loops count the same as the reference interpreter, signed and unsigned, in both directions") {
+  // Iterations of For(begin, end, step) with run-time bounds and steps (capped at 1000).
+  Kernel k = kernel("for_count_i32", [](Array<int32_t> b, Array<int32_t> e, Array<int32_t> s, Array<int32_t> count) {
+    Int t = global_id(0);
+    Var<int32_t> n = 0;
+    For(b(t), e(t), s(t), [&](Int) {
+      n += 1;
+      If(n > 1000, [&] { Break(); });
+    });
+    count(t) = n;
+  });
+  Kernel ku = kernel("for_count_u32", [](Array<uint32_t> b, Array<uint32_t> e, Array<uint32_t> s, Array<int32_t> count) {
+    Int t = global_id(0);
+    Var<int32_t> n = 0;
+    For(b(t), e(t), s(t), [&](UInt) {
+      n += 1;
+      If(n > 1000, [&] { Break(); });
+    });
+    count(t) = n;
+  });
+  auto check = [](const Kernel& kernel, auto b, auto e, auto s) {
+    int64_t n = static_cast<int64_t>(b.size());
+    std::vector<int32_t> spec(n);
+    std::vector<InterpretArgument> args{InterpretArgument::array(b), InterpretArgument::array(e), InterpretArgument::array(s),
+                                        InterpretArgument::array(spec)};
+    interpret(kernel.ir(), {1}, {n}, args);
+    auto db = to_device(b), de = to_device(e), ds = to_device(s);
+    auto dc = device_array<int32_t>({n});
+    kernel[{1, static_cast<uint32_t>(n)}](db, de, ds, dc);
+    CHECK(dc.copy_to_host().to_vector() == spec);
+  };
+  const int32_t max = std::numeric_limits<int32_t>::max(), min = std::numeric_limits<int32_t>::min();
+  check(k, std::vector<int32_t>{max - 5, min + 5, 0, max - 1, 10, 0, 5, -3, min, max},
+        std::vector<int32_t>{max, min, 10, max, 0, 0, 5, 3, max, min}, std::vector<int32_t>{4, -4, 3, 1, -3, 1, -1, 2, max, min});
+  const uint32_t umax = std::numeric_limits<uint32_t>::max();
+  check(ku, std::vector<uint32_t>{umax - 5, 0, 10, 10, 7, 0, umax}, std::vector<uint32_t>{umax, 10, 0, 0, 0, umax, 0},
+        std::vector<uint32_t>{4, 3, umax, umax - 2, 0x80000000u, 0x7fffffffu, 0x80000001u});
 }
