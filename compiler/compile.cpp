@@ -1,4 +1,4 @@
-// compile(): verifies the kernel and hands it to its target's pipeline.
+// compile(): checks the kernel (passes/pipeline.h) and hands it to its target's compile on a cache miss.
 #include "rocjit/compiler/compile.hpp"
 
 #include <fmt/format.h>
@@ -10,9 +10,9 @@
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/time_trace.hpp"
-#include "rocjit/compiler/verifier.hpp"
 #include "cache/kernel_cache.h"
 #include "dump/dump.h"
+#include "passes/pipeline.h"
 #include "targets/amdgpu/compile_amdgpu.h"
 #include "targets/amdgpu/target_machine.h"
 #include "targets/codegen.h"
@@ -108,10 +108,7 @@ std::string verified_fingerprint(const ir::Kernel& kernel, const std::shared_ptr
     auto it = frozen.find(shared->get());
     if (it != frozen.end() && it->second.owner.lock() == *shared) return it->second.fingerprint;
   }
-  {
-    time_trace::Phase phase("verify");
-    ir::verify(kernel);
-  }
+  passes::check(kernel);
   std::string fingerprint;
   {
     time_trace::Phase phase("fingerprint");
@@ -138,10 +135,7 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
       options.emit_object || targets::llvm_args_given()) {
     // These always compile afresh (the cache holds no texts or objects, and ROCJIT_LLVM_ARGS may
     // change the code), so no fingerprint.
-    {
-      time_trace::Phase phase("verify");
-      ir::verify(kernel);
-    }
+    passes::check(kernel);
     time_trace::current_record_cache("bypassed");
     if (dump.stages) return compile_and_dump(kernel, target, options, dump);
     return targets::amdgpu::compile(kernel, target, options);

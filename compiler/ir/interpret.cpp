@@ -3,7 +3,7 @@
 // below, written from the rule, not from the LLVM lowering.
 //
 // Design. Work-groups run one after another. Barriers are only allowed in work-group-uniform
-// control flow (the uniformity rule passes::check enforces), so a work-group's execution is a sequence of
+// control flow (passes::check's uniformity rule), so a work-group's execution is a sequence of
 // phases separated by barriers, and within a phase the work-items do not synchronise at all.
 // Each work-item therefore gets an explicit interpreter state: its values (one 64-bit cell per
 // SSA value), variables, local arrays and a stack of frames (region, next op, what ends the

@@ -13,7 +13,7 @@
 #include <unordered_map>
 
 #include "rocjit/compiler/error.hpp"
-#include "rocjit/compiler/verifier.hpp"
+#include "passes/pipeline.h"
 #include "ir/lexer.h"
 
 namespace rocjit::ir {
@@ -130,7 +130,7 @@ class Parser {
     for (const auto& [id, state] : values_) k.values[id].type = state.type;
     k.index_definitions();
     try {
-      verify(k);
+      passes::check(k);
     } catch (const CompileError& e) {
       fail(source_, head.line, head.column, e.what());
     }

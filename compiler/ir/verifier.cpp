@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "passes/uniformity.h"
 #include "rocjit/compiler/error.hpp"
 
 namespace rocjit::ir {
@@ -369,9 +368,6 @@ class Verifier {
 
 }  // namespace
 
-void verify(const Kernel& kernel) {
-  Verifier(kernel).run();
-  passes::check_barrier_uniformity(kernel);
-}
+void verify(const Kernel& kernel) { Verifier(kernel).run(); }
 
 }  // namespace rocjit::ir

@@ -9,7 +9,7 @@
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/printer.hpp"
-#include "rocjit/compiler/verifier.hpp"
+#include "passes/pipeline.h"
 
 namespace rocjit {
 
@@ -135,10 +135,7 @@ Kernel finish(Trace& t, const KernelOptions& options) {
                                        k.params[i].name, k.loc.str()));
   auto owned = std::make_shared<ir::Kernel>(std::move(k));
   owned->index_definitions();
-  {
-    time_trace::Phase phase("verify");
-    ir::verify(*owned);
-  }
+  passes::check(*owned);
   return Kernel(std::move(owned));
 }
 

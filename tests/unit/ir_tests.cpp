@@ -3,8 +3,13 @@
 
 #include <fmt/format.h>
 #include <rocjit/compiler/parser.hpp>
+#include <rocjit/compiler/time_trace.hpp>
 #include <rocjit/compiler/visitor.hpp>
 #include <rocjit/rocjit.hpp>
+
+#include <algorithm>
+
+#include "compiler/passes/pipeline.h"
 
 using namespace rocjit;
 using namespace rocjit::dsl;
@@ -321,4 +326,51 @@ TEST_CASE("clone makes an independent deep copy that prints identically") {
     });
     CHECK(ir::print(ir::parse(text), {.locations = false}) == text);
   }
+}
+
+TEST_CASE("ir::verify checks structure and types; the pipeline's check adds the barrier-uniformity rule") {
+  ir::Kernel k = handmade();
+  ir::ValueId id = k.new_value(ir::Type::i32), zero = k.new_value(ir::Type::i32), c = k.new_value(ir::Type::i1);
+  add_op(k.body, ir::OpKind::workitem, ir::Type::i32, id, {}).sub = static_cast<uint8_t>(ir::WorkItem::local_id);
+  add_op(k.body, ir::OpKind::constant, ir::Type::i32, zero, {});
+  add_op(k.body, ir::OpKind::compare, ir::Type::i1, c, {id, zero}).sub = static_cast<uint8_t>(ir::ComparePred::eq);
+  ir::Op& branch = add_op(k.body, ir::OpKind::if_, ir::Type::none, 0, {c});
+  branch.regions.resize(2);
+  add_op(branch.regions[0], ir::OpKind::barrier, ir::Type::none, 0, {}).sub = ir::fence_local;
+  k.index_definitions();
+  CHECK_NOTHROW(ir::verify(k));
+  CHECK_THROWS_WITH(passes::check(k), Contains("barrier at hand.cpp:7 is not reached by every work-item") &&
+                                          Contains("local_id(0)"));
+}
+
+TEST_CASE("the pipeline expands f32 tan for AMDGPU only, and times every pass in the compile record") {
+  Kernel k = kernel("tangent", [](Array<float> x, Array<double> y) {
+    Int i = global_id(0);
+    x(i) = tan(x(i));
+    y(i) = tan(y(i));
+  });
+  const passes::PreparedKernel host = passes::prepare(k.ir(), Target::host());
+  CHECK_FALSE(host.rewritten());
+  CHECK(&host.get() == &k.ir());
+  const passes::PreparedKernel gpu = passes::prepare(k.ir(), Target::amdgpu("gfx90a"));
+  REQUIRE(gpu.rewritten());
+  CHECK_NOTHROW(passes::check(gpu.get()));
+  const std::string text = ir::print(gpu.get(), {.locations = false});
+  INFO(text);
+  // %2 = load x, %3 = tan %2 : f32, %4 = load y, %5 = tan %4 : f64
+  CHECK(text.find("math.tan %4 : f64") != std::string::npos);  // f64 tan stays (ocml)
+  CHECK(text.find("math.tan %2") == std::string::npos);
+  CHECK(text.find("math.sin %2 : f32") != std::string::npos);
+  CHECK(text.find("math.cos %2 : f32") != std::string::npos);
+  CHECK(text.find("%3 = div") != std::string::npos);  // the expansion defines tan's own result
+  CHECK(k.print(false).find("math.tan %2 : f32") != std::string::npos);  // the input is unchanged
+
+  CompileOptions options;
+  options.emit_llvm_ir = true;  // a fresh compile, so every pass runs
+  compile(k.ir(), Target::amdgpu("gfx90a"), options);
+  const CompileRecord record = last_compile_record("tangent", "amdgpu:gfx90a");
+  auto ran = [&](const char* pass) {
+    return std::any_of(record.phases.begin(), record.phases.end(), [&](const CompilePhase& p) { return p.name == pass; });
+  };
+  for (const char* pass : {"verify", "uniformity", "legalize types", "expand math", "lower"}) CHECK(ran(pass));
 }

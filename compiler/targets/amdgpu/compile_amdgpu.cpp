@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "rocjit/compiler/error.hpp"
+#include "passes/pipeline.h"
 #include "rocjit/compiler/time_trace.hpp"
 #include "targets/amdgpu/device_libs.h"
 #include "targets/amdgpu/link.h"
@@ -66,8 +67,9 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
   CodeObject out;
   out.target = target;
   out.code_object_version = options.code_object_version;
+  const passes::PreparedKernel prepared = passes::prepare(kernel, target);
   std::optional<time_trace::Phase> lower_phase(std::in_place, "lower");
-  LoweredModule lowered = lower(kernel, context, *machine.tm, options.code_object_version);
+  LoweredModule lowered = lower(prepared.get(), context, *machine.tm, options.code_object_version);
   llvm::Module& module = *lowered.module;
   if (options.emit_llvm_ir) out.llvm_ir = to_string(module);
   std::string broken;

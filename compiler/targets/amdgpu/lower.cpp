@@ -134,12 +134,8 @@ class AmdgpuLowering : public KernelLowering {
   llvm::Value* math(const ir::Op& op, const std::vector<llvm::Value*>& args) override {
     llvm::Type* t = llvm_type(op.type);
     const ir::MathFn fn = op.math_fn();
-    if (op.type == ir::Type::f32 && fn == ir::MathFn::tan) {
-      // The backend has no f32 tan; sin/cos are expanded natively.
-      llvm::Value* s = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::sin, args[0]);
-      llvm::Value* c = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::cos, args[0]);
-      return builder_.CreateFDiv(s, c);
-    }
+    // f32 tan never gets here: the backend has none, so passes/expand_math.cpp rewrites it as
+    // sin / cos, which the backend expands natively.
     bool transcendental = fn == ir::MathFn::exp || fn == ir::MathFn::exp2 || fn == ir::MathFn::log ||
                           fn == ir::MathFn::log2 || fn == ir::MathFn::sin || fn == ir::MathFn::cos ||
                           fn == ir::MathFn::tan || fn == ir::MathFn::pow;

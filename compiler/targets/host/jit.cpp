@@ -21,9 +21,9 @@
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/time_trace.hpp"
-#include "rocjit/compiler/verifier.hpp"
 #include "cache/kernel_cache.h"
 #include "dump/dump.h"
+#include "passes/pipeline.h"
 #include "targets/codegen.h"
 #include "targets/limits.h"
 
@@ -107,13 +107,16 @@ std::string fresh_symbol(const std::string& kernel, bool for_cache) {
 // Lowering, optimisation and object emission; fills `impl` except `entry`. Returns the object.
 llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const HostCompileOptions& options, HostJit& h,
                                  const std::string& symbol, HostKernel::Impl& impl) {
-  std::optional<time_trace::Phase> lower_phase(std::in_place, "lower");
+  std::optional<time_trace::Phase> lower_phase;
   llvm::LLVMContext context;
   std::array<int32_t, 3> block = {0, 0, 0};
   if (impl.fixed_block)
     block = {static_cast<int32_t>(impl.fixed_block->x), static_cast<int32_t>(impl.fixed_block->y),
              static_cast<int32_t>(impl.fixed_block->z)};
-  targets::host::HostModule lowered = targets::host::lower(kernel, context, symbol, impl.bounds_check, block);
+  const passes::PreparedKernel prepared = passes::prepare(kernel, Target::host());
+  lower_phase.emplace("lower");
+  targets::host::HostModule lowered =
+      targets::host::lower(prepared.get(), context, symbol, impl.bounds_check, block);
   llvm::Module& module = *lowered.module;
   module.setDataLayout(h.jit->getDataLayout());
   module.setTargetTriple(h.jit->getTargetTriple());
@@ -201,10 +204,7 @@ std::optional<Decoded> decode(const std::string& in, HostKernel::Impl& impl) {
 
 HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requested) {
   time_trace::Record record(kernel.name, "host");
-  {
-    time_trace::Phase phase("verify");
-    ir::verify(kernel);
-  }
+  passes::check(kernel);
   // ROCJIT_DUMP: ask for the stages to dump, write them, and keep only what the caller asked for.
   const dump::Request dump = dump::from_environment();
   const Target host = Target::host();

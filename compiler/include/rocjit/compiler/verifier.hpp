@@ -6,7 +6,8 @@
 namespace rocjit::ir {
 
 // Throws rocjit::CompileError naming the kernel, the op's file:line and what is allowed.
-// Includes the barrier-uniformity rule (passes/uniformity.h), which holds for every target.
+// Structure and types only: the compile pipeline (passes/pipeline.h) runs this and then the
+// barrier-uniformity rule, which holds for every target.
 void verify(const Kernel& kernel);
 
 }  // namespace rocjit::ir

@@ -1,0 +1,77 @@
+// The compile pipeline, one straight list of passes; see pipeline.h for the order and why.
+#include "passes/pipeline.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include "passes/expand_math.h"
+#include "passes/legalize_types.h"
+#include "passes/uniformity.h"
+#include "rocjit/compiler/printer.hpp"
+#include "rocjit/compiler/time_trace.hpp"
+#include "rocjit/compiler/verifier.hpp"
+
+namespace rocjit::passes {
+namespace {
+
+enum class Log { off, passes, ir };
+
+Log log_setting() {
+  const char* v = std::getenv("ROCJIT_LOG_PASSES");
+  if (!v || !*v || std::string_view(v) == "0") return Log::off;
+  return std::string_view(v) == "ir" ? Log::ir : Log::passes;
+}
+
+void log(const char* pass, const ir::Kernel& kernel, std::chrono::steady_clock::time_point start, bool rewrote) {
+  const Log setting = log_setting();
+  if (setting == Log::off) return;
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::string line = fmt::format("rocjit: kernel '{}': {} {:.3f} ms{}\n", kernel.name, pass, ms,
+                                 rewrote ? ", rewrote the kernel" : "");
+  if (rewrote && setting == Log::ir) line += ir::print(kernel);
+  std::fputs(line.c_str(), stderr);
+}
+
+// A pass that checks the kernel and throws CompileError on the first problem.
+void run(const char* pass, const ir::Kernel& kernel, void (*check)(const ir::Kernel&)) {
+  const auto start = std::chrono::steady_clock::now();
+  {
+    time_trace::Phase phase(pass);
+    check(kernel);
+  }
+  log(pass, kernel, start, false);
+}
+
+// A pass that returns a rewritten copy of the kernel, or nullptr when it changes nothing.
+void run(const char* pass, PreparedKernel& kernel, const Target& target,
+         std::unique_ptr<ir::Kernel> (*rewrite)(const ir::Kernel&, const Target&)) {
+  const auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<ir::Kernel> rewritten;
+  {
+    time_trace::Phase phase(pass);
+    rewritten = rewrite(kernel.get(), target);
+  }
+  const bool changed = rewritten != nullptr;
+  if (changed) kernel.replace(std::move(rewritten));
+  log(pass, kernel.get(), start, changed);
+}
+
+}  // namespace
+
+void check(const ir::Kernel& kernel) {
+  run("verify", kernel, ir::verify);
+  run("uniformity", kernel, check_barrier_uniformity);
+}
+
+PreparedKernel prepare(const ir::Kernel& kernel, const Target& target) {
+  PreparedKernel prepared(kernel);
+  run("legalize types", prepared, target, legalize_types);
+  run("expand math", prepared, target, expand_math);
+  return prepared;
+}
+
+}  // namespace rocjit::passes
