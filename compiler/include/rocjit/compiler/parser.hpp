@@ -14,9 +14,9 @@ namespace rocjit::ir {
 ///
 /// Throws rocjit::CompileError on the first problem, as "source_name:line:column: expected X,
 /// got Y" for syntax errors and "source_name:line:column: <what>" for undefined or duplicate
-/// names, type mismatches and unknown ops. The parsed kernel is then checked with ir::verify
-/// (structure, types, the barrier-uniformity rule); its errors are prefixed with
-/// "source_name:line:column:" of the kernel's header.
+/// names, type mismatches and unknown ops. The parsed kernel is then checked like every kernel
+/// (the compile pipeline's check: ir::verify's structure and types, then the barrier-uniformity
+/// rule); its errors are prefixed with "source_name:line:column:" of the kernel's header.
 Kernel parse(std::string_view text, std::string_view source_name = "<input>");
 
 /// Parses every kernel in `text` (a file may hold several, one after another).
