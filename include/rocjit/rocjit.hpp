@@ -1,4 +1,24 @@
-// The umbrella header for rocjit users: the kernel DSL, compile(), the host JIT and the runtime.
+/// \file
+/// The umbrella header for rocjit users: the kernel DSL, compile(), the host JIT and the runtime.
+
+/// \namespace rocjit
+/// rocjit's host-side API: kernels, compile(), the host JIT, devices, arrays, streams.
+/// \namespace rocjit::ir
+/// rocjit's structured IR: kernels, regions and ops, with their printer, parser and verifier.
+/// \namespace rocjit::dsl
+/// The kernel-side vocabulary: values, arrays, variables, control flow and builtins.
+/// \namespace rocjit::dsl::atomic
+/// Atomic read-modify-write operations on global and shared arrays.
+/// \namespace rocjit::dsl::shared
+/// Arrays in work-group shared memory (LDS).
+/// \namespace rocjit::dsl::local
+/// Arrays private to each work-item.
+/// \namespace rocjit::runtime
+/// The runtime's backend interfaces (CPU and HIP devices, streams, events, allocations).
+/// \namespace rocjit::time_trace
+/// Timing of compile phases (CompileRecord, ROCJIT_TIME_TRACE).
+/// \fn void rocjit::ir::verify(const Kernel& kernel)
+/// Checks a kernel's structure and types; throws CompileError naming the kernel, the op's file:line and what is allowed.
 #pragma once
 
 #include "rocjit/compiler/cache.hpp"

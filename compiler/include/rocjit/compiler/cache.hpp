@@ -28,6 +28,7 @@ struct CacheStats {
   uint64_t memory_evictions = 0;
 };
 
+/// The cache's counters and sizes now.
 CacheStats cache_stats();
 /// How many AMDGPU code objects, and separately how many host kernels, the memory level keeps:
 /// ROCJIT_CACHE_MEMORY_ENTRIES (read once), default 1024. The least recently used go first; a

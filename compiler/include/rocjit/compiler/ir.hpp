@@ -18,6 +18,7 @@ enum class Type : uint8_t { none, i1, i32, i64, u32, u64, f32, f64 };
 std::string_view type_name(Type t);          ///< "f32"
 bool is_integer(Type t);                     ///< i1 excluded
 bool is_signed(Type t);                      ///< i32, i64
+/// Whether `t` is f32 or f64.
 bool is_float(Type t);
 unsigned bit_width(Type t);                  ///< i1 -> 1
 unsigned byte_size(Type t);                  ///< i1 -> 1
@@ -37,13 +38,17 @@ using ValueId = uint32_t;  ///< 0 = no value
 using MemoryId = uint32_t; ///< index into Kernel::memories
 using SlotId = uint32_t;   ///< index into Kernel::slots
 
+/// Where a memory lives: global (array parameters), shared (per work-group) or local (per work-item).
 enum class MemorySpace : uint8_t { global, shared, local };
+/// The .rjir spelling of `s`: "global", "shared", "local".
 std::string_view space_name(MemorySpace s);
 
 /// How a multi-dimensional index is linearised. C: last index fastest; F: first index fastest;
 /// strided: per-dimension element strides passed at launch (views, non-contiguous arrays).
+///@{
 enum class Layout : uint8_t { C, F, strided };
 std::string_view layout_name(Layout l);
+///@}
 
 /// A memory object: an array parameter (global, dynamic shape passed at launch) or a
 /// shared/local array with a static shape.
@@ -90,6 +95,8 @@ struct Param {
 
 // The enums below are built from the op registry (ops.hpp), where each op is documented.
 #define ROCJIT_ENUMERATOR(name, ...) name,
+/// The op kinds and their families' members, built from the op registry (ops.hpp), where each is documented.
+///@{
 enum class OpKind : uint8_t { ROCJIT_OPS(ROCJIT_ENUMERATOR) };
 enum class BinaryOp : uint8_t { ROCJIT_BINARY_OPS(ROCJIT_ENUMERATOR) };
 enum class UnaryOp : uint8_t { ROCJIT_UNARY_OPS(ROCJIT_ENUMERATOR) };
@@ -97,11 +104,14 @@ enum class ComparePred : uint8_t { ROCJIT_COMPARE_PREDS(ROCJIT_ENUMERATOR) };
 enum class MathFn : uint8_t { ROCJIT_MATH_FNS(ROCJIT_ENUMERATOR) };
 enum class WorkItem : uint8_t { ROCJIT_WORKITEMS(ROCJIT_ENUMERATOR) };
 enum class AtomicOp : uint8_t { ROCJIT_ATOMIC_OPS(ROCJIT_ENUMERATOR) };
+///@}
 #undef ROCJIT_ENUMERATOR
 
 /// Barrier fence flags, values as OpenCL's CLK_*_MEM_FENCE.
 enum FenceFlags : uint8_t { fence_local = 1, fence_global = 2 };
 
+/// The .rjir spelling of an op kind or family member ("add", "cmp.lt", ...), and a math function's operand count.
+///@{
 std::string_view op_kind_name(OpKind k);
 std::string_view binary_op_name(BinaryOp o);
 std::string_view unary_op_name(UnaryOp o);
@@ -110,8 +120,9 @@ std::string_view math_fn_name(MathFn f);
 unsigned math_fn_arity(MathFn f);
 std::string_view workitem_name(WorkItem w);
 std::string_view atomic_op_name(AtomicOp o);
+///@}
 
-/// --- The op registry ---------------------------------------------------------------------
+// --- The op registry ---------------------------------------------------------------------
 /// Which sub-enum an op keeps in Op::sub.
 enum class OpFamily : uint8_t { none, binary, unary, compare, math, workitem, atomic, fence };
 /// What Op::ref names: nothing, a memory object, a memory object indexed by the first rank
@@ -158,12 +169,13 @@ struct SubOpInfo {
 };
 
 const OpInfo& op_info(OpKind k);  ///< an out-of-range kind reads as constant: check is_valid_kind
+/// Whether `k` names an op kind.
 bool is_valid_kind(OpKind k);
 /// Every op kind, in enumerator order.
 std::span<const OpInfo> all_ops();
 /// The members of a family in enumerator order (empty for none and fence).
 std::span<const SubOpInfo> family_members(OpFamily f);
-/// "cmp.", "math.", "atomic." or "": members are spelled <prefix><member name> in .rjir.
+/// "cmp.", "math.", "atomic." or "": members are spelled `<prefix><member name>` in .rjir.
 std::string_view family_prefix(OpFamily f);
 std::string_view family_name(OpFamily f);  ///< "BinaryOp", ... for diagnostics
 

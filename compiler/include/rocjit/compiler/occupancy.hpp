@@ -38,6 +38,7 @@ struct Occupancy {
   SimdLimits limits;
 };
 
+/// The per-SIMD limits of an AMDGPU processor at a wavefront size.
 SimdLimits amdgpu_simd_limits(const std::string& processor, unsigned wavefront_size);
 
 /// The estimate assumes launches at the kernel's maximum work-group size.

@@ -13,6 +13,7 @@ struct PrintOptions {
   bool locations = true;  ///< append loc("file":line:col) to every op
 };
 
+/// The .rjir text of `kernel`.
 std::string print(const Kernel& kernel, const PrintOptions& options = {});
 
 /// Writes print(kernel), with locations.

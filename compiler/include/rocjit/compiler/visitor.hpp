@@ -66,7 +66,9 @@ class Mutator {
 };
 
 /// A deep copy: the op tree is duplicated, ValueInfo::def points into the copy.
+///@{
 Kernel clone(const Kernel& kernel);
 std::unique_ptr<Op> clone(const Op& op);
+///@}
 
 }  // namespace rocjit::ir

@@ -69,6 +69,7 @@ void For(const Operand& begin, const Operand& end, const Operand& step, F&& body
   });
 }
 
+/// `For(begin, end, 1, body)`: runs `body(i)` for i = begin, begin + 1, ... while i < end.
 template <class F>
 void For(const Operand& begin, const Operand& end, F&& body, std::source_location loc = std::source_location::current()) {
   For(begin, end, Operand(1, loc), std::forward<F>(body), loc);
@@ -89,8 +90,10 @@ void While(C&& cond, F&& body, std::source_location loc = std::source_location::
 void Break(std::source_location loc = std::source_location::current());
 
 /// Memory fence flags for barrier(), as in OpenCL and Numba's ROC target.
+///@{
 inline constexpr unsigned CLK_LOCAL_MEM_FENCE = ir::fence_local;
 inline constexpr unsigned CLK_GLOBAL_MEM_FENCE = ir::fence_global;
+///@}
 
 /// Work-group barrier: every work-item of the group waits here; the fences order shared
 /// (local) and/or global memory accesses across it.

@@ -24,6 +24,7 @@ template <> struct ir_type<uint64_t> { static constexpr ir::Type value = ir::Typ
 template <> struct ir_type<float> { static constexpr ir::Type value = ir::Type::f32; };
 template <> struct ir_type<double> { static constexpr ir::Type value = ir::Type::f64; };
 /// \endcond
+/// The IR type of the C++ type T.
 template <class T>
 inline constexpr ir::Type ir_type_v = ir_type<T>::value;
 
@@ -169,6 +170,8 @@ class Expr : public Value {
   Expr& operator=(const Expr&) = default;
 };
 
+/// The DSL's typed scalars: `Expr<T>` for bool, int32_t, int64_t, uint32_t, uint64_t, float and double.
+///@{
 using Bool = Expr<bool>;
 using Int = Expr<int32_t>;
 using Long = Expr<int64_t>;
@@ -176,6 +179,7 @@ using UInt = Expr<uint32_t>;
 using ULong = Expr<uint64_t>;
 using Float = Expr<float>;
 using Double = Expr<double>;
+///@}
 
 /// Explicit conversion, e.g. cast<float>(i) or cast<int32_t>(x).
 template <Scalar T>
@@ -185,6 +189,7 @@ Value cast(const Operand& x) {
 
 /// Operators. Non-template functions on Operand, so literals, values, variables and array
 /// elements all convert implicitly, each carrying the location of the expression.
+///@{
 inline Value operator+(const Operand& a, const Operand& b) { return detail::binary(ir::BinaryOp::add, a, b); }
 inline Value operator-(const Operand& a, const Operand& b) { return detail::binary(ir::BinaryOp::sub, a, b); }
 inline Value operator*(const Operand& a, const Operand& b) { return detail::binary(ir::BinaryOp::mul, a, b); }
@@ -201,13 +206,16 @@ inline Value operator<(const Operand& a, const Operand& b) { return detail::comp
 inline Value operator<=(const Operand& a, const Operand& b) { return detail::compare(ir::ComparePred::le, a, b); }
 inline Value operator>(const Operand& a, const Operand& b) { return detail::compare(ir::ComparePred::gt, a, b); }
 inline Value operator>=(const Operand& a, const Operand& b) { return detail::compare(ir::ComparePred::ge, a, b); }
+///@}
 /// && and || evaluate both sides (they are recorded, not executed): no short-circuit.
+///@{
 inline Value operator&&(const Operand& a, const Operand& b) { return detail::logical(true, a, b); }
 inline Value operator||(const Operand& a, const Operand& b) { return detail::logical(false, a, b); }
 inline Value operator!(const Operand& a) { return detail::logical_not(a); }
 inline Value operator-(const Operand& a) { return detail::unary(ir::UnaryOp::neg, a); }
 inline Value operator~(const Operand& a) { return detail::unary(ir::UnaryOp::not_, a); }
 inline Value operator+(const Operand& a) { return detail::coerce(a, a.type(), false, "unary +"); }
+///@}
 
 /// Conditional value: c ? a : b, both sides evaluated.
 Value select(const Operand& c, const Operand& a, const Operand& b);

@@ -15,10 +15,13 @@
 
 namespace rocjit {
 
+/// Element order of a new array: C (last index fastest) or Fortran (first index fastest).
 enum class Order { C, F };
 
+/// Extents per dimension.
 using Shape = std::vector<int64_t>;
 
+/// The IR type of element type T.
 template <class T>
 constexpr ir::Type dtype_of() {
   if constexpr (std::is_same_v<T, int32_t>) return ir::Type::i32;
@@ -228,11 +231,13 @@ class DeviceArray : public DeviceArrayBase {
 template <class T>
 DeviceArray<T> device_array(const Shape& shape, Order order = Order::C, const Device& device = {});
 
+/// An uninitialised device array of `other`'s shape and order on its device.
 template <class T>
 DeviceArray<T> device_array_like(const DeviceArray<T>& other) {
   return device_array<T>(other.shape(), other.is_f_contiguous() && !other.is_c_contiguous() ? Order::F : Order::C,
                          other.device());
 }
+/// An uninitialised device array of `other`'s shape on `device`.
 template <class T>
 DeviceArray<T> device_array_like(const HostArray<T>& other, const Device& device = {}) {
   return device_array<T>(other.shape(), Order::C, device);
@@ -250,12 +255,14 @@ DeviceArray<T> to_device(std::span<const T> host, const Shape& shape, Order orde
 
 namespace runtime {
 /// Non-template helpers behind the templates above.
+///@{
 DeviceArrayBase allocate_array(const Shape& shape, ir::Type dtype, Order order, const Device& device);
 std::shared_ptr<HostStorage> allocate_host(size_t bytes);
 void* host_storage_data(const HostStorage& s);
 bool host_storage_pinned(const HostStorage& s);
 void check_host_size(const char* what, size_t elements, const Shape& shape);
 void copy_device_to_device(const DeviceArrayBase& dst, const DeviceArrayBase& src, const Stream& stream);
+///@}
 }  // namespace runtime
 
 // ---- template definitions --------------------------------------------------------------------
@@ -295,6 +302,7 @@ DeviceArray<T> to_device(const HostArray<T>& host, const Stream& stream, const D
   return d;
 }
 
+/// A device array holding a copy of `host` (one dimension).
 template <class T>
 DeviceArray<T> to_device(const std::vector<T>& host, const Stream& stream, const Device& device) {
   return to_device<T>(std::span<const T>(host), Shape{static_cast<int64_t>(host.size())}, Order::C, stream, device);

@@ -39,6 +39,7 @@ struct LaunchArgument {
   const char* cxx_type = "";
 };
 
+/// Packs one kernel argument (a device array or an arithmetic scalar).
 template <class A>
 LaunchArgument make_argument(A& a) {
   LaunchArgument arg;
@@ -58,6 +59,7 @@ LaunchArgument make_argument(A& a) {
   return arg;
 }
 
+/// Launches `kernel` with packed arguments (checked against its parameters).
 void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<LaunchArgument>& args);
 
 }  // namespace runtime

@@ -11,8 +11,11 @@
 namespace rocjit {
 
 namespace runtime {
+/// Allocates pinned host memory for `device`.
 std::shared_ptr<HostStorage> allocate_pinned(size_t bytes, const Device& device);
+/// Registers (page-locks) host memory with `device`.
 void register_host(const void* data, size_t bytes, const Device& device);
+/// Undoes register_host().
 void deregister_host(const void* data, size_t bytes, const Device& device);
 }  // namespace runtime
 
@@ -88,6 +91,7 @@ template <class T>
 void register_host(std::vector<T>& v, const Device& device = {}) {
   runtime::register_host(v.data(), v.size() * sizeof(T), device);
 }
+/// Undoes register_host() for a vector's elements.
 template <class T>
 void deregister_host(std::vector<T>& v, const Device& device = {}) {
   runtime::deregister_host(v.data(), v.size() * sizeof(T), device);

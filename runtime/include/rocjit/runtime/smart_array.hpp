@@ -8,6 +8,7 @@
 
 namespace rocjit {
 
+/// Where a SmartArray's current data is.
 enum class Where { host, device };
 
 /// A host array with a device copy kept in sync on demand (Numba's SmartArray).
@@ -74,6 +75,7 @@ class SmartArray {
 };
 
 namespace runtime {
+/// Throws the MemoryError for a SmartArray changed on both sides.
 [[noreturn]] void throw_smart_array_conflict();
 }
 template <class T>

@@ -92,6 +92,7 @@ class Event {
   std::shared_ptr<runtime::EventImpl> impl_;
 };
 
+/// A new event on `device` (default: the default device).
 Event event(const Device& device = {});
 
 }  // namespace rocjit
