@@ -65,15 +65,23 @@ void each_expr(Program& p, const std::function<void(Expr&)>& f) {
 
 class Reducer {
  public:
+  // Mismatch mode: keeps candidates on which executors a and b disagree. Error mode (b empty):
+  // keeps candidates that executor a fails on.
   Reducer(Program p, std::string a, std::string b, std::string inject, int budget)
       : best(std::move(p)), ea(std::move(a)), eb(std::move(b)), inject(std::move(inject)), budget(budget) {}
 
-  // True when the two executors still disagree (an executor error counts when the original
-  // mismatch was an error on the same executor).
   bool interesting(const Program& p) {
     if (tests >= budget) return false;
     ++tests;
     Buffers a = make_buffers(p), b = a;
+    if (eb.empty()) {
+      try {
+        run_on(ea, p, a, inject);
+      } catch (const std::exception&) {
+        return true;
+      }
+      return false;
+    }
     try {
       run_on(ea, p, a, inject);
       run_on(eb, p, b, inject);
@@ -379,7 +387,43 @@ int main_impl(int argc, char** argv) {
         std::cerr << "\nerror: kernel seed " << ks << " on " << o.executors[e] << ": " << ex.what() << "\n";
       }
     }
-    if (kernel_error) ++errors;
+    if (kernel_error) {
+      ++errors;
+      size_t bad = 0;
+      while (ok[bad]) ++bad;
+      if (!o.out.empty()) {
+        std::filesystem::path dir = std::filesystem::path(o.out) / ("seed-" + std::to_string(ks));
+        std::filesystem::create_directories(dir);
+        Program small = p;
+        int tests = 0;
+        if (o.reduce) {
+          Reducer r(p, o.executors[bad], "", o.inject, o.max_reduce_tests);
+          small = r.run();
+          tests = r.tests;
+        }
+        std::string d = "no error";
+        try {
+          Buffers a = make_buffers(small);
+          run_on(o.executors[bad], small, a, o.inject);
+        } catch (const std::exception& ex) {
+          d = ex.what();
+        }
+        std::ostringstream note;
+        note << "kernel seed " << ks << " (--seed=" << o.seed << " kernel " << i << ", or --one=" << ks << ")\n"
+             << "error on " << o.executors[bad] << "\noriginal: " << p.size() << " nodes\nreduced: " << small.size()
+             << " nodes after " << tests << " tests; " << d << "\n";
+        write_file(dir / "error.txt", note.str());
+        write_file(dir / "reduced.cpp", to_cpp(small));
+        write_file(dir / "reduced.cl", to_opencl(small));
+        write_file(dir / "original.cpp", to_cpp(p));
+        try {
+          write_file(dir / "reduced.rjir", rjir(small));
+        } catch (const std::exception& ex) {
+          write_file(dir / "reduced.rjir", std::string("; tracing failed: ") + ex.what() + "\n");
+        }
+        std::cerr << "error reduced to " << small.size() << " nodes (from " << p.size() << ") in " << tests << " tests: " << dir.string() << "\n";
+      }
+    }
     bool mismatch = false;
     std::string ra, rb, what;
     for (size_t x = 0; x < o.executors.size(); ++x)

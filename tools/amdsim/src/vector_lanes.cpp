@@ -63,9 +63,11 @@ bool lane_compare(const Wave& w, const Inst& i, Cond c, int a_op, int l) {
     };
     return compare(c, h(a_op), h(a_op + 1));
   } else if constexpr (Ty == i16) {
-    return compare(c, int16_t(read32(w, i.ops[a_op], l)), int16_t(read32(w, i.ops[a_op + 1], l)));
+    // src32 applies SDWA selects: v_cmp_lt_i16_sdwa vcc, sext(v3), v5 src0_sel:BYTE_0 compares
+    // the sign-extended low byte, not the low half-word.
+    return compare(c, int16_t(src32(w, i, a_op, l, true)), int16_t(src32(w, i, a_op + 1, l)));
   } else {
-    return compare(c, uint16_t(read32(w, i.ops[a_op], l)), uint16_t(read32(w, i.ops[a_op + 1], l)));
+    return compare(c, uint16_t(src32(w, i, a_op, l, true)), uint16_t(src32(w, i, a_op + 1, l)));
   }
 }
 
