@@ -10,7 +10,8 @@
 
 namespace rocjit::ir {
 
-/// Walks a kernel's ops in order, into nested regions; mutate() rewrites region op lists.
+/// Reads a kernel's ops in order, into nested regions. A class that overrides visit(const Op&)
+/// hides the other visit overloads: add `using Visitor::visit;` (as with Halide's IRVisitor).
 class Visitor {
  public:
   virtual ~Visitor() = default;
@@ -32,6 +33,7 @@ class Visitor {
 /// Rewrites a kernel in place. mutate(op) returns the ops that take op's place in its region:
 /// op itself (changed or not), none (deleted), or several (an expansion, whose last op usually
 /// defines op's result, so later uses need no renaming). New values come from kernel().new_value.
+/// Overriding one mutate overload hides the others: add `using Mutator::mutate;`.
 class Mutator {
  public:
   /// An owned op.
