@@ -342,6 +342,8 @@ struct Item {
   std::vector<Bits> values;
   std::vector<Bits> slots;
   std::vector<std::vector<std::byte>> locals;  // by MemoryId; empty for non-local memories
+  std::vector<std::vector<uint8_t>> local_written;  // per element of each local array: written yet?
+  std::vector<uint8_t> slot_written;
   std::vector<Frame> frames;
   const Op* waiting = nullptr;  // the barrier it stopped at; nullptr when it ended
 };
@@ -367,6 +369,7 @@ class Interpreter {
       for (const ir::Param& p : k_.params)
         if (p.kind == ir::Param::Kind::scalar) it.values[p.value] = scalars_[p.value];
       it.locals.resize(k_.memories.size());
+      it.local_written.resize(k_.memories.size());
     }
     for (group_[2] = 0; group_[2] < grid_.z; ++group_[2])
       for (group_[1] = 0; group_[1] < grid_.y; ++group_[1])
@@ -447,8 +450,10 @@ class Interpreter {
       v.shape = m.shape;
       v.size = m.element_count();
       v.strides = contiguous_strides(m.shape, m.layout == ir::Layout::F ? ir::Layout::F : ir::Layout::C);
-      if (m.space == MemorySpace::shared)
+      if (m.space == MemorySpace::shared) {
         shared_[id].resize(static_cast<size_t>(v.size * ir::byte_size(m.element)));
+        shared_written_[id].resize(static_cast<size_t>(v.size));
+      }
     }
   }
 
@@ -456,11 +461,15 @@ class Interpreter {
 
   void run_group() {
     for (auto& [id, bytes] : shared_) std::fill(bytes.begin(), bytes.end(), std::byte{0});
+    for (auto& [id, flags] : shared_written_) std::fill(flags.begin(), flags.end(), uint8_t{0});
     for (Item& it : items_) {
       it.slots.assign(k_.slots.size(), 0);
+      it.slot_written.assign(k_.slots.size(), 0);
       for (ir::MemoryId id = 0; id < k_.memories.size(); ++id) {
         const ir::Memory& m = k_.memories[id];
-        if (m.space == MemorySpace::local) it.locals[id].assign(static_cast<size_t>(m.element_count() * ir::byte_size(m.element)), std::byte{0});
+        if (m.space != MemorySpace::local) continue;
+        it.locals[id].assign(static_cast<size_t>(m.element_count() * ir::byte_size(m.element)), std::byte{0});
+        it.local_written[id].assign(static_cast<size_t>(m.element_count()), 0);
       }
       it.frames.clear();
       it.frames.push_back(Frame{&k_.body, 0, Frame::Kind::block, nullptr});
@@ -583,8 +592,13 @@ class Interpreter {
     return 0;
   }
 
-  // The address of the element an access op names, after checking its indices.
-  std::byte* element(Item& it, const Op& op) {
+  // The element an access op names, after checking its indices: its address and, for shared and
+  // local arrays, its written-yet flag.
+  struct Access {
+    std::byte* address;
+    uint8_t* written;  // nullptr for global arrays
+  };
+  Access element(Item& it, const Op& op) {
     const ir::Memory& m = k_.memories[op.ref];
     const ArrayView& v = views_[op.ref];
     int64_t index[3] = {0, 0, 0};
@@ -603,7 +617,29 @@ class Interpreter {
     std::byte* base = m.space == MemorySpace::global  ? v.data
                       : m.space == MemorySpace::shared ? shared_[op.ref].data()
                                                        : it.locals[op.ref].data();
-    return base + linear * ir::byte_size(m.element);
+    uint8_t* written = m.space == MemorySpace::global  ? nullptr
+                       : m.space == MemorySpace::shared ? &shared_written_[op.ref][static_cast<size_t>(linear)]
+                                                        : &it.local_written[op.ref][static_cast<size_t>(linear)];
+    return Access{base + linear * ir::byte_size(m.element), written};
+  }
+
+  // Reading shared or local memory, or a variable, before anything was written there has no
+  // single meaning on devices (their first contents are unspecified).
+  void check_written(const Item& it, const Op& op, const uint8_t* written) const {
+    if (!options_.check_uninitialized || !written || *written) return;
+    if (op.kind == OpKind::var_load)
+      launch_error(fmt::format("var.load at {} reads variable '{}' before work-item {} of group {} stored to it; "
+                               "variables start undefined on devices",
+                               op.loc.str(), k_.slots[op.ref].name, item_name(it), group_name()));
+    const ir::Memory& m = k_.memories[op.ref];
+    std::vector<int64_t> idx;
+    for (unsigned d = 0; d < m.rank; ++d) idx.push_back(extend(k_.value_type(op.operands[d]), it.values[op.operands[d]]));
+    launch_error(fmt::format("{} at {} reads element ({}) of {} array '{}' before {} wrote it (work-item {} of group {}); "
+                             "{} memory starts undefined on devices",
+                             op.kind == OpKind::atomic ? "atomic" : ir::op_kind_name(op.kind), op.loc.str(), fmt::join(idx, ", "),
+                             ir::space_name(m.space), m.name,
+                             m.space == MemorySpace::shared ? "any work-item of the group" : "the work-item",
+                             item_name(it), group_name(), ir::space_name(m.space)));
   }
 
   [[noreturn]] void out_of_bounds(const Item& it, const Op& op, const int64_t* index, bool inside, int64_t linear) const {
@@ -637,23 +673,39 @@ class Interpreter {
         break;
       case OpKind::workitem: r = static_cast<Bits>(workitem(it, op.workitem(), op.dim)); break;
       case OpKind::shape: r = static_cast<Bits>(views_[op.ref].shape[op.dim]); break;
-      case OpKind::load: r = read_element(op.type, element(it, op)); break;
+      case OpKind::load: {
+        Access a = element(it, op);
+        check_written(it, op, a.written);
+        r = read_element(op.type, a.address);
+        break;
+      }
       case OpKind::store: {
         const ir::Memory& m = k_.memories[op.ref];
-        write_element(m.element, element(it, op), operand(m.rank));
+        Access a = element(it, op);
+        write_element(m.element, a.address, operand(m.rank));
+        if (a.written) *a.written = 1;
         return;
       }
       case OpKind::atomic: {
         const ir::Memory& m = k_.memories[op.ref];
-        std::byte* p = element(it, op);
+        Access a = element(it, op);
+        check_written(it, op, a.written);
+        if (a.written) *a.written = 1;
+        std::byte* p = a.address;
         Bits old = read_element(m.element, p);
         Bits desired = op.atomic_op() == ir::AtomicOp::compare_exchange ? operand(m.rank + 1) : 0;
         write_element(m.element, p, atomic_update(op.atomic_op(), m.element, old, operand(m.rank), desired));
         r = old;
         break;
       }
-      case OpKind::var_load: r = it.slots[op.ref]; break;
-      case OpKind::var_store: it.slots[op.ref] = operand(0); return;
+      case OpKind::var_load:
+        check_written(it, op, &it.slot_written[op.ref]);
+        r = it.slots[op.ref];
+        break;
+      case OpKind::var_store:
+        it.slots[op.ref] = operand(0);
+        it.slot_written[op.ref] = 1;
+        return;
       default: return;  // control flow and barriers: run_until_barrier
     }
     if (op.result) it.values[op.result] = r;
@@ -665,6 +717,7 @@ class Interpreter {
   std::vector<Bits> scalars_;                          // by ValueId: scalar parameters
   std::vector<ArrayView> views_;                       // by MemoryId
   std::map<ir::MemoryId, std::vector<std::byte>> shared_;  // one group's shared arrays
+  std::map<ir::MemoryId, std::vector<uint8_t>> shared_written_;  // per element: written in this group?
   std::vector<Item> items_;
   int64_t group_[3] = {0, 0, 0};
   uint64_t operations_ = 0;

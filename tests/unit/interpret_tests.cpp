@@ -11,6 +11,8 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -748,4 +750,156 @@ TEST_CASE("the interpreter checks arguments and geometry, and can bound the work
   std::vector<InterpretArgument> fargs{InterpretArgument::array(o)};
   CHECK_THROWS_WITH(interpret(forever.ir(), {1}, {1}, fargs, {.max_operations = 10000}),
                     Contains("kernel 'forever': did not finish within 10000 operations"));
+}
+
+// --- Every kernel of the fuzz corpus: interpreter == CPU where the generic arguments fit ------------
+
+TEST_CASE("every fuzz-corpus kernel that runs in bounds with generic arguments gives the CPU's results") {
+  namespace fs = std::filesystem;
+  fs::path corpus = fs::path(__FILE__).parent_path().parent_path() / "fuzz" / "corpus";
+  REQUIRE(fs::is_directory(corpus));
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(corpus)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  int compared = 0, out_of_bounds = 0, racy = 0, refused = 0;
+  for (const fs::path& file : files) {
+    std::ifstream in(file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<ir::Kernel> kernels;
+    try {
+      kernels = ir::parse_all(text, file.filename().string());
+    } catch (const Error&) {
+      ++refused;  // the corpus holds malformed inputs too
+      continue;
+    }
+    for (const ir::Kernel& k : kernels) {
+      // Order-dependent results: atomics whose outcome depends on the order of racing work-items.
+      bool order_dependent = false;
+      ir::walk(k.body, [&](const ir::Op& op) {
+        if (op.kind != ir::OpKind::atomic) return;
+        ir::Type t = k.memories[op.ref].element;
+        ir::AtomicOp a = op.atomic_op();
+        if (ir::is_float(t) && a == ir::AtomicOp::add) order_dependent = true;
+        if (a == ir::AtomicOp::exchange || a == ir::AtomicOp::compare_exchange) order_dependent = true;
+        if (op.result) order_dependent = true;  // the returned old value depends on the order
+      });
+      if (order_dependent) {
+        ++racy;
+        continue;
+      }
+      Args args;
+      for (const ir::Param& p : k.params) {
+        if (p.kind == ir::Param::Kind::scalar) {
+          switch (p.type) {
+            case ir::Type::i1: args.scalar(true); break;
+            case ir::Type::i32: args.scalar(int32_t{3}); break;
+            case ir::Type::i64: args.scalar(int64_t{3}); break;
+            case ir::Type::u32: args.scalar(uint32_t{3}); break;
+            case ir::Type::u64: args.scalar(uint64_t{3}); break;
+            case ir::Type::f32: args.scalar(1.5f); break;
+            case ir::Type::f64: args.scalar(1.5); break;
+            default: break;
+          }
+          continue;
+        }
+        const ir::Memory& m = k.memories[p.memory];
+        std::vector<int64_t> shape = m.rank == 1 ? std::vector<int64_t>{512}
+                                     : m.rank == 2 ? std::vector<int64_t>{32, 24}
+                                                   : std::vector<int64_t>{8, 6, 10};
+        int64_t count = 1;
+        for (int64_t e : shape) count *= e;
+        std::vector<int64_t> strides;
+        if (m.layout == ir::Layout::strided) {
+          strides.assign(m.rank, 1);
+          for (int d = static_cast<int>(m.rank) - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape[d + 1];
+        }
+        auto fill = [&](auto zero) {
+          using T = decltype(zero);
+          std::vector<T> v(count);
+          for (int64_t i = 0; i < count; ++i)
+            v[i] = std::is_floating_point_v<T> ? T((i % 13) * 0.25 - 1.0) : T(i % 5);
+          args.array(v, shape, strides);
+        };
+        switch (m.element) {
+          case ir::Type::i32: fill(int32_t{}); break;
+          case ir::Type::i64: fill(int64_t{}); break;
+          case ir::Type::u32: fill(uint32_t{}); break;
+          case ir::Type::u64: fill(uint64_t{}); break;
+          case ir::Type::f32: fill(float{}); break;
+          case ir::Type::f64: fill(double{}); break;
+          default: break;
+        }
+      }
+      Dim3 grid{2, 2}, block{std::min<int64_t>(k.max_block_size, 16), std::min<int64_t>(k.max_block_size / 16, 4) > 0 ? std::min<int64_t>(k.max_block_size / 16, 4) : 1};
+      std::vector<Arg> interp;
+      try {
+        interp = run_interpreter(k, grid, block, args.list, {.max_operations = 20'000'000});
+      } catch (const LaunchError& e) {
+        ++out_of_bounds;  // the generic arguments do not fit this kernel (or it runs too long)
+        continue;
+      }
+      std::vector<Arg> cpu = run_cpu(k, grid, block, args.list);
+      INFO("kernel '" << k.name << "' from " << file.filename().string());
+      for (size_t i = 0; i < interp.size(); ++i) {
+        if (!interp[i].array || interp[i].bytes == cpu[i].bytes) continue;
+        // Float results: any NaN equals any NaN.
+        bool same = true;
+        size_t size = ir::byte_size(interp[i].type);
+        for (size_t e = 0; e * size < interp[i].bytes.size() && same; ++e) {
+          const std::byte* a = &interp[i].bytes[e * size];
+          const std::byte* b = &cpu[i].bytes[e * size];
+          if (std::memcmp(a, b, size) == 0) continue;
+          if (interp[i].type == ir::Type::f32) {
+            float x, y;
+            std::memcpy(&x, a, 4);
+            std::memcpy(&y, b, 4);
+            same = std::isnan(x) && std::isnan(y);
+          } else if (interp[i].type == ir::Type::f64) {
+            double x, y;
+            std::memcpy(&x, a, 8);
+            std::memcpy(&y, b, 8);
+            same = std::isnan(x) && std::isnan(y);
+          } else {
+            same = false;
+          }
+        }
+        if (!same) require_same(k, interp, cpu);
+      }
+      ++compared;
+    }
+  }
+  INFO(compared << " compared, " << out_of_bounds << " out of bounds or too long with generic arguments, " << racy
+                << " with order-dependent atomics, " << refused << " malformed files");
+  CHECK(compared >= 20);
+  WARN(compared << " corpus kernels compared, " << out_of_bounds << " did not fit the generic arguments, " << racy
+                << " have order-dependent atomics, " << refused << " files are malformed on purpose");
+}
+
+TEST_CASE("the interpreter reports reads of unwritten shared and local memory and variables") {
+  Kernel k = kernel("unwritten", [](Array<int32_t> out) {
+    auto tile = shared::array<int32_t>({64}, "tile");
+    Int t = local_id(0);
+    If(t < 32, [&] { tile(t) = t; });
+    barrier();
+    out(t) = tile(63 - t);  // work-items 0..31 read what nobody wrote
+  });
+  std::vector<int32_t> out(64);
+  std::vector<InterpretArgument> args{InterpretArgument::array(out)};
+  CHECK_THROWS_WITH(interpret(k.ir(), {1}, {64}, args),
+                    Contains("kernel 'unwritten': load at") && Contains("reads element (63) of shared array 'tile' before any work-item of the group wrote it") &&
+                        Contains("work-item (0, 0, 0) of group (0, 0, 0)"));
+  interpret(k.ir(), {1}, {64}, args, {.check_uninitialized = false});  // reads 0 then
+  CHECK(out[0] == 0);
+  CHECK(out[63] == 0);
+  CHECK(out[40] == 23);
+
+  Kernel local = kernel("unwritten_local", [](Array<float> out) {
+    auto mine = local::array<float>({4}, "mine");
+    mine(0) = 1.0f;
+    out(global_id(0)) = mine(0) + mine(1);
+  });
+  std::vector<float> f(2);
+  std::vector<InterpretArgument> largs{InterpretArgument::array(f)};
+  CHECK_THROWS_WITH(interpret(local.ir(), {1}, {2}, largs),
+                    Contains("reads element (1) of local array 'mine' before the work-item wrote it"));
 }

@@ -98,19 +98,23 @@ struct InterpretOptions {
   /// Stops a kernel that has not finished after this many executed operations (summed over all
   /// work-items) with a LaunchError; 0 = no limit. For generated kernels that may not terminate.
   uint64_t max_operations = 0;
+  /// Reading a shared array element no work-item of the group has written yet, a local array
+  /// element or a variable its work-item has not written yet, is a LaunchError (on devices their
+  /// first contents are unspecified, so such a kernel has no single meaning). Off: they read 0.
+  bool check_uninitialized = true;
 };
 
 /// Runs `kernel` over `grid` work-groups of `block` work-items; args[i] binds parameter i.
 /// Throws CompileError if the kernel does not verify, LaunchError for bad geometry or arguments,
-/// an out-of-bounds access, work-items of a group at different barriers, or an exhausted
-/// operation budget. Memory written before the error stays written.
+/// an out-of-bounds access, a read of unwritten shared/local memory or of an unwritten variable,
+/// work-items of a group at different barriers, or an exhausted operation budget. Memory written
+/// before the error stays written.
 ///
-/// Shared arrays start zeroed in each work-group, local arrays and variables in each work-item
-/// (on devices their first contents are unspecified; a kernel reading them before writing them
-/// has no single meaning). Work-items between two barriers run one after another in order of
-/// their linear local id (x fastest), so racy kernels see one particular interleaving; atomics
-/// are sequential read-modify-writes. `wavebarrier` is a work-group barrier here (it must be
-/// reached by the whole group anyway).
+/// Shared arrays start unwritten in each work-group, local arrays and variables in each
+/// work-item (see InterpretOptions::check_uninitialized). Work-items between two barriers run
+/// one after another in order of their linear local id (x fastest), so racy kernels see one
+/// particular interleaving; atomics are sequential read-modify-writes. `wavebarrier` is a
+/// work-group barrier here (it must be reached by the whole group anyway).
 void interpret(const ir::Kernel& kernel, Dim3 grid, Dim3 block, std::span<const InterpretArgument> args,
                const InterpretOptions& options = {});
 
