@@ -176,6 +176,26 @@ struct Cl {
 
   void line(const std::string& s) { o << std::string(2 * indent, ' ') << s << "\n"; }
 
+  // `target op= value` (op 0: plain assignment) as an OpenCL C expression.
+  std::string combine(Ty t, int op, const std::string& target, const std::string& value) {
+    if (op == 0) return value;
+    static const char* fops[] = {"+", "-", "*", "/"};
+    Bin bop = static_cast<Bin>(op - 1);
+    if (is_float(t)) return "(" + target + " " + fops[op - 1] + " " + value + ")";
+    std::string n = suffix(t);
+    switch (bop) {
+      case Bin::add: return "add_" + n + "(" + target + ", " + value + ")";
+      case Bin::sub: return "sub_" + n + "(" + target + ", " + value + ")";
+      case Bin::mul: return "mul_" + n + "(" + target + ", " + value + ")";
+      case Bin::div: return "div_" + n + "(" + target + ", " + value + ")";
+      case Bin::rem: return "rem_" + n + "(" + target + ", " + value + ")";
+      case Bin::and_: return "(" + target + " & " + value + ")";
+      case Bin::or_: return "(" + target + " | " + value + ")";
+      case Bin::xor_: return inject ? "((" + target + " ^ " + value + ") ^ 1)" : "(" + target + " ^ " + value + ")";
+      default: return "?";
+    }
+  }
+
   void block(const std::vector<Stmt>& v) {
     ++indent;
     for (auto& s : v) st(s);
@@ -185,7 +205,11 @@ struct Cl {
   void st(const Stmt& s) {
     static const char* atomic_fn[] = {"add", "min", "max", "and", "or", "xor"};
     switch (s.k) {
-      case SK::assign: line("v" + std::to_string(s.a) + " = " + ex(s.e[0]) + ";"); return;
+      case SK::assign: {
+        std::string v = "v" + std::to_string(s.a);
+        line(v + " = " + combine(s.t, s.op, v, ex(s.e[0])) + ";");
+        return;
+      }
       case SK::store_out:
         line("{ " + std::string(cl_type(s.t)) + " t = " + ex(s.e[0]) + "; if (inb) out_" + suffix(s.t) + "[lin * " +
              std::to_string(p.out_slots[static_cast<int>(s.t)]) + " + " + std::to_string(s.a) + "] = t; }");
@@ -202,10 +226,15 @@ struct Cl {
              std::to_string(p.approx_slots[w]) + " + " + std::to_string(s.a) + "] = t; }");
         return;
       }
-      case SK::store_shared: line("s" + std::to_string(s.a) + "[lid] = " + ex(s.e[0]) + ";"); return;
+      case SK::store_shared: {
+        std::string c = "s" + std::to_string(s.a) + "[lid]";
+        line(c + " = " + combine(s.t, s.op, c, ex(s.e[0])) + ";");
+        return;
+      }
       case SK::store_local: {
         std::string i = "norm_i(" + ex(s.e[0]) + ", " + std::to_string(p.locals[s.a].size) + ")";
-        line("{ int t = " + i + "; p" + std::to_string(s.a) + "[t] = " + ex(s.e[1]) + "; }");
+        std::string c = "p" + std::to_string(s.a) + "[t]";
+        line("{ int t = " + i + "; " + c + " = " + combine(s.t, s.op, c, ex(s.e[1])) + "; }");
         return;
       }
       case SK::init_local:
@@ -365,6 +394,10 @@ struct Cpp {
   }
 
   void line(const std::string& s) { o << std::string(2 * indent, ' ') << s << "\n"; }
+  static std::string assign_op(int op) {
+    static const char* ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="};
+    return ops[op];
+  }
   void block(const std::vector<Stmt>& v) {
     ++indent;
     for (auto& s : v) st(s);
@@ -374,7 +407,7 @@ struct Cpp {
   void st(const Stmt& s) {
     static const char* atomic_fn[] = {"add", "min", "max", "and_", "or_", "xor_"};
     switch (s.k) {
-      case SK::assign: line("v" + std::to_string(s.a) + " = " + ex(s.e[0]) + ";"); return;
+      case SK::assign: line("v" + std::to_string(s.a) + " " + assign_op(s.op) + " " + ex(s.e[0]) + ";"); return;
       case SK::store_out:
         line("{ Value t = " + ex(s.e[0]) + "; If(inb, [&] { out_" + suffix(s.t) + "(lin * " +
              std::to_string(p.out_slots[static_cast<int>(s.t)]) + " + " + std::to_string(s.a) + ") = t; }); }");
@@ -391,9 +424,10 @@ struct Cpp {
              std::to_string(p.approx_slots[w]) + " + " + std::to_string(s.a) + ") = t; }); }");
         return;
       }
-      case SK::store_shared: line("s" + std::to_string(s.a) + "(lid) = " + ex(s.e[0]) + ";"); return;
+      case SK::store_shared: line("s" + std::to_string(s.a) + "(lid) " + assign_op(s.op) + " " + ex(s.e[0]) + ";"); return;
       case SK::store_local:
-        line("{ Value t = norm(" + ex(s.e[0]) + ", " + std::to_string(p.locals[s.a].size) + "); p" + std::to_string(s.a) + "(t) = " + ex(s.e[1]) + "; }");
+        line("{ Value t = norm(" + ex(s.e[0]) + ", " + std::to_string(p.locals[s.a].size) + "); p" + std::to_string(s.a) + "(t) " +
+             assign_op(s.op) + " " + ex(s.e[1]) + "; }");
         return;
       case SK::init_local:
         line("for (int t = 0; t < " + std::to_string(p.locals[s.a].size) + "; ++t) p" + std::to_string(s.a) + "(t) = " + ex(s.e[0]) + ";");

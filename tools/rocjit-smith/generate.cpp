@@ -394,6 +394,8 @@ class Gen {
         s.k = SK::assign;
         s.a = r.below(static_cast<int>(p.vars.size()));
         s.t = p.vars[s.a];
+        // op 0: v = e; else v op= e with op - 1 a Bin (Var's += -= *= /= %= &= |= ^=).
+        if (r.chance(40)) s.op = static_cast<uint8_t>(1 + r.below(is_float(s.t) ? 4 : 8));
         s.e.push_back(expr(s.t, r.range(1, 4)));
         return s;
       }
@@ -421,6 +423,7 @@ class Gen {
         s.k = SK::store_shared;
         s.a = own[r.below(static_cast<int>(own.size()))];
         s.t = p.shared[s.a].t;
+        if (r.chance(40)) s.op = static_cast<uint8_t>(1 + r.below(4));  // element += -= *= /=
         s.e.push_back(expr(s.t, 3));
         return s;
       }
@@ -429,6 +432,7 @@ class Gen {
         s.k = SK::store_local;
         s.a = r.below(static_cast<int>(p.locals.size()));
         s.t = p.locals[s.a].t;
+        if (r.chance(40)) s.op = static_cast<uint8_t>(1 + r.below(4));
         s.e.push_back(opt.local_dynamic ? index_expr(false) : i32const(r.below(p.locals[s.a].size)));
         s.e.push_back(expr(s.t, 3));
         return s;

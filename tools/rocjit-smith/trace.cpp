@@ -45,6 +45,31 @@ struct AnyVar {
     }
     throw std::logic_error("bool variable");
   }
+  // v op= x through Var's compound assignments.
+  template <class T>
+  static void upd(Var<T>& v, Bin op, const Value& x) {
+    switch (op) {
+      case Bin::add: v += x; break;
+      case Bin::sub: v -= x; break;
+      case Bin::mul: v *= x; break;
+      case Bin::div: v /= x; break;
+      case Bin::rem: v %= x; break;
+      case Bin::and_: v &= x; break;
+      case Bin::or_: v |= x; break;
+      case Bin::xor_: v ^= x; break;
+      default: throw std::logic_error("compound op");
+    }
+  }
+  void update(Bin op, const Value& x) {
+    switch (t) {
+      case Ty::i32: upd(*i, op, x); break;
+      case Ty::u32: upd(*u, op, x); break;
+      case Ty::i64: upd(*l, op, x); break;
+      case Ty::f32: upd(*f, op, x); break;
+      case Ty::f64: upd(*d, op, x); break;
+      case Ty::b: throw std::logic_error("bool variable");
+    }
+  }
   void set(const Value& v) {
     switch (t) {
       case Ty::i32: *i = v; break;
@@ -209,9 +234,26 @@ struct Tracer {
     for (auto& s : v) st(s);
   }
 
+  // e = v, or e op= v through ElementRef's compound assignments.
+  static void elem_store(const ElementRef& e, int op, const Value& v) {
+    switch (op) {
+      case 0: e = v; break;
+      case 1: e += v; break;
+      case 2: e -= v; break;
+      case 3: e *= v; break;
+      case 4: e /= v; break;
+      default: throw std::logic_error("compound op");
+    }
+  }
+
   void st(const Stmt& s) {
     switch (s.k) {
-      case SK::assign: vars[s.a]->set(ex(s.e[0])); return;
+      case SK::assign: {
+        Value v = ex(s.e[0]);
+        if (s.op == 0) vars[s.a]->set(v);
+        else vars[s.a]->update(static_cast<Bin>(s.op - 1), v);
+        return;
+      }
       case SK::store_out: {
         Value v = ex(s.e[0]);
         int slots = p.out_slots[static_cast<int>(s.t)];
@@ -230,10 +272,10 @@ struct Tracer {
         If(inb, [&] { approx[w](lin * slots + s.a) = v; });
         return;
       }
-      case SK::store_shared: shared[s.a](lid) = ex(s.e[0]); return;
+      case SK::store_shared: elem_store(shared[s.a](lid), s.op, ex(s.e[0])); return;
       case SK::store_local: {
         Value i = norm(ex(s.e[0]), p.locals[s.a].size);
-        locals[s.a](i) = ex(s.e[1]);
+        elem_store(locals[s.a](i), s.op, ex(s.e[1]));
         return;
       }
       case SK::init_local:
