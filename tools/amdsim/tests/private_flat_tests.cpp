@@ -3,6 +3,11 @@
 // base as LLVM's gfx90a prologue does, FLAT_SCRATCH set up from flat_scratch_init, and flat_*
 // loads, stores and atomics to global memory, into LDS through the shared aperture
 // (src_shared_base) and into scratch through the private aperture (src_private_base).
+#include <rocjit/rocjit.hpp>
+
+#include <algorithm>
+#include <map>
+
 #include "sim.hpp"
 
 using namespace amdsim_test;
@@ -274,4 +279,73 @@ SIM_TEST(flat_through_the_private_aperture_is_scratch) {
   }
   expect_fault(sim, name("flat_store_dword", "flat_store_b32") + " v[0:1], v2 offset:60",
                {"memory fault: lane 1", "private"});
+}
+
+// The e2e private-memory kernels' shape, launched directly: a local array indexed by loaded data
+// (64 elements: LLVM promotes 32 to registers) is in scratch (scratch_* on gfx942/gfx1100, MUBUF through the private segment buffer on gfx90a),
+// and every work-item's array is its own, in the default and in interleaved wave order.
+TEST_CASE("a local array indexed by data lives in scratch and is per work-item", "[launch]") {
+  using namespace rocjit::dsl;
+  auto k = rocjit::kernel("private_bins", [](Array<uint32_t> data, Array<int32_t> out) {
+    auto bins = local::array<int32_t>({64}, "bins");
+    Int i = global_id(0);
+    For(0, 64, [&](Int b) { bins(b) = 0; });
+    For(0, 16, [&](Int j) {
+      Int b = cast<int32_t>(data(i * 16 + j) % 64u);
+      bins(b) = bins(b) + j + 1;
+    });
+    For(0, 64, [&](Int b) { out(i * 64 + b) = bins(b) * 100 + b; });
+  }, {.param_names = {"data", "out"}});
+  const int items = 128;
+  std::vector<uint32_t> data(items * 16);
+  uint32_t seed = 17;
+  for (auto& d : data) seed = seed * 1664525u + 1013904223u, d = seed >> 9;
+  std::vector<int32_t> expect(items * 64);
+  for (int i = 0; i < items; ++i) {
+    int bins[64] = {};
+    for (int j = 0; j < 16; ++j) bins[data[i * 16 + j] % 64] += j + 1;
+    for (int b = 0; b < 64; ++b) expect[i * 64 + b] = bins[b] * 100 + b;
+  }
+  for (std::string p : {"gfx942", "gfx90a", "gfx1100"}) {
+    INFO(p);
+    rocjit::CodeObject co = rocjit::compile(k, rocjit::Target::amdgpu(p));
+    auto program = amdsim::Program::load(co.elf, amdsim::Processor::get(p));
+    const amdsim::KernelInfo* info = program->kernel("private_bins");
+    REQUIRE(info != nullptr);
+    CHECK(info->private_segment_size >= 256u);
+    auto names = program->instruction_names();
+    auto uses = [&](const char* prefix) {
+      return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
+    };
+    if (p == "gfx90a") {
+      CHECK(uses("buffer_store_dword"));
+      CHECK(uses("buffer_load_dword"));
+    } else {
+      CHECK(uses("scratch_store_dword"));
+      CHECK(uses("scratch_load_dword"));
+    }
+    for (uint32_t interleave : {0u, 2u}) {
+      amdsim::Memory memory;
+      auto* d = static_cast<uint32_t*>(memory.allocate(data.size() * 4));
+      auto* out = static_cast<int32_t*>(memory.allocate(expect.size() * 4));
+      std::copy(data.begin(), data.end(), d);
+      std::vector<uint64_t> storage;
+      for (const auto& a : info->args) {
+        if (a.value_kind.rfind("hidden_", 0) == 0) continue;
+        bool is_data = a.name.rfind("data", 0) == 0;
+        if (a.value_kind == "global_buffer") storage.push_back(reinterpret_cast<uint64_t>(is_data ? (void*)d : (void*)out));
+        else if (a.name.find(".shape") != std::string::npos) storage.push_back(is_data ? data.size() : expect.size());
+        else storage.push_back(1);
+      }
+      std::vector<void*> values;
+      for (auto& v : storage) values.push_back(&v);
+      amdsim::Dim3 grid{2, 1, 1}, block{64, 1, 1};
+      auto args = amdsim::layout_arguments(*info, values.data(), grid, block, 0);
+      amdsim::LaunchOptions o;
+      o.interleave = interleave;
+      amdsim::launch(*program, *info, grid, block, 0, args, memory, o);
+      INFO("interleave " << interleave);
+      CHECK(std::equal(expect.begin(), expect.end(), out));
+    }
+  }
 }

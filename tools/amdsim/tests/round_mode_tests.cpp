@@ -2,8 +2,11 @@
 // 3 toward zero), set with s_setreg_imm32_b32 hwreg(HW_REG_MODE, ...) or gfx11's s_round_mode,
 // rounds f32/f64 arithmetic, fma, LLVM's division sequence and conversions; v_rndne stays
 // nearest-even. The host default (nearest) is back after every instruction.
+#include <rocjit/rocjit.hpp>
+
 #include <cfenv>
 #include <cmath>
+#include <map>
 
 #include "sim.hpp"
 
@@ -158,4 +161,76 @@ TEST_CASE("s_round_mode sets both round fields", "[gfx1100]") {
   CHECK(sim.vd(8, 0) == 1.0 - 0x1p-52);  // 1 - 0.75 ulp(below 1) rounds down to 1 - 2^-52
   sim.run("s_round_mode 0x0\nv_add_f32 v6, v0, v1");
   CHECK(sim.vf(6, 0) == 1.0f + 0x1p-23f);
+}
+
+namespace {
+
+// Explicit arguments of 1-D arrays from the metadata (pointer, "x.shape0", "x.stride0").
+std::vector<uint8_t> array_args(const amdsim::KernelInfo& k, const std::map<std::string, std::pair<void*, int64_t>>& arrays,
+                                amdsim::Dim3 grid, amdsim::Dim3 block) {
+  std::vector<uint64_t> storage;
+  for (const auto& a : k.args) {
+    if (a.value_kind.rfind("hidden_", 0) == 0) continue;
+    auto it = arrays.find(a.name.substr(0, a.name.find('.')));
+    REQUIRE(it != arrays.end());
+    if (a.value_kind == "global_buffer") storage.push_back(reinterpret_cast<uint64_t>(it->second.first));
+    else if (a.name.find(".shape") != std::string::npos) storage.push_back(uint64_t(it->second.second));
+    else storage.push_back(1);
+  }
+  std::vector<void*> values;
+  for (auto& v : storage) values.push_back(&v);
+  return amdsim::layout_arguments(k, values.data(), grid, block, 0);
+}
+
+}  // namespace
+
+TEST_CASE("the kernel descriptor's FLOAT_ROUND_MODE rounds the kernel's f32 and f64 arithmetic", "[launch]") {
+  using namespace rocjit::dsl;
+  auto k = rocjit::kernel("round_add", [](Array<float> x, Array<float> y, Array<float> s, Array<double> a, Array<double> b,
+                                  Array<double> t) {
+    Int i = global_id(0);
+    If(i < x.shape(0), [&] {
+      s(i) = x(i) + y(i);
+      t(i) = a(i) + b(i);
+    });
+  }, {.param_names = {"x", "y", "s", "a", "b", "t"}});
+  for (std::string p : {"gfx942", "gfx90a", "gfx1100"}) {
+    INFO(p);
+    rocjit::CodeObject co = rocjit::compile(k, rocjit::Target::amdgpu(p));
+    auto program = amdsim::Program::load(co.elf, amdsim::Processor::get(p));
+    const amdsim::KernelInfo* info = program->kernel("round_add");
+    REQUIRE(info != nullptr);
+    const int n = 2;
+    amdsim::Memory memory;
+    auto* x = static_cast<float*>(memory.allocate(n * 4));
+    auto* y = static_cast<float*>(memory.allocate(n * 4));
+    auto* s = static_cast<float*>(memory.allocate(n * 4));
+    auto* a = static_cast<double*>(memory.allocate(n * 8));
+    auto* b = static_cast<double*>(memory.allocate(n * 8));
+    auto* t = static_cast<double*>(memory.allocate(n * 8));
+    x[0] = 1.0f, y[0] = 0x1.8p-24f, x[1] = -1.0f, y[1] = -0x1.8p-24f;  // +-(1 + 0.75 ulp)
+    a[0] = 1.0, b[0] = 0x1.8p-53, a[1] = -1.0, b[1] = -0x1.8p-53;
+    auto args = array_args(*info, {{"x", {x, n}}, {"y", {y, n}}, {"s", {s, n}}, {"a", {a, n}}, {"b", {b, n}}, {"t", {t, n}}},
+                           {1, 1, 1}, {64, 1, 1});
+    // rsrc1 is the descriptor's dword at byte 48: FLOAT_ROUND_MODE_32 in bits 13:12,
+    // FLOAT_ROUND_MODE_16_64 in bits 15:14. LLVM sets both to nearest even.
+    uint32_t rsrc1;
+    std::memcpy(&rsrc1, info->descriptor.data() + 48, 4);
+    CHECK(((rsrc1 >> 12) & 0xf) == 0u);
+    amdsim::launch(*program, *info, {1, 1, 1}, {64, 1, 1}, 0, args, memory);
+    CHECK(s[0] == 1.0f + 0x1p-23f);
+    CHECK(s[1] == -1.0f - 0x1p-23f);
+    CHECK(t[0] == 1.0 + 0x1p-52);
+    CHECK(t[1] == -1.0 - 0x1p-52);
+    // f32 toward zero, f64 toward +inf.
+    amdsim::KernelInfo rounded_info = *info;
+    rsrc1 = (rsrc1 & ~0xf000u) | (3u << 12) | (1u << 14);
+    std::memcpy(rounded_info.descriptor.data() + 48, &rsrc1, 4);
+    amdsim::launch(*program, rounded_info, {1, 1, 1}, {64, 1, 1}, 0, args, memory);
+    CHECK(s[0] == 1.0f);
+    CHECK(s[1] == -1.0f);
+    CHECK(t[0] == 1.0 + 0x1p-52);
+    CHECK(t[1] == -1.0);
+    CHECK(std::fegetround() == FE_TONEAREST);
+  }
 }
