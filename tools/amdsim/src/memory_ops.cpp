@@ -245,22 +245,30 @@ void vmem_atomic(Wave& w, Op i) {
 // The V# base is 48 bits (word1[15:0] holds bits 47:32). A base inside the scratch backing space
 // (bit 47: the private segment buffer, plus the wave offset the kernel adds) addresses the
 // lane's private memory relative to the wave's slice; any other base is global memory.
+// The private segment buffer is swizzled (ADD_TID_ENABLE, 4-byte elements, index stride = the
+// wave size): the instruction offset and the VGPR offset are per lane, while the V# base and the
+// SGPR offset are wave bytes, so a per-lane byte n of them is n * wave size (LLVM scales its
+// stack pointer and large spill offsets that way, and shifts right by log2(wave size) to get a
+// lane's address back).
 uint8_t* buffer_lane(Wave& w, const Inst& i, int l, uint32_t bytes, bool write) {
   const Operand& vaddr = i.ops[1];
   const Operand& rsrc = i.ops[2];
   uint64_t base = w.s64(rsrc.index) & 0xffffffffffffull;
-  uint64_t offset = uint64_t(i.mod.offset) + (i.ops.size() > 3 ? read32(w, i.ops[3], 0) : 0);
+  uint64_t soffset = i.ops.size() > 3 ? read32(w, i.ops[3], 0) : 0;
+  uint64_t offset = uint64_t(i.mod.offset);
   if (i.mod.offen && vaddr.kind == Operand::vgpr) offset += read32(w, vaddr, l);
   if (base & private_backing) {
-    uint64_t at = base + offset - w.private_base;
-    if (at + bytes > w.private_size || at + bytes < at)
-      w.fail(i, fmt::format("memory fault: lane {} accessed {} bytes of private memory at byte {} of the work-item's "
-                            "{} (buffer base 0x{:x} + offset {}; the wave's slice starts at 0x{:x}: the private "
-                            "segment buffer's base plus the scratch wave offset)",
-                            l, bytes, int64_t(at), w.private_size, base, offset, w.private_base));
+    uint64_t wave_bytes = base + soffset - w.private_base, unit = 4ull * uint64_t(w.wave_size);
+    uint64_t at = wave_bytes / uint64_t(w.wave_size) + offset;
+    if (int64_t(wave_bytes) < 0 || wave_bytes % unit != 0 || at + bytes > w.private_size || at + bytes < at)
+      w.fail(i, fmt::format("memory fault: lane {} accessed {} bytes of private memory at wave byte {} + lane byte {} "
+                            "of the work-items' {} (buffer base 0x{:x} + SGPR offset {}; the wave's slice starts at "
+                            "0x{:x}: the private segment buffer's base plus the scratch wave offset, and wave bytes "
+                            "come in multiples of {})",
+                            l, bytes, int64_t(wave_bytes), offset, w.private_size, base, soffset, w.private_base, unit));
     return w.scratch.data() + size_t(l) * w.private_size + at;
   }
-  return static_cast<uint8_t*>(global_address(w, i, base + offset, bytes, l, write));
+  return static_cast<uint8_t*>(global_address(w, i, base + soffset + offset, bytes, l, write));
 }
 
 void buffer_load(Wave& w, Op i) {

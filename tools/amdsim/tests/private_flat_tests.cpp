@@ -124,7 +124,7 @@ TEST_CASE("MUBUF through the private segment buffer after the prologue adds the 
   sim.w.private_base = amdsim::private_backing + wave_offset;
   private_segment_buffer(sim, 0);
   sim.s(4) = wave_offset;
-  sim.s(5) = 16;  // an SGPR soffset
+  sim.s(5) = 16 * 64;  // an SGPR offset: wave bytes, 16 bytes per lane
   sim.fill(0, [](int l) { return uint32_t(l % 4) * 4; });
   sim.fill(1, [](int l) { return 0x100u + l; });
   sim.fill(2, [](int l) { return 0x200u + l; });
@@ -160,8 +160,14 @@ TEST_CASE("MUBUF through the private segment buffer after the prologue adds the 
   CHECK(sim.v(11, 63) == 0xffffff81u);
   CHECK(sim.v(12, 63) == 0x8081u);
   CHECK(sim.v(13, 63) == 0xffff8081u);
-  // Past the end of the work-item's memory.
+  // LLVM's large spill offsets and stack pointer: the SGPR offset scaled by the wave size.
+  sim.s(6) = 40 * 64;
+  sim.run("buffer_load_dword v14, off, s[0:3], s6 offset:8");  // lane byte 48
+  CHECK(sim.v(14, 63) == 0x00f08081u);
+  // Past the end of the work-item's memory; an SGPR offset that is not whole dwords per lane.
   expect_fault(sim, "buffer_load_dword v3, v0, s[0:3], 0 offen offset:56", {"memory fault: lane 2", "private memory"});
+  sim.s(6) = 4;
+  expect_fault(sim, "buffer_load_dword v3, off, s[0:3], s6", {"memory fault: lane 0", "multiples of 256"});
   // Without the prologue the V# addresses the slice of the wave before: a fault naming the offset.
   private_segment_buffer(sim, 0);
   expect_fault(sim, "buffer_store_dword v1, v0, s[0:3], 0 offen", {"memory fault: lane 0", "scratch wave offset"});
