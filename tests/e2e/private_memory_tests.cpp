@@ -87,6 +87,21 @@ Kernel private_sort() {
   }, {.param_names = {"in", "sorted", "keys"}});
 }
 
+// Per work-item: a 6 KiB private table, past the 12-bit offset field of MUBUF and scratch
+// instructions, read at constant and data-dependent positions.
+Kernel private_large() {
+  return kernel("private_large", [](Array<int32_t> base, Array<int32_t, 2> idx, Array<int32_t> out) {
+    auto t = local::array<int32_t>({1536}, "t");
+    Int i = global_id(0);
+    If(i < base.shape(0), [&] {
+      For(0, 1536, [&](Int k) { t(k) = base(i) * 3 + k * 7; });
+      Var<int32_t> acc = t(1500) + t(1535) * 2;
+      For(0, idx.shape(1), [&](Int j) { acc += t(idx(i, j)) * (j + 1); });
+      out(i) = acc;
+    });
+  }, {.param_names = {"base", "idx", "out"}});
+}
+
 }  // namespace
 
 TEST_CASE("private arrays indexed by data: per-work-item histograms") {
@@ -147,4 +162,25 @@ TEST_CASE("private arrays indexed by data: f64 insertion sort and u64 slots") {
   private_sort()[{2, 48}](din, sorted, keys);
   CHECK(sorted.copy_to_host().to_vector() == expected_sorted);
   CHECK(keys.copy_to_host().to_vector() == expected_keys);
+}
+
+TEST_CASE("private arrays indexed by data: 6 KiB per work-item, beyond the instruction offset field") {
+  const int items = 96, m = 12;
+  auto r = lcg(size_t(items) * m, 21);
+  std::vector<int32_t> base(items), idx(size_t(items) * m), expected(items);
+  for (int i = 0; i < items; ++i) {
+    base[i] = i * 11 - 300;
+    auto t = [&](int k) { return base[i] * 3 + k * 7; };
+    int32_t acc = t(1500) + t(1535) * 2;
+    for (int j = 0; j < m; ++j) {
+      idx[size_t(i) * m + j] = int32_t(r[size_t(i) * m + j] % 1536);
+      acc += t(idx[size_t(i) * m + j]) * (j + 1);
+    }
+    expected[i] = acc;
+  }
+  DeviceArray<int32_t> dbase = to_device(base);
+  DeviceArray<int32_t> didx = to_device(std::span<const int32_t>(idx), {items, m});
+  DeviceArray<int32_t> out = device_array<int32_t>({items});
+  private_large()[{2, 64}](dbase, didx, out);
+  CHECK(out.copy_to_host().to_vector() == expected);
 }
