@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -472,4 +474,180 @@ TEST_CASE("For loops count the same as the reference interpreter, signed and uns
   const uint32_t umax = std::numeric_limits<uint32_t>::max();
   check(ku, std::vector<uint32_t>{umax - 5, 0, 10, 10, 7, 0, umax}, std::vector<uint32_t>{umax, 10, 0, 0, 0, umax, 0},
         std::vector<uint32_t>{4, 3, umax, umax - 2, 0x80000000u, 0x7fffffffu, 0x80000001u});
+}
+
+namespace {
+template <class F>
+void with_type(ir::Type t, F&& f) {
+  switch (t) {
+    case ir::Type::i32: f(int32_t{}); break;
+    case ir::Type::i64: f(int64_t{}); break;
+    case ir::Type::u32: f(uint32_t{}); break;
+    case ir::Type::u64: f(uint64_t{}); break;
+    case ir::Type::f32: f(float{}); break;
+    case ir::Type::f64: f(double{}); break;
+    default: FAIL("no arrays of " << ir::type_name(t)); break;
+  }
+}
+}  // namespace
+
+// Every kernel of the fuzz corpus that runs in bounds on the interpreter with generic arguments
+// (the same as the unit test's) runs bit-identically on the device under test (any NaN equals
+// any NaN). Left out: order-dependent atomics, wavebarriers (wave-size dependent), approximate
+// math functions, F-layout arrays, and kernels beyond the device's limits.
+TEST_CASE("every fuzz-corpus kernel that fits generic arguments matches the reference interpreter") {
+  namespace fs = std::filesystem;
+  fs::path corpus = fs::path(__FILE__).parent_path().parent_path() / "fuzz" / "corpus";
+  REQUIRE(fs::is_directory(corpus));
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(corpus)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  int compared = 0;
+  for (const fs::path& file : files) {
+    std::ifstream in(file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<ir::Kernel> kernels;
+    try {
+      kernels = ir::parse_all(text, file.filename().string());
+    } catch (const Error&) {
+      continue;
+    }
+    for (ir::Kernel& parsed : kernels) {
+      auto k = std::make_shared<ir::Kernel>(std::move(parsed));
+      k->index_definitions();
+      bool order_dependent = false;
+      ir::walk(k->body, [&](const ir::Op& op) {
+        // A wavebarrier is a group barrier in the interpreter, a wave's on devices: data shared
+        // across waves through one (the corpus's wavesum assumes wave64) races on wave32.
+        if (op.kind == ir::OpKind::wavebarrier) order_dependent = true;
+        // Approximate math (exp, log, sin, ..., pow) is within bounds, not bit-exact, on AMDGPU.
+        if (op.kind == ir::OpKind::math) {
+          ir::MathFn f = op.math_fn();
+          if (f != ir::MathFn::sqrt && f != ir::MathFn::rsqrt && f != ir::MathFn::fma && f != ir::MathFn::fabs &&
+              f != ir::MathFn::floor && f != ir::MathFn::ceil && f != ir::MathFn::fmin && f != ir::MathFn::fmax)
+            order_dependent = true;
+        }
+        if (op.kind != ir::OpKind::atomic) return;
+        ir::AtomicOp a = op.atomic_op();
+        if ((ir::is_float(k->memories[op.ref].element) && a == ir::AtomicOp::add) || a == ir::AtomicOp::exchange ||
+            a == ir::AtomicOp::compare_exchange || op.result)
+          order_dependent = true;
+      });
+      bool f_layout = false;
+      for (const ir::Memory& m : k->memories) f_layout |= m.space == ir::MemorySpace::global && m.layout == ir::Layout::F;
+      if (order_dependent || f_layout) continue;
+      // Generic arguments: host buffers for the interpreter, copies on the device.
+      std::vector<std::vector<std::byte>> host, device_out;
+      std::vector<InterpretArgument> iargs;
+      std::vector<DeviceArrayBase> arrays;
+      std::vector<runtime::LaunchArgument> dargs;
+      arrays.reserve(k->params.size());
+      host.reserve(k->params.size());
+      for (const ir::Param& p : k->params) {
+        if (p.kind == ir::Param::Kind::scalar) {
+          InterpretArgument a;
+          runtime::LaunchArgument d;
+          a.type = d.scalar_type = p.type;
+          double f = 1.5;
+          float f32 = 1.5f;
+          uint64_t three = 3, one = 1;
+          const void* src = p.type == ir::Type::f64 ? static_cast<const void*>(&f)
+                            : p.type == ir::Type::f32 ? static_cast<const void*>(&f32)
+                            : p.type == ir::Type::i1  ? static_cast<const void*>(&one)
+                                                      : static_cast<const void*>(&three);
+          std::memcpy(&a.bits, src, ir::byte_size(p.type));
+          std::memcpy(d.bits, src, ir::byte_size(p.type));
+          iargs.push_back(a);
+          dargs.push_back(d);
+          continue;
+        }
+        const ir::Memory& m = k->memories[p.memory];
+        std::vector<int64_t> shape = m.rank == 1 ? std::vector<int64_t>{512}
+                                     : m.rank == 2 ? std::vector<int64_t>{32, 24}
+                                                   : std::vector<int64_t>{8, 6, 10};
+        int64_t count = 1;
+        for (int64_t e : shape) count *= e;
+        size_t size = ir::byte_size(m.element);
+        std::vector<std::byte> bytes(static_cast<size_t>(count) * size);
+        for (int64_t i = 0; i < count; ++i) {
+          double fv = (i % 13) * 0.25 - 1.0;
+          float ff = static_cast<float>(fv);
+          uint64_t iv = static_cast<uint64_t>(i % 5);
+          const void* src = m.element == ir::Type::f64 ? static_cast<const void*>(&fv)
+                            : m.element == ir::Type::f32 ? static_cast<const void*>(&ff)
+                                                         : static_cast<const void*>(&iv);
+          std::memcpy(&bytes[static_cast<size_t>(i) * size], src, size);
+        }
+        InterpretArgument a;
+        a.kind = InterpretArgument::Kind::array;
+        a.type = m.element;
+        a.size = count;
+        a.shape = shape;
+        if (m.layout == ir::Layout::strided) {
+          a.strides.assign(m.rank, 1);
+          for (int d = static_cast<int>(m.rank) - 2; d >= 0; --d) a.strides[d] = a.strides[d + 1] * shape[d + 1];
+        }
+        with_type(m.element, [&](auto zero) {
+          using T = decltype(zero);
+          arrays.push_back(to_device(std::span<const T>(reinterpret_cast<const T*>(bytes.data()), static_cast<size_t>(count)), shape));
+        });
+        host.push_back(std::move(bytes));
+        a.data = host.back().data();
+        iargs.push_back(std::move(a));
+        runtime::LaunchArgument d;
+        d.array = &arrays.back();
+        dargs.push_back(d);
+      }
+      // 1-D: a kernel written for 1-D launches races with itself on a 2-D one (y(i) += ...).
+      Dim3 grid{2}, block{std::min<int64_t>(k->max_block_size, 64)};
+      try {
+        interpret(*k, grid, block, iargs, {.max_operations = 20'000'000});
+      } catch (const LaunchError&) {
+        continue;  // the generic arguments do not fit this kernel
+      }
+      Kernel dk{std::shared_ptr<const ir::Kernel>(k)};
+      try {
+        runtime::launch(dk, LaunchConfig(grid, block), dargs);
+      } catch (const CompileError&) {
+        continue;  // beyond this device's limits (LDS, registers)
+      }
+      INFO("kernel '" << k->name << "' from " << file.filename().string());
+      size_t h = 0;
+      for (const ir::Param& p : k->params) {
+        if (p.kind == ir::Param::Kind::scalar) continue;
+        const ir::Memory& m = k->memories[p.memory];
+        std::vector<std::byte> got(host[h].size());
+        with_type(m.element, [&](auto zero) {
+          using T = decltype(zero);
+          DeviceArray<T>(arrays[h]).copy_to_host(std::span<T>(reinterpret_cast<T*>(got.data()), got.size() / sizeof(T)));
+        });
+        size_t size = ir::byte_size(m.element);
+        for (size_t e = 0; e * size < got.size(); ++e) {
+          const std::byte* x = &got[e * size];
+          const std::byte* y = &host[h][e * size];
+          if (std::memcmp(x, y, size) == 0) continue;
+          bool nan = false;
+          std::string values;
+          if (m.element == ir::Type::f32) {
+            float a, b;
+            std::memcpy(&a, x, 4);
+            std::memcpy(&b, y, 4);
+            nan = std::isnan(a) && std::isnan(b);
+            values = fmt::format("device {}, interpreter {}", testing::ops::show(a), testing::ops::show(b));
+          } else if (m.element == ir::Type::f64) {
+            double a, b;
+            std::memcpy(&a, x, 8);
+            std::memcpy(&b, y, 8);
+            nan = std::isnan(a) && std::isnan(b);
+            values = fmt::format("device {}, interpreter {}", testing::ops::show(a), testing::ops::show(b));
+          }
+          if (!nan) FAIL("array '" << p.name << "' element " << e << " differs from the reference interpreter: " << values);
+        }
+        ++h;
+      }
+      ++compared;
+    }
+  }
+  CHECK(compared >= 20);
+  SUCCEED(compared << " corpus kernels compared");
 }
