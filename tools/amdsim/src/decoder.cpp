@@ -532,6 +532,9 @@ Inst Decoder::decode(std::span<const uint8_t> bytes, uint64_t address) const {
     size_t space = part_text.find(' ');
     std::string mnemonic = space == std::string::npos ? part_text : part_text.substr(0, space);
     if (space != std::string::npos) parse_operands(part_text.substr(space + 1), part);
+    if (part.name.find("_i64") == std::string::npos)  // integer literals of unsigned/bit operands
+      for (Operand& op : part.ops)
+        if (op.kind == Operand::imm && op.literal && !op.float_text) op.zext64 = true;
     if (part.name == "v_cndmask_b32" && part.ops.size() == 3) {  // VOPD: the mask is VCC_LO, not printed
       Operand vcc;
       vcc.kind = Operand::sgpr;

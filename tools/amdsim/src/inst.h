@@ -53,6 +53,10 @@ struct Operand {
   bool hi16 = false;       // true16 .h half
   bool lo16 = false;       // true16 .l half
   bool sext = false;       // SDWA sext(): sign-extend the selected part
+  // A 32-bit literal read as a 64-bit integer is sign-extended only for signed (i64) operands;
+  // for unsigned and bit operands (v_mov_b64, s_mov_b64, s_lshl_b64, v_cmp_lt_u64...) the
+  // hardware zero-extends it (LLVM relies on it: llvm-project PR 70274 and its successors).
+  bool zext64 = false;
   bool is_reg() const { return kind == sgpr || kind == vgpr || kind == agpr; }
 };
 

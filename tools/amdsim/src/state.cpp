@@ -53,6 +53,7 @@ uint64_t read64(const Wave& w, const Operand& op, int lane, bool f64) {
     case Operand::imm:
       if (op.float_text) return is_inv_2pi(op.fvalue) ? 0x3fc45f306dc9c882ull : f64_bits(op.fvalue);
       if (op.literal && f64) return uint64_t(static_cast<uint32_t>(op.ivalue)) << 32;
+      if (op.literal && op.zext64) return static_cast<uint32_t>(op.ivalue);
       if (op.literal) return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(op.ivalue)));
       return static_cast<uint64_t>(op.ivalue);
     default: return 0;
