@@ -376,7 +376,19 @@ class Gen {
       e.op = static_cast<uint8_t>(r.below(3));
       int n = e.op == static_cast<uint8_t>(MathOp::fma) ? 3 : 2;
       for (int i = 0; i < n; ++i) e.kids.push_back(expr(t, depth - 1));
-      return e;
+      if (e.op == static_cast<uint8_t>(MathOp::fma)) return e;
+      // fmin/fmax(+0, -0) may return either zero (llvm.minnum): the CPU gives +0 where AMDGPU and
+      // PoCL give -0. Adding +0.0 makes both zeros +0 and leaves every other result alone.
+      Expr sum;
+      sum.k = EK::bin;
+      sum.t = t;
+      sum.op = static_cast<uint8_t>(Bin::add);
+      sum.kids.push_back(std::move(e));
+      Expr zero;
+      zero.k = EK::konst;
+      zero.t = t;
+      sum.kids.push_back(zero);
+      return sum;
     }
     return leaf(t);
   }
