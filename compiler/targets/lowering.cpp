@@ -114,30 +114,38 @@ llvm::Value* KernelLowering::shape_of(const ir::Memory& m, unsigned dim) {
 }
 
 llvm::Value* KernelLowering::linear_index(const ir::Op& op, const ir::Memory& m) {
+  // An in-bounds index lies in [0, extent), so for C and F layouts it widens with zext and the
+  // linearisation cannot wrap (nuw nsw): cheaper 64-bit address arithmetic (one 32x32->64
+  // multiply-add per dimension). A negative index is out of bounds, which is undefined anyway.
+  // Strided views keep sign extension: their strides are signed.
+  bool non_negative = m.layout != ir::Layout::strided;
   auto index = [&](unsigned d) -> llvm::Value* {
     llvm::Value* v = value(op.operands[d]);
     Type t = kernel_.value_type(op.operands[d]);
-    return ir::is_signed(t) ? builder_.CreateSExtOrTrunc(v, builder_.getInt64Ty())
-                            : builder_.CreateZExtOrTrunc(v, builder_.getInt64Ty());
+    return ir::is_signed(t) && !non_negative ? builder_.CreateSExtOrTrunc(v, builder_.getInt64Ty())
+                                             : builder_.CreateZExtOrTrunc(v, builder_.getInt64Ty());
+  };
+  auto multiply_add = [&](llvm::Value* lin, llvm::Value* extent, llvm::Value* index) {
+    return builder_.CreateAdd(builder_.CreateMul(lin, extent, "", /*HasNUW=*/true, /*HasNSW=*/true), index, "",
+                              /*HasNUW=*/true, /*HasNSW=*/true);
   };
   auto extent = [&](unsigned d) -> llvm::Value* {
     return builder_.CreateZExt(shape_of(m, d), builder_.getInt64Ty());
   };
-  if (m.rank == 1) return index(0);
-  if (m.layout == ir::Layout::strided) {
+  if (m.layout == ir::Layout::strided) {  // before the rank-1 shortcut: a 1-D view has a stride too
     const ArrayArgs& aa = arrays_.at(op.ref);
     llvm::Value* lin = builder_.CreateNSWMul(index(0), aa.strides[0]);
     for (unsigned d = 1; d < m.rank; ++d) lin = builder_.CreateNSWAdd(lin, builder_.CreateNSWMul(index(d), aa.strides[d]));
     return lin;
   }
+  if (m.rank == 1) return index(0);
   if (m.layout == ir::Layout::C) {
     llvm::Value* lin = index(0);
-    for (unsigned d = 1; d < m.rank; ++d) lin = builder_.CreateNSWAdd(builder_.CreateNSWMul(lin, extent(d)), index(d));
+    for (unsigned d = 1; d < m.rank; ++d) lin = multiply_add(lin, extent(d), index(d));
     return lin;
   }
   llvm::Value* lin = index(m.rank - 1);
-  for (int d = static_cast<int>(m.rank) - 2; d >= 0; --d)
-    lin = builder_.CreateNSWAdd(builder_.CreateNSWMul(lin, extent(d)), index(d));
+  for (int d = static_cast<int>(m.rank) - 2; d >= 0; --d) lin = multiply_add(lin, extent(d), index(d));
   return lin;
 }
 
@@ -426,8 +434,11 @@ void KernelLowering::lower_for(const ir::Op& op) {
   i->addIncoming(begin, pre);
   llvm::Value* cond;
   auto* constant_step = llvm::dyn_cast<llvm::ConstantInt>(step);
+  // The direction is the sign of the step read as a signed number, for unsigned counters too, and
+  // the same whether the step is a constant or known only at run time (a step of 0 counts down).
+  const bool constant_up = constant_step && constant_step->getValue().isStrictlyPositive();
   llvm::Value* up = s ? builder_.CreateICmpSLT(i, end) : builder_.CreateICmpULT(i, end);
-  if (constant_step && (!s || !constant_step->isNegative())) {
+  if (constant_up) {
     cond = up;
   } else {
     llvm::Value* down = s ? builder_.CreateICmpSGT(i, end) : builder_.CreateICmpUGT(i, end);
@@ -454,18 +465,22 @@ void KernelLowering::lower_for(const ir::Op& op) {
   if (constant_step && (constant_step->isOne() || (s && constant_step->isMinusOne()))) {
     next = s ? builder_.CreateNSWAdd(i, step) : builder_.CreateNUWAdd(i, step);
     builder_.CreateBr(header);
-  } else if (s || constant_step) {
+  } else if (s || constant_up) {
     llvm::Value* sum = builder_.CreateBinaryIntrinsic(
         s ? llvm::Intrinsic::sadd_with_overflow : llvm::Intrinsic::uadd_with_overflow, i, step);
     next = builder_.CreateExtractValue(sum, 0);
     builder_.CreateCondBr(builder_.CreateExtractValue(sum, 1, "for.wraps"), exit, header);
   } else {
-    // An unsigned loop with a step only known at run time counts down when the step is negative
-    // as a signed number (see the header's condition): it wraps if it passes 0 going down.
+    // An unsigned loop counts down when the step is negative as a signed number (see the
+    // header's condition): it wraps if it passes 0 going down.
     next = builder_.CreateAdd(i, step);
-    llvm::Value* positive = builder_.CreateICmpSGT(step, llvm::ConstantInt::get(step->getType(), 0));
-    llvm::Value* wraps =
-        builder_.CreateSelect(positive, builder_.CreateICmpULT(next, i), builder_.CreateICmpUGT(next, i), "for.wraps");
+    llvm::Value* wraps_down = builder_.CreateICmpUGT(next, i);
+    llvm::Value* wraps = wraps_down;
+    if (!constant_step) {
+      llvm::Value* positive = builder_.CreateICmpSGT(step, llvm::ConstantInt::get(step->getType(), 0));
+      wraps = builder_.CreateSelect(positive, builder_.CreateICmpULT(next, i), wraps_down);
+    }
+    wraps->setName("for.wraps");
     builder_.CreateCondBr(wraps, exit, header);
   }
   i->addIncoming(next, latch);
