@@ -299,7 +299,7 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 
 int usage() {
   std::cerr << "usage: rocjit-smith [--seed=S] [--count=N | --kernels=N] [--executors=cpu,sim:gfx942,sim:gfx90a,sim:gfx1100,pocl]\n"
-               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic]\n"
+               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic] [--fsub-zero]\n"
                "                    [--reduce-budget=N] [--inject=EXECUTOR] [--one=KERNEL_SEED] [--stop-after=M]\n";
   return 2;
 }
@@ -307,7 +307,7 @@ int usage() {
 int main_impl(int argc, char** argv) {
   Options o;
   int64_t one = -1;
-  bool local_dynamic_forced = false;
+  bool local_dynamic_forced = false, fsub_zero_forced = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto val = [&](const char* key) -> const char* {
@@ -334,6 +334,7 @@ int main_impl(int argc, char** argv) {
     else if (a == "--no-i64-atomics") o.gen.i64_atomics = false;
     else if (a == "--no-f64-approx") o.gen.f64_approx = false;
     else if (a == "--local-dynamic") local_dynamic_forced = true;
+    else if (a == "--fsub-zero") fsub_zero_forced = true;
     else if (val("--jobs=")) {}  // one job: the executors already use every core
     else return usage();
   }
@@ -352,6 +353,12 @@ int main_impl(int argc, char** argv) {
                        "ocml (the ROCm device libraries)", proc.c_str());
           break;
         }
+      }
+  if (!fsub_zero_forced)
+    for (auto& e : o.executors)
+      if (e.rfind("sim", 0) == 0 && o.gen.fsub_zero) {
+        o.gen.fsub_zero = false;
+        std::fprintf(stderr, "rocjit-smith: no float +0.0 - x (LLVM 22 AMDGPU selects it as -x; --fsub-zero forces it)\n");
       }
   if (!local_dynamic_forced)
     for (auto& e : o.executors)

@@ -101,7 +101,9 @@ struct GenOptions {
   // Local-array indices computed at run time. LLVM keeps small private arrays in VGPRs and indexes
   // them with s_set_gpr_idx_on (gfx9) / v_movreld_b32 (gfx11), which amdsim does not implement
   // yet: off (constant indices) when a sim executor runs, unless --local-dynamic.
-  bool local_dynamic = true;  // f64 exp/log/sin/... (on AMDGPU they call ocml from the ROCm device libraries)
+  bool local_dynamic = true;
+  // Float `+0.0 - x` (miscompiled by LLVM 22 for AMDGPU when used by another float op).
+  bool fsub_zero = true;  // f64 exp/log/sin/... (on AMDGPU they call ocml from the ROCm device libraries)
 };
 
 Program generate(uint64_t seed, const GenOptions& opt);
