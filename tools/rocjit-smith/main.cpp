@@ -17,6 +17,7 @@
 #include "smith.hpp"
 
 namespace smith {
+int run_regressions(const std::vector<std::string>& executors);
 namespace {
 
 struct Options {
@@ -299,7 +300,7 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 
 int usage() {
   std::cerr << "usage: rocjit-smith [--seed=S] [--count=N | --kernels=N] [--executors=cpu,sim:gfx942,sim:gfx90a,sim:gfx1100,pocl]\n"
-               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic] [--fsub-zero]\n"
+               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic] [--fsub-zero]\n                    [--regressions]\n"
                "                    [--reduce-budget=N] [--inject=EXECUTOR] [--one=KERNEL_SEED] [--stop-after=M]\n";
   return 2;
 }
@@ -307,7 +308,7 @@ int usage() {
 int main_impl(int argc, char** argv) {
   Options o;
   int64_t one = -1;
-  bool local_dynamic_forced = false, fsub_zero_forced = false;
+  bool local_dynamic_forced = false, fsub_zero_forced = false, regressions = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto val = [&](const char* key) -> const char* {
@@ -335,9 +336,11 @@ int main_impl(int argc, char** argv) {
     else if (a == "--no-f64-approx") o.gen.f64_approx = false;
     else if (a == "--local-dynamic") local_dynamic_forced = true;
     else if (a == "--fsub-zero") fsub_zero_forced = true;
+    else if (a == "--regressions") regressions = true;
     else if (val("--jobs=")) {}  // one job: the executors already use every core
     else return usage();
   }
+  if (regressions) return run_regressions(o.executors);
   if (o.executors.size() < 2) {
     std::cerr << "rocjit-smith: give at least two executors\n";
     return 2;
