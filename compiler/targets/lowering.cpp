@@ -173,8 +173,8 @@ llvm::Value* KernelLowering::math(const ir::Op& op, const std::vector<llvm::Valu
     case ir::MathFn::fabs: return intrinsic(llvm::Intrinsic::fabs);
     case ir::MathFn::floor: return intrinsic(llvm::Intrinsic::floor);
     case ir::MathFn::ceil: return intrinsic(llvm::Intrinsic::ceil);
-    case ir::MathFn::fmin: return intrinsic(llvm::Intrinsic::minnum);
-    case ir::MathFn::fmax: return intrinsic(llvm::Intrinsic::maxnum);
+    case ir::MathFn::fmin: return intrinsic(llvm::Intrinsic::minimumnum);
+    case ir::MathFn::fmax: return intrinsic(llvm::Intrinsic::maximumnum);
   }
   return nullptr;
 }
@@ -223,9 +223,9 @@ llvm::Value* KernelLowering::binary(const ir::Op& op) {
     case ir::BinaryOp::div: return f ? builder_.CreateFDiv(a, b) : divide(false, s, a, b);
     case ir::BinaryOp::rem: return f ? builder_.CreateFRem(a, b) : divide(true, s, a, b);
     case ir::BinaryOp::min:
-      return builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::minnum : s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+      return builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::minimumnum : s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
     case ir::BinaryOp::max:
-      return builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::maxnum : s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+      return builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::maximumnum : s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
     case ir::BinaryOp::and_: return builder_.CreateAnd(a, b);
     case ir::BinaryOp::or_: return builder_.CreateOr(a, b);
     case ir::BinaryOp::xor_: return builder_.CreateXor(a, b);
@@ -312,11 +312,11 @@ llvm::Value* KernelLowering::plain_atomic(const ir::Op& op, llvm::Value* ptr, ll
     case ir::AtomicOp::add: updated = f ? builder_.CreateFAdd(old, v) : builder_.CreateAdd(old, v); break;
     case ir::AtomicOp::sub: updated = f ? builder_.CreateFSub(old, v) : builder_.CreateSub(old, v); break;
     case ir::AtomicOp::min:
-      updated = builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::minnum : s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin,
+      updated = builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::minimumnum : s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin,
                                                old, v);
       break;
     case ir::AtomicOp::max:
-      updated = builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::maxnum : s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax,
+      updated = builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::maximumnum : s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax,
                                                old, v);
       break;
     case ir::AtomicOp::and_: updated = builder_.CreateAnd(old, v); break;
