@@ -383,8 +383,8 @@ class Gen {
       int n = e.op == static_cast<uint8_t>(MathOp::fma) ? 3 : 2;
       for (int i = 0; i < n; ++i) e.kids.push_back(expr(t, depth - 1));
       if (e.op == static_cast<uint8_t>(MathOp::fma)) return e;
-      // fmin/fmax(+0, -0) may return either zero (llvm.minnum): the CPU gives +0 where AMDGPU and
-      // PoCL give -0. Adding +0.0 makes both zeros +0 and leaves every other result alone.
+      // fmin/fmax(+0, -0): rocjit orders -0 < +0, OpenCL C's fmin/fmax do not (PoCL may return
+      // either zero). Adding +0.0 makes both zeros +0 and leaves every other result alone.
       Expr sum;
       sum.k = EK::bin;
       sum.t = t;
