@@ -95,27 +95,33 @@ int main(int argc, char** argv) {
         }
         buffers.push_back(data);
       }
-      // Arguments from the metadata: array pointers in order, then their shapes (and strides).
+      // Arguments in the kernel ABI's order (kernel_abi.hpp): pointers, extents, strides, scalars.
       std::vector<std::vector<uint8_t>> values;
       std::vector<void*> pointers;
-      size_t array = 0;
-      for (const auto& arg : k.args) {
-        if (arg.value_kind.rfind("hidden_", 0) == 0) continue;
+      size_t next_array = 0;
+      std::vector<size_t> array_of_param(c.kernel.ir().params.size(), 0);
+      for (const rocjit::AbiArgument& arg : rocjit::kernel_abi(c.kernel.ir()).arguments) {
         std::vector<uint8_t> v(arg.size, 0);
-        if (arg.value_kind == "global_buffer") {
-          std::memcpy(v.data(), &buffers[array++], 8);
-        } else if (auto dot = arg.name.find(".shape"); dot != std::string::npos) {
-          const ArraySpec& a = c.arrays[array - 1];
-          int64_t extent = a.shape[std::stoul(arg.name.substr(dot + 6))];
-          std::memcpy(v.data(), &extent, std::min<size_t>(arg.size, 8));
-        } else if (auto sdot = arg.name.find(".stride"); sdot != std::string::npos) {
-          const ArraySpec& a = c.arrays[array - 1];
-          size_t d = std::stoul(arg.name.substr(sdot + 7));
-          int64_t stride = 1;
-          for (size_t j = d + 1; j < a.shape.size(); ++j) stride *= a.shape[j];
-          std::memcpy(v.data(), &stride, std::min<size_t>(arg.size, 8));
-        } else {
-          std::memcpy(v.data(), &c.scalar, std::min<size_t>(arg.size, 4));
+        if (arg.kind == rocjit::AbiArgument::Kind::pointer) array_of_param[arg.param] = next_array++;
+        const ArraySpec& a = c.arrays[array_of_param[arg.param]];
+        switch (arg.kind) {
+          case rocjit::AbiArgument::Kind::pointer:
+            std::memcpy(v.data(), &buffers[array_of_param[arg.param]], 8);
+            break;
+          case rocjit::AbiArgument::Kind::extent: {
+            int32_t extent = static_cast<int32_t>(a.shape[arg.dim]);
+            std::memcpy(v.data(), &extent, 4);
+            break;
+          }
+          case rocjit::AbiArgument::Kind::stride: {
+            int64_t stride = 1;
+            for (size_t j = arg.dim + 1; j < a.shape.size(); ++j) stride *= a.shape[j];
+            std::memcpy(v.data(), &stride, 8);
+            break;
+          }
+          case rocjit::AbiArgument::Kind::scalar:
+            std::memcpy(v.data(), &c.scalar, std::min<size_t>(arg.size, 4));
+            break;
         }
         values.push_back(std::move(v));
       }

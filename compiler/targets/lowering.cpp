@@ -1,10 +1,13 @@
 // IR -> LLVM IR for everything that does not depend on the target.
 #include "targets/lowering.h"
 
+#include "rocjit/compiler/kernel_abi.hpp"
+
 #include <fmt/format.h>
 #include <llvm/IR/Intrinsics.h>
 
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/kernel_abi.hpp"
 
 namespace rocjit::targets {
 
@@ -28,30 +31,15 @@ llvm::Type* KernelLowering::llvm_type(Type t) const {
 
 std::vector<std::string> KernelLowering::argument_names() const {
   std::vector<std::string> names;
-  for (const ir::Param& p : kernel_.params) {
-    names.push_back(p.name);
-    if (p.kind != ir::Param::Kind::array) continue;
-    const ir::Memory& m = kernel_.memories[p.memory];
-    for (unsigned d = 0; d < m.rank; ++d) names.push_back(fmt::format("{}.shape{}", p.name, d));
-    if (m.layout == ir::Layout::strided)
-      for (unsigned d = 0; d < m.rank; ++d) names.push_back(fmt::format("{}.stride{}", p.name, d));
-  }
+  for (const AbiArgument& a : kernel_abi(kernel_).arguments) names.push_back(a.name);
   return names;
 }
 
 std::vector<llvm::Type*> KernelLowering::argument_types(unsigned global_address_space) const {
   std::vector<llvm::Type*> types;
-  for (const ir::Param& p : kernel_.params) {
-    if (p.kind == ir::Param::Kind::scalar) {
-      types.push_back(llvm_type(p.type));
-      continue;
-    }
-    const ir::Memory& m = kernel_.memories[p.memory];
-    types.push_back(llvm::PointerType::get(context_, global_address_space));
-    for (unsigned d = 0; d < m.rank; ++d) types.push_back(llvm::Type::getInt32Ty(context_));
-    if (m.layout == ir::Layout::strided)
-      for (unsigned d = 0; d < m.rank; ++d) types.push_back(llvm::Type::getInt64Ty(context_));
-  }
+  for (const AbiArgument& a : kernel_abi(kernel_).arguments)
+    types.push_back(a.kind == AbiArgument::Kind::pointer ? llvm::PointerType::get(context_, global_address_space)
+                                                         : llvm_type(a.type));
   return types;
 }
 
@@ -84,18 +72,16 @@ llvm::Value* KernelLowering::array_base(ir::MemoryId id) {
 void KernelLowering::bind_arguments(const std::vector<llvm::Value*>& args) {
   function_ = builder_.GetInsertBlock()->getParent();
   values_.assign(kernel_.values.size(), nullptr);
-  size_t a = 0;
-  for (const ir::Param& p : kernel_.params) {
-    if (p.kind == ir::Param::Kind::scalar) {
-      values_[p.value] = args[a++];
-      continue;
+  const KernelAbi abi = kernel_abi(kernel_);
+  for (size_t a = 0; a < abi.arguments.size(); ++a) {
+    const AbiArgument& arg = abi.arguments[a];
+    const ir::Param& p = kernel_.params[arg.param];
+    switch (arg.kind) {
+      case AbiArgument::Kind::scalar: values_[p.value] = args[a]; break;
+      case AbiArgument::Kind::pointer: arrays_[p.memory].base = args[a]; break;
+      case AbiArgument::Kind::extent: arrays_[p.memory].shape.push_back(args[a]); break;
+      case AbiArgument::Kind::stride: arrays_[p.memory].strides.push_back(args[a]); break;
     }
-    const ir::Memory& m = kernel_.memories[p.memory];
-    ArrayArgs& aa = arrays_[p.memory];
-    aa.base = args[a++];
-    for (unsigned d = 0; d < m.rank; ++d) aa.shape.push_back(args[a++]);
-    if (m.layout == ir::Layout::strided)
-      for (unsigned d = 0; d < m.rank; ++d) aa.strides.push_back(args[a++]);
   }
 }
 

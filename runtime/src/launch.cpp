@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/kernel_abi.hpp"
 #include "runtime/src/backend.hpp"
 
 namespace rocjit::runtime {
@@ -71,15 +72,14 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
   if (args.size() != ir.params.size())
     refuse(kernel, fmt::format("it takes {} arguments, {} were given", ir.params.size(), args.size()));
 
-  auto pack = std::make_shared<ArgumentPack>();
-  pack->bytes.reserve(8 * (args.size() + 16));
+  // Every argument is checked against its parameter first; then the pack follows the kernel ABI
+  // (kernel_abi.hpp), one 8-byte slot per explicit argument.
   for (size_t i = 0; i < args.size(); ++i) {
     const ir::Param& p = ir.params[i];
     const LaunchArgument& a = args[i];
     if (p.kind == ir::Param::Kind::scalar) {
       if (a.array) refuse(kernel, fmt::format("argument {} ('{}') is a {}, but the parameter is a scalar {}", i, p.name,
                                               describe_argument(a), ir::type_name(p.type)));
-      put_scalar(kernel, *pack, p, a, i);
       continue;
     }
     const ir::Memory& m = ir.memories[p.memory];
@@ -99,15 +99,27 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
       refuse(kernel, fmt::format("argument {} ('{}') must be C-contiguous", i, p.name));
     if (m.layout == ir::Layout::F && !arr.is_f_contiguous())
       refuse(kernel, fmt::format("argument {} ('{}') must be F-contiguous", i, p.name));
-    put(*pack, arr.device_pointer());
-    for (int64_t e : arr.shape()) {
+    for (int64_t e : arr.shape())
       if (e > std::numeric_limits<int32_t>::max())
         refuse(kernel, fmt::format("argument {} ('{}') has extent {}; kernels index with 32-bit extents", i, p.name, e));
-      put(*pack, static_cast<int32_t>(e));
+  }
+
+  auto pack = std::make_shared<ArgumentPack>();
+  const KernelAbi abi = kernel_abi(ir);
+  pack->bytes.reserve(8 * abi.arguments.size());
+  for (const AbiArgument& arg : abi.arguments) {
+    const LaunchArgument& a = args[arg.param];
+    switch (arg.kind) {
+      case AbiArgument::Kind::scalar: put_scalar(kernel, *pack, ir.params[arg.param], a, arg.param); break;
+      case AbiArgument::Kind::pointer:
+        put(*pack, a.array->device_pointer());
+        pack->keep_alive.push_back(a.array->allocation());
+        break;
+      case AbiArgument::Kind::extent: put(*pack, static_cast<int32_t>(a.array->shape()[arg.dim])); break;
+      case AbiArgument::Kind::stride:
+        put(*pack, a.array->strides()[arg.dim] / static_cast<int64_t>(a.array->layout().itemsize()));
+        break;
     }
-    if (m.layout == ir::Layout::strided)
-      for (int64_t s : arr.strides()) put(*pack, s / arr.layout().itemsize());
-    pack->keep_alive.push_back(arr.allocation());
   }
   for (size_t at = 0; at < pack->bytes.size(); at += 8) pack->pointers.push_back(pack->bytes.data() + at);
 

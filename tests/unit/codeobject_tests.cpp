@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "rocjit/compiler/parser.hpp"
 #include "sample_kernels.hpp"
 
 using namespace rocjit;
@@ -36,29 +37,6 @@ size_t count_instructions(const std::string& assembly, const std::string& mnemon
   return count(assembly, "\t" + mnemonic + " ") + count(assembly, "\t" + mnemonic + "\n");
 }
 
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
-// The explicit kernarg layout rocjit promises: per array a pointer then one i32 per dimension
-// (plus i64 strides for strided arrays), scalars by value, each naturally aligned.
-std::vector<std::pair<std::string, uint64_t>> expected_layout(const ir::Kernel& k) {
-  std::vector<std::pair<std::string, uint64_t>> out;
-  uint64_t offset = 0;
-  auto place = [&](const std::string& name, uint64_t size) {
-    offset = align_up(offset, size);
-    out.emplace_back(name, offset);
-    offset += size;
-  };
-  for (const auto& p : k.params) {
-    if (p.kind == ir::Param::Kind::scalar) {
-      place(p.name, ir::byte_size(p.type));
-      continue;
-    }
-    place(p.name, 8);
-    for (unsigned d = 0; d < k.memories[p.memory].rank; ++d) place(p.name + ".shape" + std::to_string(d), 4);
-  }
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("every sample kernel compiles for every processor with metadata that matches the kernel") {
@@ -80,13 +58,17 @@ TEST_CASE("every sample kernel compiles for every processor with metadata that m
         CHECK(m.vgpr_count > 0);
         CHECK(m.vgpr_spill_count == 0);
 
-        auto layout = expected_layout(k.ir());
-        REQUIRE(m.args.size() >= layout.size());
-        for (size_t i = 0; i < layout.size(); ++i) {
-          CHECK(m.args[i].name == layout[i].first);
-          CHECK(m.args[i].offset == layout[i].second);
+        // The code object's explicit arguments are exactly the kernel ABI's.
+        KernelAbi abi = kernel_abi(k.ir());
+        REQUIRE(m.args.size() >= abi.arguments.size());
+        for (size_t i = 0; i < abi.arguments.size(); ++i) {
+          CHECK(m.args[i].name == abi.arguments[i].name);
+          CHECK(m.args[i].offset == abi.arguments[i].offset);
+          CHECK(m.args[i].size == abi.arguments[i].size);
+          CHECK(m.args[i].value_kind ==
+                (abi.arguments[i].kind == AbiArgument::Kind::pointer ? "global_buffer" : "by_value"));
         }
-        CHECK(m.kernarg_segment_size >= layout.back().second + 4);
+        CHECK(m.kernarg_segment_size >= abi.size);
 
         bool split_barrier = std::string(processor).starts_with("gfx12");
         size_t barriers = split_barrier ? count_instructions(co.assembly, "s_barrier_wait")
@@ -167,4 +149,43 @@ TEST_CASE("math lowers to intrinsics the backend expands, and f64 transcendental
   CodeObject co = compile(k64, Target::amdgpu("gfx90a"), CompileOptions{.emit_assembly = true});
   CHECK(co.assembly.find("s_swappc") == std::string::npos);
   CHECK(co.kernel("math64").vgpr_count > 0);
+}
+
+TEST_CASE("the kernel ABI places a pointer, i32 extents and i64 strides per array and scalars by value, naturally aligned") {
+  ir::Kernel k = ir::parse(R"(kernel @abi(@a: array<f32, 2, C>, %1 n: i32, @s: array<f64, 2, strided>, %2 x: f64, %3 b: i1) max_block_size(64) {
+})");
+  KernelAbi abi = kernel_abi(k);
+  using K = AbiArgument::Kind;
+  struct Expected {
+    K kind;
+    const char* name;
+    uint32_t offset, size;
+    uint32_t param, dim;
+  };
+  std::vector<Expected> expected = {
+      {K::pointer, "a", 0, 8, 0, 0},        {K::extent, "a.shape0", 8, 4, 0, 0},  {K::extent, "a.shape1", 12, 4, 0, 1},
+      {K::scalar, "n", 16, 4, 1, 0},         {K::pointer, "s", 24, 8, 2, 0},       {K::extent, "s.shape0", 32, 4, 2, 0},
+      {K::extent, "s.shape1", 36, 4, 2, 1},  {K::stride, "s.stride0", 40, 8, 2, 0}, {K::stride, "s.stride1", 48, 8, 2, 1},
+      {K::scalar, "x", 56, 8, 3, 0},         {K::scalar, "b", 64, 1, 4, 0}};
+  REQUIRE(abi.arguments.size() == expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    INFO(expected[i].name);
+    CHECK(abi.arguments[i].kind == expected[i].kind);
+    CHECK(abi.arguments[i].name == expected[i].name);
+    CHECK(abi.arguments[i].offset == expected[i].offset);
+    CHECK(abi.arguments[i].size == expected[i].size);
+    CHECK(abi.arguments[i].param == expected[i].param);
+    CHECK(abi.arguments[i].dim == expected[i].dim);
+  }
+  CHECK(abi.size == 65);
+  CHECK(abi.first_of(2) == 4);
+  CHECK_THROWS_AS(abi.first_of(9), Error);
+  // The AMDGPU code object lays the arguments out exactly so.
+  CodeObject co = compile(k, Target::amdgpu("gfx90a"));
+  const KernelMetadata& m = co.kernel("abi");
+  for (size_t i = 0; i < expected.size(); ++i) {
+    CHECK(m.args[i].name == expected[i].name);
+    CHECK(m.args[i].offset == expected[i].offset);
+    CHECK(m.args[i].size == expected[i].size);
+  }
 }

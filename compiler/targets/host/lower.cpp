@@ -12,6 +12,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "rocjit/compiler/kernel_abi.hpp"
 #include "targets/host/launch_context.h"
 #include "targets/lowering.h"
 
@@ -370,6 +371,8 @@ class HostLowering : public KernelLowering {
     check.rank = m.rank;
     check.static_shape = m.shape;
     check.param_index = m.param_index;
+    if (m.param_index >= 0)
+      check.first_extent = static_cast<int>(kernel_abi(kernel_).first_of(static_cast<uint32_t>(m.param_index)) + 1);
     check.loc = op.loc;
     auto id = static_cast<int32_t>(checks_.size());
     checks_.push_back(std::move(check));

@@ -19,6 +19,7 @@ struct BoundsCheck {
   unsigned rank = 1;
   std::vector<int64_t> static_shape;  // shared/local arrays
   int param_index = -1;               // global arrays: shape comes from the arguments
+  int first_extent = -1;              // global arrays: argument index of extent 0 (kernel ABI)
   ir::SourceLoc loc;
 };
 

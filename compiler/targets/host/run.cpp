@@ -157,13 +157,8 @@ void* aligned_buffer(AlignedBuffer& buffer, size_t& size, size_t wanted) {
 std::string format_check(const HostKernel::Impl& k, const BoundsReport& r, const void* const* args) {
   const BoundsCheck& c = k.checks.at(static_cast<size_t>(r.check));
   std::vector<int64_t> shape = c.static_shape;
-  if (c.param_index >= 0) {
-    // The shape arguments follow the array's pointer in argument order.
-    size_t first = 0;
-    for (size_t i = 0; i < k.argument_names.size(); ++i)
-      if (k.argument_names[i] == c.array) first = i + 1;
-    for (unsigned d = 0; d < c.rank; ++d) shape.push_back(*static_cast<const int32_t*>(args[first + d]));
-  }
+  if (c.param_index >= 0)  // extents from the arguments, where the kernel ABI puts them
+    for (unsigned d = 0; d < c.rank; ++d) shape.push_back(*static_cast<const int32_t*>(args[c.first_extent + d]));
   std::vector<int64_t> index(r.index, r.index + c.rank);
   return fmt::format("kernel '{}': out-of-bounds {} of array '{}' at {}: index ({}) is outside shape ({}); "
                      "nothing out of bounds was read or written",
