@@ -159,8 +159,8 @@ llvm::Value* KernelLowering::math(const ir::Op& op, const std::vector<llvm::Valu
     case ir::MathFn::fabs: return intrinsic(llvm::Intrinsic::fabs);
     case ir::MathFn::floor: return intrinsic(llvm::Intrinsic::floor);
     case ir::MathFn::ceil: return intrinsic(llvm::Intrinsic::ceil);
-    case ir::MathFn::fmin: return intrinsic(llvm::Intrinsic::minimumnum);
-    case ir::MathFn::fmax: return intrinsic(llvm::Intrinsic::maximumnum);
+    case ir::MathFn::fmin: return float_min_max(false, args[0], args[1]);
+    case ir::MathFn::fmax: return float_min_max(true, args[0], args[1]);
   }
   return nullptr;
 }
@@ -209,9 +209,9 @@ llvm::Value* KernelLowering::binary(const ir::Op& op) {
     case ir::BinaryOp::div: return f ? builder_.CreateFDiv(a, b) : divide(false, s, a, b);
     case ir::BinaryOp::rem: return f ? builder_.CreateFRem(a, b) : divide(true, s, a, b);
     case ir::BinaryOp::min:
-      return builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::minimumnum : s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+      return f ? float_min_max(false, a, b) : builder_.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
     case ir::BinaryOp::max:
-      return builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::maximumnum : s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+      return f ? float_min_max(true, a, b) : builder_.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
     case ir::BinaryOp::and_: return builder_.CreateAnd(a, b);
     case ir::BinaryOp::or_: return builder_.CreateOr(a, b);
     case ir::BinaryOp::xor_: return builder_.CreateXor(a, b);
@@ -219,6 +219,12 @@ llvm::Value* KernelLowering::binary(const ir::Op& op) {
     case ir::BinaryOp::shr: return s ? builder_.CreateAShr(a, shift_amount()) : builder_.CreateLShr(a, shift_amount());
   }
   return nullptr;
+}
+
+// IEEE 754-2019 minimumNumber/maximumNumber: a NaN operand is ignored and -0 < +0 (README,
+// "Semantics"). AMDGPU's v_min/v_max_f32/f64 are exactly that.
+llvm::Value* KernelLowering::float_min_max(bool max, llvm::Value* a, llvm::Value* b) {
+  return builder_.CreateBinaryIntrinsic(max ? llvm::Intrinsic::maximumnum : llvm::Intrinsic::minimumnum, a, b);
 }
 
 llvm::Value* KernelLowering::compare(const ir::Op& op) {
@@ -298,12 +304,12 @@ llvm::Value* KernelLowering::plain_atomic(const ir::Op& op, llvm::Value* ptr, ll
     case ir::AtomicOp::add: updated = f ? builder_.CreateFAdd(old, v) : builder_.CreateAdd(old, v); break;
     case ir::AtomicOp::sub: updated = f ? builder_.CreateFSub(old, v) : builder_.CreateSub(old, v); break;
     case ir::AtomicOp::min:
-      updated = builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::minimumnum : s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin,
-                                               old, v);
+      updated = f ? float_min_max(false, old, v)
+                  : builder_.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, old, v);
       break;
     case ir::AtomicOp::max:
-      updated = builder_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::maximumnum : s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax,
-                                               old, v);
+      updated = f ? float_min_max(true, old, v)
+                  : builder_.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, old, v);
       break;
     case ir::AtomicOp::and_: updated = builder_.CreateAnd(old, v); break;
     case ir::AtomicOp::or_: updated = builder_.CreateOr(old, v); break;

@@ -122,6 +122,21 @@ class HostLowering : public KernelLowering {
     return out;
   }
 
+ protected:
+  // LLVM 22's X86 lowering of llvm.minimumnum/maximumnum returns the NaN when the other operand
+  // is known not to be NaN (e.g. a converted integer), so the host uses minnum/maxnum (NaN
+  // ignored, correct) and orders the zeros itself: when the operands compare equal, OR-ing their
+  // bits gives -0 for min(+0, -0) and AND-ing gives +0 for max, and equal non-zero values are
+  // unchanged. Cheap and vectorisable (a compare, a bitwise op, a select).
+  llvm::Value* float_min_max(bool max, llvm::Value* a, llvm::Value* b) override {
+    llvm::Value* r = builder_.CreateBinaryIntrinsic(max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, a, b);
+    llvm::Type* bits = builder_.getIntNTy(a->getType()->getPrimitiveSizeInBits());
+    llvm::Value* ia = builder_.CreateBitCast(a, bits);
+    llvm::Value* ib = builder_.CreateBitCast(b, bits);
+    llvm::Value* zeros = builder_.CreateBitCast(max ? builder_.CreateAnd(ia, ib) : builder_.CreateOr(ia, ib), a->getType());
+    return builder_.CreateSelect(builder_.CreateFCmpOEQ(a, b), zeros, r);
+  }
+
  private:
   // ---- planning -------------------------------------------------------------------------
   int new_segment(bool in_loop) {
