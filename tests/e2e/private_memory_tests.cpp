@@ -184,3 +184,34 @@ TEST_CASE("private arrays indexed by data: 6 KiB per work-item, beyond the instr
   private_large()[{2, 64}](dbase, didx, out);
   CHECK(out.copy_to_host().to_vector() == expected);
 }
+
+// A small private array indexed by data: LLVM keeps it in VGPRs and picks elements with selects
+// here (index-mode moves, s_set_gpr_idx_on / v_movrel, are covered by amdsim-tests and by
+// rocjit-smith --local-dynamic).
+TEST_CASE("small private arrays indexed by data stay in registers") {
+  Kernel k = kernel("private_registers", [](Array<int32_t> keys, Array<int32_t> out) {
+    Int i = global_id(0);
+    If(i < keys.shape(0), [&] {
+      auto a = local::array<int32_t>({16}, "a");
+      for (int j = 0; j < 16; ++j) a(j) = i * 10 + j;  // unrolled: constant indices
+      Int w = keys(i) & 15, r = (keys(i) >> 3) & 15;
+      a(w) = a(w) + 1000;                              // data-dependent read and write
+      out(i) = a(r) * 3 + a(15 - r);
+    });
+  });
+  const int n = 200;
+  std::vector<int32_t> keys(n);
+  for (int i = 0; i < n; ++i) keys[i] = (i * 37 + 11) & 127;
+  auto dk = to_device(keys);
+  auto dout = device_array<int32_t>({n});
+  k[{(n + 63) / 64, 64}](dk, dout);
+  std::vector<int32_t> out = dout.copy_to_host().to_vector();
+  for (int i = 0; i < n; ++i) {
+    int32_t a[16];
+    for (int j = 0; j < 16; ++j) a[j] = i * 10 + j;
+    int w = keys[i] & 15, r = (keys[i] >> 3) & 15;
+    a[w] += 1000;
+    INFO("i = " << i);
+    CHECK(out[i] == a[r] * 3 + a[15 - r]);
+  }
+}

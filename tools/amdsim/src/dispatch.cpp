@@ -84,6 +84,30 @@ void execute_rounded(Wave& w, const Inst& inst) {
   run();
 }
 
+// gfx9 VGPR index mode: a vector instruction runs with M0[7:0] added to the VGPR operands that
+// M0[15:12] selects (SRC0, SRC1, SRC2, DST). Operands are printed destination first.
+void execute_indexed(Wave& w, const Inst& inst) {
+  if (inst.name.rfind("v_", 0) != 0) {  // scalar instructions are not indexed (and may end the mode)
+    if (w.round_mode != 0) return execute_rounded(w, inst);
+    return inst.handler(w, inst);
+  }
+  Inst indexed = inst;
+  uint32_t index = w.s[m0] & 0xff, mode = (w.s[m0] >> 12) & 0xf;
+  auto shift = [&](size_t op) {
+    if (op < indexed.ops.size() && indexed.ops[op].kind == Operand::vgpr) {
+      indexed.ops[op].index = static_cast<uint16_t>(indexed.ops[op].index + index);
+      if (indexed.ops[op].index + indexed.ops[op].dwords > w.v.size() / 64)
+        w.fail(inst, fmt::format("VGPR index {} puts an operand past the register file", index));
+    }
+  };
+  if (mode & 8) shift(0);
+  for (int k = 0; k < 3; ++k)
+    if (mode & (1u << k)) shift(size_t(k) + 1);
+  w.gpr_idx_on = false;
+  execute_inst(w, indexed);
+  w.gpr_idx_on = true;
+}
+
 // VOPD: both halves read their sources before either writes (the Y half may read the X half's
 // destination, e.g. a swap). The halves write different VGPRs (one even, one odd).
 void execute_dual(Wave& w, const Inst& x) {

@@ -144,6 +144,9 @@ struct Wave {
   uint32_t denorm_mode = 0xf, round_mode = 0;
   bool ieee = true;
   uint32_t wave_in_group = 0;
+  // VGPR index mode (gfx9 s_set_gpr_idx_on): M0[7:0] is added to the VGPR operands M0[15:12]
+  // selects (bit 0 SRC0, 1 SRC1, 2 SRC2, 3 DST) of every vector instruction until s_set_gpr_idx_off.
+  bool gpr_idx_on = false;
 
   uint64_t exec() const {
     return wave_size == 32 ? s[exec_lo] : (uint64_t(s[exec_hi]) << 32 | s[exec_lo]);
@@ -199,7 +202,9 @@ void execute_dual(Wave& w, const Inst& x);
 // Runs one decoded instruction (a VOPD pair included) under the wave's round mode: the host's
 // rounding follows MODE.FP_ROUND when it is not round-to-nearest-even for the instruction's type.
 void execute_rounded(Wave& w, const Inst& inst);
+void execute_indexed(Wave& w, const Inst& inst);
 inline void execute_inst(Wave& w, const Inst& inst) {
+  if (w.gpr_idx_on) [[unlikely]] return execute_indexed(w, inst);
   if (w.round_mode != 0) [[unlikely]] return execute_rounded(w, inst);
   if (inst.second) execute_dual(w, inst);
   else inst.handler(w, inst);

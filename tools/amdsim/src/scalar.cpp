@@ -381,6 +381,27 @@ void register_scalar(HandlerTable& t) {
   add_handler(t, "s_sendmsg_rtn_b64", [](Wave& w, Op i) { swrite64(w, i.ops[0], w.instructions), count(w); });
   add_handler(t, "s_sendmsg_rtn_b32", [](Wave& w, Op i) { swrite32(w, i.ops[0], 0), count(w); });
 
+  // gfx9 VGPR index mode: M0[7:0] = index, M0[15:12] = which operands (gpr_idx(SRC0,SRC1,SRC2,DST)).
+  add_handler(t, "s_set_gpr_idx_on", [](Wave& w, Op i) {
+    uint32_t mode = 0;
+    size_t at = i.text.find("gpr_idx(");
+    if (at != std::string::npos) {
+      std::string list = i.text.substr(at + 8, i.text.find(')', at) - at - 8);
+      if (list.find("SRC0") != std::string::npos) mode |= 1;
+      if (list.find("SRC1") != std::string::npos) mode |= 2;
+      if (list.find("SRC2") != std::string::npos) mode |= 4;
+      if (list.find("DST") != std::string::npos) mode |= 8;
+    }
+    w.s[m0] = (w.s[m0] & ~0xf0ffu) | (sread32(w, i.ops[0]) & 0xff) | (mode << 12);
+    w.gpr_idx_on = true;
+    count(w);
+  });
+  add_handler(t, "s_set_gpr_idx_off", [](Wave& w, Op) { w.gpr_idx_on = false; count(w); });
+  add_handler(t, "s_set_gpr_idx_idx", [](Wave& w, Op i) {
+    w.s[m0] = (w.s[m0] & ~0xffu) | (sread32(w, i.ops[0]) & 0xff);
+    count(w);
+  });
+
   // SMEM
   for (const char* n : {"s_load_dword", "s_load_dwordx2", "s_load_dwordx3", "s_load_dwordx4", "s_load_dwordx8",
                         "s_load_dwordx16"})

@@ -1,5 +1,7 @@
 // Vector compares (V_CMP/V_CMPX for every type) and cross-lane instructions (readlane,
 // writelane, readfirstlane, mbcnt).
+#include <fmt/format.h>
+
 #include <bit>
 #include <cmath>
 
@@ -111,6 +113,17 @@ void add_compares(HandlerTable& t, const char* type) {
 #undef COND
 }
 
+void movrel(Wave& w, const Inst& i, bool relative_dst, bool relative_src) {
+  uint32_t index = w.s[m0];
+  Operand dst = i.ops[0], src = i.ops[1];
+  uint32_t registers = uint32_t(w.v.size() / 64);
+  if (relative_dst) dst.index = static_cast<uint16_t>(dst.index + index);
+  if (relative_src && src.kind == Operand::vgpr) src.index = static_cast<uint16_t>(src.index + index);
+  if (index >= registers || dst.index >= registers || (src.kind == Operand::vgpr && src.index >= registers))
+    w.fail(i, fmt::format("M0 = {} moves a VGPR index past the register file", index));
+  for_lanes(w, i, [&](int l) { write32(w, dst, l, read32(w, src, l)); });
+}
+
 }  // namespace
 
 void register_vector_compare(HandlerTable& t) {
@@ -168,6 +181,10 @@ void register_vector_lanes(HandlerTable& t) {
     for_lanes(w, i, [&](int l) { write32(w, i.ops[0], l, read32(w, i.ops[1], l)); });
   });
   add_handler(t, "v_nop", [](Wave& w, Op) { ++w.lane_instructions; });
+  // M0-relative VGPR moves: movrels reads VGPR[src + M0], movreld writes VGPR[dst + M0].
+  add_handler(t, "v_movrels_b32", [](Wave& w, Op i) { movrel(w, i, false, true); });
+  add_handler(t, "v_movreld_b32", [](Wave& w, Op i) { movrel(w, i, true, false); });
+  add_handler(t, "v_movrelsd_b32", [](Wave& w, Op i) { movrel(w, i, true, true); });
 }
 
 }  // namespace amdsim

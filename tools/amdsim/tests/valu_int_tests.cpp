@@ -158,3 +158,38 @@ SIM_TEST(valu_writes_only_exec_lanes) {
   CHECK(sim.v(2, 1) == 0xdeadbeefu);
   CHECK(sim.s(0) == 42u);
 }
+
+// gfx9 VGPR index mode: s_set_gpr_idx_on adds M0[7:0] to the selected operands of vector
+// instructions only; scalar instructions in between are not indexed; s_set_gpr_idx_off ends it
+// (it once stayed on after the off, as LLVM's indexed private-array reads left a later v_add
+// reading the wrong registers: found by rocjit-smith).
+TEST_CASE("valu_gpr_index_mode gfx942 gfx90a", "[gfx942][gfx90a]") {
+  for (const char* processor : {"gfx942", "gfx90a"}) {
+    Sim sim(processor);
+    for (uint32_t r = 0; r < 12; ++r) sim.fill(r, [&](int l) { return r * 100 + uint32_t(l); });
+    sim.w.s[4] = 6;
+    sim.run("s_set_gpr_idx_on s4, gpr_idx(SRC0)\nv_mov_b32_e32 v13, v1\ns_lshl_b64 s[0:1], s[2:3], 3\n"
+            "v_mov_b32_e32 v12, v0\ns_set_gpr_idx_off\nv_mov_b32_e32 v14, v2\n"
+            "s_set_gpr_idx_on s4, gpr_idx(DST)\nv_mov_b32_e32 v1, v3\ns_set_gpr_idx_off");
+    for (int l = 0; l < sim.wave_size; ++l) {
+      CHECK(sim.v(13, l) == 700 + uint32_t(l));  // v[1 + 6]
+      CHECK(sim.v(12, l) == 600 + uint32_t(l));  // v[0 + 6]
+      CHECK(sim.v(14, l) == 200 + uint32_t(l));  // after s_set_gpr_idx_off: v2 itself
+      CHECK(sim.v(7, l) == 300 + uint32_t(l));   // DST indexed: v[1 + 6] = v3
+      CHECK(sim.v(1, l) == 100 + uint32_t(l));   // v1 untouched
+    }
+  }
+}
+
+// gfx11 M0-relative moves: v_movrels reads VGPR[src + M0], v_movreld writes VGPR[dst + M0].
+TEST_CASE("valu_movrel gfx1100", "[gfx1100]") {
+  Sim sim("gfx1100");
+  for (uint32_t r = 0; r < 12; ++r) sim.fill(r, [&](int l) { return r * 100 + uint32_t(l); });
+  sim.w.s[amdsim::m0] = 5;
+  sim.run("v_movrels_b32 v20, v1\nv_movreld_b32 v2, v11\nv_movrelsd_b32 v0, v3");
+  for (int l = 0; l < sim.wave_size; ++l) {
+    CHECK(sim.v(20, l) == 600 + uint32_t(l));  // v[1 + 5]
+    CHECK(sim.v(7, l) == 1100 + uint32_t(l));  // v[2 + 5] = v11
+    CHECK(sim.v(5, l) == 800 + uint32_t(l));   // v[0 + 5] = v[3 + 5]
+  }
+}
