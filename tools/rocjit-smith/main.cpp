@@ -300,7 +300,7 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 
 int usage() {
   std::cerr << "usage: rocjit-smith [--seed=S] [--count=N | --kernels=N] [--executors=cpu,sim:gfx942,sim:gfx90a,sim:gfx1100,pocl]\n"
-               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic] [--fsub-zero]\n                    [--regressions]\n"
+               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic] [--fsub-zero]\n                    [--regressions] [--verbose] [--first=I]\n"
                "                    [--reduce-budget=N] [--inject=EXECUTOR] [--one=KERNEL_SEED] [--stop-after=M]\n";
   return 2;
 }
@@ -308,7 +308,8 @@ int usage() {
 int main_impl(int argc, char** argv) {
   Options o;
   int64_t one = -1;
-  bool local_dynamic_forced = false, fsub_zero_forced = false, regressions = false;
+  bool local_dynamic_forced = false, fsub_zero_forced = false, regressions = false, verbose = false;
+  int first_kernel = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto val = [&](const char* key) -> const char* {
@@ -337,6 +338,8 @@ int main_impl(int argc, char** argv) {
     else if (a == "--local-dynamic") local_dynamic_forced = true;
     else if (a == "--fsub-zero") fsub_zero_forced = true;
     else if (a == "--regressions") regressions = true;
+    else if (a == "--verbose") verbose = true;
+    else if (const char* v = val("--first=")) first_kernel = std::atoi(v);
     else if (val("--jobs=")) {}  // one job: the executors already use every core
     else return usage();
   }
@@ -374,9 +377,10 @@ int main_impl(int argc, char** argv) {
   std::map<std::string, int> pair_mismatch, exec_errors;
   int mismatches = 0, errors = 0, compared = 0, generated = 0, reduced_written = 0;
   size_t total_size = 0;
-  int first = one >= 0 ? 0 : 0, last = one >= 0 ? 1 : o.count;
+  int first = one >= 0 ? 0 : first_kernel, last = one >= 0 ? 1 : first_kernel + o.count;
   for (int i = first; i < last; ++i) {
     uint64_t ks = one >= 0 ? static_cast<uint64_t>(one) : kernel_seed(o.seed, i);
+    if (verbose) std::fprintf(stderr, "kernel %d seed %llu\n", i, static_cast<unsigned long long>(ks));
     Program p = generate(ks, o.gen);
     ++generated;
     total_size += p.size();
