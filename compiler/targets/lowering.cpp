@@ -410,6 +410,20 @@ void KernelLowering::lower_if(const ir::Op& op) {
   builder_.SetInsertPoint(end_bb);
 }
 
+// Whether `v` is positive whatever the launch: a work-group size, group count or grid size
+// (at least 1 each), or such a value converted to a wider signed or unsigned integer. A For
+// stepping by one (the grid-stride loop) then needs no run-time direction test.
+bool KernelLowering::known_positive(ir::ValueId v) const {
+  const ir::Op* def = kernel_.values.at(v).def;
+  if (!def) return false;
+  if (def->kind == OpKind::workitem)
+    return def->workitem() == ir::WorkItem::local_size || def->workitem() == ir::WorkItem::num_groups ||
+           def->workitem() == ir::WorkItem::global_size;
+  if (def->kind == OpKind::cast && ir::is_integer(def->type) && ir::bit_width(def->type) >= 32)
+    return known_positive(def->operands[0]);
+  return false;
+}
+
 void KernelLowering::lower_for(const ir::Op& op) {
   llvm::Value* begin = value(op.operands[0]);
   llvm::Value* end = value(op.operands[1]);
@@ -428,7 +442,8 @@ void KernelLowering::lower_for(const ir::Op& op) {
   auto* constant_step = llvm::dyn_cast<llvm::ConstantInt>(step);
   // The direction is the sign of the step read as a signed number, for unsigned counters too, and
   // the same whether the step is a constant or known only at run time (a step of 0 counts down).
-  const bool constant_up = constant_step && constant_step->getValue().isStrictlyPositive();
+  const bool constant_up = (constant_step && constant_step->getValue().isStrictlyPositive()) ||
+                           known_positive(op.operands[2]);
   llvm::Value* up = s ? builder_.CreateICmpSLT(i, end) : builder_.CreateICmpULT(i, end);
   if (constant_up) {
     cond = up;

@@ -45,6 +45,7 @@ class KernelLowering {
   virtual llvm::Value* math(const ir::Op& op, const std::vector<llvm::Value*>& args);
   // Float min/max with the IR's semantics (NaN ignored, -0 < +0); targets may lower it differently.
   virtual llvm::Value* float_min_max(bool max, llvm::Value* a, llvm::Value* b);
+  bool known_positive(ir::ValueId v) const;
   virtual llvm::SyncScope::ID atomic_scope(ir::MemorySpace space) = 0;
   // Whether atomics on `space` may be plain load-modify-store sequences: where one thread runs
   // every work-item that can reach that memory (the host runs a work-group on one thread).
