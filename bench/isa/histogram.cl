@@ -1,5 +1,6 @@
 // histogram as rocjit's sample kernel computes it: shared counts with local atomics, grid-stride
 // loop, merged with global atomics (rocjit's kernel ABI).
+#pragma OPENCL FP_CONTRACT OFF  // rocjit does not contract a * b + c into fma either
 #define BLOCK 256
 #define BINS 256
 __kernel __attribute__((amdgpu_flat_work_group_size(1, BLOCK)))

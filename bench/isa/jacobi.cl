@@ -1,4 +1,5 @@
 // One Jacobi sweep as rocjit's sample kernel computes it (rocjit's kernel ABI).
+#pragma OPENCL FP_CONTRACT OFF  // rocjit does not contract a * b + c into fma either
 __kernel void jacobi(__global const float* in, int in_shape0, int in_shape1, __global float* out, int out_shape0,
                      int out_shape1) {
   int j = get_group_id(0) * get_local_size(0) + get_local_id(0);

@@ -1,5 +1,6 @@
 // matmul with 16x16 shared tiles as rocjit's sample kernel computes it (rocjit's kernel ABI,
 // C-ordered 2-D arrays).
+#pragma OPENCL FP_CONTRACT OFF  // rocjit does not contract a * b + c into fma either
 #define TPB 16
 __kernel __attribute__((amdgpu_flat_work_group_size(1, TPB * TPB)))
 void matmul(__global const float* A, int A_shape0, int A_shape1, __global const float* B, int B_shape0,

@@ -1,5 +1,6 @@
 // reduce as rocjit's sample kernel computes it: a shared tree with barriers down to 64 sums,
 // then a wave-level finish ordered only within the wavefront (rocjit's kernel ABI).
+#pragma OPENCL FP_CONTRACT OFF  // rocjit does not contract a * b + c into fma either
 #define BLOCK 256
 __kernel __attribute__((amdgpu_flat_work_group_size(1, BLOCK)))
 void reduce(__global const float* in, int in_shape0, __global float* partial, int partial_shape0) {

@@ -1,4 +1,5 @@
 // reverse as rocjit's sample kernel computes it (rocjit's kernel ABI).
+#pragma OPENCL FP_CONTRACT OFF  // rocjit does not contract a * b + c into fma either
 #define BLOCK 256
 __kernel __attribute__((amdgpu_flat_work_group_size(1, BLOCK)))
 void reverse(__global const float* in, int in_shape0, __global float* out, int out_shape0) {

@@ -1,4 +1,5 @@
 // transpose through a 16x17 shared tile as rocjit's sample kernel computes it (rocjit's ABI).
+#pragma OPENCL FP_CONTRACT OFF  // rocjit does not contract a * b + c into fma either
 #define TPB 16
 __kernel __attribute__((amdgpu_flat_work_group_size(1, TPB * TPB)))
 void transpose(__global const float* in, int in_shape0, int in_shape1, __global float* out, int out_shape0,
