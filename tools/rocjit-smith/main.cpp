@@ -366,12 +366,7 @@ int main_impl(int argc, char** argv) {
         o.gen.fsub_zero = false;
         std::fprintf(stderr, "rocjit-smith: no float +0.0 - x (LLVM 22 AMDGPU selects it as -x; --fsub-zero forces it)\n");
       }
-  if (!local_dynamic_forced)
-    for (auto& e : o.executors)
-      if (e.rfind("sim", 0) == 0 && o.gen.local_dynamic) {
-        o.gen.local_dynamic = false;
-        std::fprintf(stderr, "rocjit-smith: local-array indices are constants (amdsim lacks s_set_gpr_idx_on and v_movreld_b32; --local-dynamic forces them)\n");
-      }
+  (void)local_dynamic_forced;  // run-time local-array indices are the default on every executor now
   const bool tty = isatty(2);
   auto start = std::chrono::steady_clock::now();
   std::map<std::string, int> pair_mismatch, exec_errors;

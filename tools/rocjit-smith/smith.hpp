@@ -98,9 +98,8 @@ struct GenOptions {
   bool atomics = true;
   bool i64_atomics = true;
   bool f64_approx = true;
-  // Local-array indices computed at run time. LLVM keeps small private arrays in VGPRs and indexes
-  // them with s_set_gpr_idx_on (gfx9) / v_movreld_b32 (gfx11), which amdsim does not implement
-  // yet: off (constant indices) when a sim executor runs, unless --local-dynamic.
+  // Local-array indices computed at run time (LLVM keeps small private arrays in VGPRs and indexes
+  // them with s_set_gpr_idx_on on gfx9 and v_movrel* on gfx11; amdsim runs both).
   bool local_dynamic = true;
   // Float `+0.0 - x` (miscompiled by LLVM 22 for AMDGPU when used by another float op).
   bool fsub_zero = true;  // f64 exp/log/sin/... (on AMDGPU they call ocml from the ROCm device libraries)
