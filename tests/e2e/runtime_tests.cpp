@@ -1,6 +1,7 @@
 // The seed documents' memory API, point by point, on the device under test.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <numeric>
 #include <thread>
@@ -296,4 +297,17 @@ TEST_CASE("one kernel launched with many work-group shapes computes right with e
     HostArray<float> out = dy.copy_to_host();
     for (int i = 0; i < n; ++i) REQUIRE(out.data()[i] == Approx(1.0f + expected_step * float(i)));
   }
+}
+
+TEST_CASE("to_device of a temporary vector on an asynchronous stream copies it before the vector is gone") {
+  // The asynchronous copy would otherwise read the temporary after it was freed (found under
+  // ASan by rocjit-smith's regressions, which passed temporaries to to_device on a stream).
+  Stream s = stream();
+  DeviceArray<int32_t> d = to_device(std::vector<int32_t>(4096, 7), s);
+  std::vector<int32_t> scribble(4096, -1);  // likely to reuse the freed block
+  std::vector<int32_t> back(4096);
+  d.copy_to_host(std::span<int32_t>(back), s);
+  s.synchronize();
+  CHECK(std::count(back.begin(), back.end(), 7) == 4096);
+  CHECK(scribble[0] == -1);
 }

@@ -248,6 +248,10 @@ template <class T>
 DeviceArray<T> to_device(const HostArray<T>& host, const Stream& stream = {}, const Device& device = {});
 template <class T>
 DeviceArray<T> to_device(const std::vector<T>& host, const Stream& stream = {}, const Device& device = {});
+/// A temporary vector: on a non-default stream the call waits for the copy, since the vector is
+/// gone when the call returns (an asynchronous copy would read freed memory).
+template <class T>
+DeviceArray<T> to_device(std::vector<T>&& host, const Stream& stream = {}, const Device& device = {});
 /// A span with an explicit shape: its length must equal the shape's element count.
 template <class T>
 DeviceArray<T> to_device(std::span<const T> host, const Shape& shape, Order order = Order::C,
@@ -306,6 +310,14 @@ DeviceArray<T> to_device(const HostArray<T>& host, const Stream& stream, const D
 template <class T>
 DeviceArray<T> to_device(const std::vector<T>& host, const Stream& stream, const Device& device) {
   return to_device<T>(std::span<const T>(host), Shape{static_cast<int64_t>(host.size())}, Order::C, stream, device);
+}
+
+template <class T>
+DeviceArray<T> to_device(std::vector<T>&& host, const Stream& stream, const Device& device) {
+  DeviceArray<T> d = to_device<T>(std::span<const T>(host), Shape{static_cast<int64_t>(host.size())}, Order::C, stream,
+                                  device);
+  if (stream) stream.synchronize();
+  return d;
 }
 
 template <class T>
