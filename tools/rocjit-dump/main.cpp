@@ -163,10 +163,8 @@ void adopt_codegen_options() {
   adopt("mattr", "+f,-g", "Target features: wavefrontsize64, wavefrontsize32, xnack, sramecc, cumode");
 }
 
-// UBSan's vptr check rejects the option objects that live in other shared objects (libLLVM, and
-// lld's codegen options inside librocjit) when they are read through cl::getRegisteredOptions();
-// they are valid objects of those libraries, so the check is off for this function only.
-__attribute__((no_sanitize("vptr"))) Options parse_command_line(int argc, char** argv) {
+// (Sanitizer builds compile this file with -fno-sanitize=vptr: see CMakeLists.txt.)
+Options parse_command_line(int argc, char** argv) {
   adopt_codegen_options();
   cl::HideUnrelatedOptions(categories);
   cl::SetVersionPrinter(print_version);
