@@ -209,24 +209,6 @@ struct Wave64 {
   }
 };
 
-// Explicit arguments of 1-D arrays from the metadata: a global_buffer per array ("x"), then its
-// shape ("x.shape0") and stride ("x.stride0") as by_value integers.
-std::vector<uint8_t> args_1d(const amdsim::KernelInfo& k, const std::map<std::string, std::pair<void*, int64_t>>& arrays,
-                             amdsim::Dim3 grid, amdsim::Dim3 block) {
-  std::vector<uint64_t> storage;
-  for (const auto& a : k.args) {
-    if (a.value_kind.rfind("hidden_", 0) == 0) continue;
-    INFO("argument " << a.name);
-    auto it = arrays.find(a.name.substr(0, a.name.find('.')));
-    REQUIRE(it != arrays.end());
-    if (a.value_kind == "global_buffer") storage.push_back(reinterpret_cast<uint64_t>(it->second.first));
-    else if (a.name.find(".shape") != std::string::npos) storage.push_back(uint64_t(it->second.second));
-    else storage.push_back(1);
-  }
-  std::vector<void*> values;
-  for (auto& s : storage) values.push_back(&s);
-  return amdsim::layout_arguments(k, values.data(), grid, block, 0);
-}
 
 }  // namespace
 
@@ -239,7 +221,7 @@ TEST_CASE("gfx1100 in wave64: reduce and histogram compiled with +wavefrontsize6
   auto* in = static_cast<float*>(memory.allocate(n * 4));
   auto* partial = static_cast<float*>(memory.allocate(groups * 4));
   for (int i = 0; i < n; ++i) in[i] = float(i % 17) - 3.0f;
-  auto args = args_1d(*red.kernel, {{"in", {in, n}}, {"partial", {partial, groups}}}, {uint32_t(groups), 1, 1}, {BLOCK, 1, 1});
+  auto args = array_arguments(*red.kernel, {{"in", {in, n}}, {"partial", {partial, groups}}}, {uint32_t(groups), 1, 1}, {BLOCK, 1, 1});
   amdsim::LaunchStats stats = amdsim::launch(*red.program, *red.kernel, {uint32_t(groups), 1, 1}, {BLOCK, 1, 1}, 0, args, memory);
   for (int g = 0; g < groups; ++g) {
     float expect = 0;  // small integers: every order of summation is exact
@@ -254,7 +236,7 @@ TEST_CASE("gfx1100 in wave64: reduce and histogram compiled with +wavefrontsize6
   auto* h = static_cast<uint32_t*>(memory.allocate(HISTOGRAM_BINS * 4));
   std::vector<uint32_t> expect(HISTOGRAM_BINS, 0);
   for (int i = 0; i < n; ++i) data[i] = uint32_t(i * 7919 + 13) % 5000, ++expect[data[i] % HISTOGRAM_BINS];
-  args = args_1d(*hist.kernel, {{"data", {data, n}}, {"hist", {h, HISTOGRAM_BINS}}}, {3, 1, 1}, {BLOCK, 1, 1});
+  args = array_arguments(*hist.kernel, {{"data", {data, n}}, {"hist", {h, HISTOGRAM_BINS}}}, {3, 1, 1}, {BLOCK, 1, 1});
   amdsim::launch(*hist.program, *hist.kernel, {3, 1, 1}, {BLOCK, 1, 1}, 0, args, memory);
   for (int b = 0; b < HISTOGRAM_BINS; ++b) CHECK(h[b] == expect[b]);
 }

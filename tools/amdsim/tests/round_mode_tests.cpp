@@ -75,18 +75,7 @@ SIM_TEST(round_mode_f32_add_sub_mul) {
 SIM_TEST(round_mode_f32_division_sequence) {
   // LLVM's f32 division (div_scale, rcp, fma refinement, div_fmas, div_fixup) is correctly
   // rounded in the mode it runs in.
-  std::string carry = sim.gfx11() ? "null" : "s[0:1]";
-  std::string div = "v_div_scale_f32 v2, " + carry + ", v1, v1, v0\n" + R"(
-    v_rcp_f32 v3, v2
-    v_fma_f32 v4, -v2, v3, 1.0
-    v_fmac_f32 v3, v4, v3
-    v_div_scale_f32 v4, )" + sim.vcc_name() + R"(, v0, v1, v0
-    v_mul_f32 v5, v4, v3
-    v_fma_f32 v6, -v2, v5, v4
-    v_fmac_f32 v5, v6, v3
-    v_fma_f32 v2, -v2, v5, v4
-    v_div_fmas_f32 v2, v2, v3, v5
-    v_div_fixup_f32 v0, v2, v1, v0)";
+  std::string div = div_f32(sim);
   uint32_t seed = 5;
   auto next = [&] { seed = seed * 1664525u + 1013904223u; return seed; };
   for (int mode = 0; mode < 4; ++mode) {
@@ -163,27 +152,6 @@ TEST_CASE("s_round_mode sets both round fields", "[gfx1100]") {
   CHECK(sim.vf(6, 0) == 1.0f + 0x1p-23f);
 }
 
-namespace {
-
-// Explicit arguments of 1-D arrays from the metadata (pointer, "x.shape0", "x.stride0").
-std::vector<uint8_t> array_args(const amdsim::KernelInfo& k, const std::map<std::string, std::pair<void*, int64_t>>& arrays,
-                                amdsim::Dim3 grid, amdsim::Dim3 block) {
-  std::vector<uint64_t> storage;
-  for (const auto& a : k.args) {
-    if (a.value_kind.rfind("hidden_", 0) == 0) continue;
-    auto it = arrays.find(a.name.substr(0, a.name.find('.')));
-    REQUIRE(it != arrays.end());
-    if (a.value_kind == "global_buffer") storage.push_back(reinterpret_cast<uint64_t>(it->second.first));
-    else if (a.name.find(".shape") != std::string::npos) storage.push_back(uint64_t(it->second.second));
-    else storage.push_back(1);
-  }
-  std::vector<void*> values;
-  for (auto& v : storage) values.push_back(&v);
-  return amdsim::layout_arguments(k, values.data(), grid, block, 0);
-}
-
-}  // namespace
-
 TEST_CASE("the kernel descriptor's FLOAT_ROUND_MODE rounds the kernel's f32 and f64 arithmetic", "[launch]") {
   using namespace rocjit::dsl;
   auto k = rocjit::kernel("round_add", [](Array<float> x, Array<float> y, Array<float> s, Array<double> a, Array<double> b,
@@ -210,7 +178,7 @@ TEST_CASE("the kernel descriptor's FLOAT_ROUND_MODE rounds the kernel's f32 and 
     auto* t = static_cast<double*>(memory.allocate(n * 8));
     x[0] = 1.0f, y[0] = 0x1.8p-24f, x[1] = -1.0f, y[1] = -0x1.8p-24f;  // +-(1 + 0.75 ulp)
     a[0] = 1.0, b[0] = 0x1.8p-53, a[1] = -1.0, b[1] = -0x1.8p-53;
-    auto args = array_args(*info, {{"x", {x, n}}, {"y", {y, n}}, {"s", {s, n}}, {"a", {a, n}}, {"b", {b, n}}, {"t", {t, n}}},
+    auto args = array_arguments(*info, {{"x", {x, n}}, {"y", {y, n}}, {"s", {s, n}}, {"a", {a, n}}, {"b", {b, n}}, {"t", {t, n}}},
                            {1, 1, 1}, {64, 1, 1});
     // rsrc1 is the descriptor's dword at byte 48: FLOAT_ROUND_MODE_32 in bits 13:12,
     // FLOAT_ROUND_MODE_16_64 in bits 15:14. LLVM sets both to nearest even.

@@ -6,8 +6,10 @@
 
 #include <bit>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "assembler.hpp"
 #include "decoder.h"
@@ -131,5 +133,70 @@ struct Sim {
   TEST_CASE(#name " gfx90a", "[gfx90a]") { ::amdsim_test::Sim s("gfx90a"); name(s); }  \
   TEST_CASE(#name " gfx1100", "[gfx1100]") { ::amdsim_test::Sim s("gfx1100"); name(s); } \
   static void name(::amdsim_test::Sim& sim)
+
+
+// The sequences llc-22 emits for `fdiv float` / `fdiv double` with IEEE denormals (dividend
+// v0 / v[0:1], divisor v1 / v[2:3]; quotient in v0 / v[0:1]).
+inline std::string div_f32(const Sim& sim) {
+  std::string carry = sim.gfx11() ? "null" : "s[0:1]";
+  return "v_div_scale_f32 v2, " + carry + ", v1, v1, v0\n" + R"(
+    v_rcp_f32 v3, v2
+    v_fma_f32 v4, -v2, v3, 1.0
+    v_fmac_f32 v3, v4, v3
+    v_div_scale_f32 v4, )" + sim.vcc_name() + R"(, v0, v1, v0
+    v_mul_f32 v5, v4, v3
+    v_fma_f32 v6, -v2, v5, v4
+    v_fmac_f32 v5, v6, v3
+    v_fma_f32 v2, -v2, v5, v4
+    v_div_fmas_f32 v2, v2, v3, v5
+    v_div_fixup_f32 v0, v2, v1, v0)";
+}
+inline std::string div_f64(const Sim& sim) {
+  if (sim.gfx11())
+    return R"(
+    v_div_scale_f64 v[4:5], null, v[2:3], v[2:3], v[0:1]
+    v_div_scale_f64 v[10:11], vcc_lo, v[0:1], v[2:3], v[0:1]
+    v_rcp_f64 v[6:7], v[4:5]
+    v_fma_f64 v[8:9], -v[4:5], v[6:7], 1.0
+    v_fma_f64 v[6:7], v[6:7], v[8:9], v[6:7]
+    v_fma_f64 v[8:9], -v[4:5], v[6:7], 1.0
+    v_fma_f64 v[6:7], v[6:7], v[8:9], v[6:7]
+    v_mul_f64 v[8:9], v[10:11], v[6:7]
+    v_fma_f64 v[4:5], -v[4:5], v[8:9], v[10:11]
+    v_div_fmas_f64 v[4:5], v[4:5], v[6:7], v[8:9]
+    v_div_fixup_f64 v[0:1], v[4:5], v[2:3], v[0:1])";
+  return R"(
+    v_div_scale_f64 v[4:5], s[0:1], v[2:3], v[2:3], v[0:1]
+    v_rcp_f64 v[6:7], v[4:5]
+    v_fma_f64 v[8:9], -v[4:5], v[6:7], 1.0
+    v_fmac_f64 v[6:7], v[6:7], v[8:9]
+    v_fma_f64 v[8:9], -v[4:5], v[6:7], 1.0
+    v_fmac_f64 v[6:7], v[6:7], v[8:9]
+    v_div_scale_f64 v[8:9], vcc, v[0:1], v[2:3], v[0:1]
+    v_mul_f64 v[10:11], v[8:9], v[6:7]
+    v_fma_f64 v[4:5], -v[4:5], v[10:11], v[8:9]
+    v_div_fmas_f64 v[4:5], v[4:5], v[6:7], v[10:11]
+    v_div_fixup_f64 v[0:1], v[4:5], v[2:3], v[0:1])";
+}
+
+// Explicit arguments of 1-D arrays from a kernel's metadata: a global_buffer per array ("x"),
+// then its shape ("x.shape0") and stride ("x.stride0") as by_value integers.
+inline std::vector<uint8_t> array_arguments(const amdsim::KernelInfo& k,
+                                            const std::map<std::string, std::pair<void*, int64_t>>& arrays,
+                                            amdsim::Dim3 grid, amdsim::Dim3 block) {
+  std::vector<uint64_t> storage;
+  for (const auto& a : k.args) {
+    if (a.value_kind.rfind("hidden_", 0) == 0) continue;
+    INFO("argument " << a.name);
+    auto it = arrays.find(a.name.substr(0, a.name.find('.')));
+    REQUIRE(it != arrays.end());
+    if (a.value_kind == "global_buffer") storage.push_back(reinterpret_cast<uint64_t>(it->second.first));
+    else if (a.name.find(".shape") != std::string::npos) storage.push_back(uint64_t(it->second.second));
+    else storage.push_back(1);
+  }
+  std::vector<void*> values;
+  for (auto& s : storage) values.push_back(&s);
+  return amdsim::layout_arguments(k, values.data(), grid, block, 0);
+}
 
 }  // namespace amdsim_test

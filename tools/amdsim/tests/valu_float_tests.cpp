@@ -12,48 +12,6 @@ namespace {
 uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
 uint64_t bits(double d) { return std::bit_cast<uint64_t>(d); }
 
-// The sequences llc-22 emits for `fdiv float` / `fdiv double` with IEEE denormals.
-std::string div_f32(const Sim& sim) {
-  std::string carry = sim.gfx11() ? "null" : "s[0:1]";
-  return "v_div_scale_f32 v2, " + carry + ", v1, v1, v0\n" + R"(
-    v_rcp_f32 v3, v2
-    v_fma_f32 v4, -v2, v3, 1.0
-    v_fmac_f32 v3, v4, v3
-    v_div_scale_f32 v4, )" + sim.vcc_name() + R"(, v0, v1, v0
-    v_mul_f32 v5, v4, v3
-    v_fma_f32 v6, -v2, v5, v4
-    v_fmac_f32 v5, v6, v3
-    v_fma_f32 v2, -v2, v5, v4
-    v_div_fmas_f32 v2, v2, v3, v5
-    v_div_fixup_f32 v0, v2, v1, v0)";
-}
-std::string div_f64(const Sim& sim) {
-  if (sim.gfx11())
-    return R"(
-    v_div_scale_f64 v[4:5], null, v[2:3], v[2:3], v[0:1]
-    v_div_scale_f64 v[10:11], vcc_lo, v[0:1], v[2:3], v[0:1]
-    v_rcp_f64 v[6:7], v[4:5]
-    v_fma_f64 v[8:9], -v[4:5], v[6:7], 1.0
-    v_fma_f64 v[6:7], v[6:7], v[8:9], v[6:7]
-    v_fma_f64 v[8:9], -v[4:5], v[6:7], 1.0
-    v_fma_f64 v[6:7], v[6:7], v[8:9], v[6:7]
-    v_mul_f64 v[8:9], v[10:11], v[6:7]
-    v_fma_f64 v[4:5], -v[4:5], v[8:9], v[10:11]
-    v_div_fmas_f64 v[4:5], v[4:5], v[6:7], v[8:9]
-    v_div_fixup_f64 v[0:1], v[4:5], v[2:3], v[0:1])";
-  return R"(
-    v_div_scale_f64 v[4:5], s[0:1], v[2:3], v[2:3], v[0:1]
-    v_rcp_f64 v[6:7], v[4:5]
-    v_fma_f64 v[8:9], -v[4:5], v[6:7], 1.0
-    v_fmac_f64 v[6:7], v[6:7], v[8:9]
-    v_fma_f64 v[8:9], -v[4:5], v[6:7], 1.0
-    v_fmac_f64 v[6:7], v[6:7], v[8:9]
-    v_div_scale_f64 v[8:9], vcc, v[0:1], v[2:3], v[0:1]
-    v_mul_f64 v[10:11], v[8:9], v[6:7]
-    v_fma_f64 v[4:5], -v[4:5], v[10:11], v[8:9]
-    v_div_fmas_f64 v[4:5], v[4:5], v[6:7], v[10:11]
-    v_div_fixup_f64 v[0:1], v[4:5], v[2:3], v[0:1])";
-}
 
 }  // namespace
 
