@@ -451,7 +451,7 @@ void print_header(const Pocl& pocl) {
              repeats);
   fmt::print("  rocjit: run_host on its pool of {} worker threads (rocjit::host_thread_count()), {}\n", threads,
              any_shape ? "compiled for any work-group shape (--any-shape)"
-                       : "compiled for the work-group shape (HostCompileOptions::block), as the CPU device does");
+                       : "compiled for the work-group shape (CompileOptions::block), as the CPU device does");
   fmt::print("  C++:    the same algorithm as plain loops, -O3 -march=native, multi-threaded: {} std::threads\n",
              threads);
 #ifdef ROCJIT_HAVE_OPENCL

@@ -51,6 +51,12 @@ void append_kernel(std::string& s, const CodeObject& co, const KernelMetadata& k
 }  // namespace
 
 std::string metadata_text(const CodeObject& co, const std::string& kernel) {
+  if (co.target.kind == Target::Kind::host) {
+    if (!co.host) throw Error("this host CodeObject holds no kernel");
+    if (!kernel.empty() && kernel != co.host.name())
+      throw Error(fmt::format("code object for host has no kernel named '{}'", kernel));
+    return metadata_text(co.host);
+  }
   if (!kernel.empty()) {
     std::string s;
     append_kernel(s, co, co.kernel(kernel));

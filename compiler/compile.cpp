@@ -1,4 +1,5 @@
-// compile(): checks the kernel (passes/pipeline.h) and hands it to its target's compile on a cache miss.
+// compile(): checks the kernel (passes/pipeline.h) and hands it to its target's compile on a cache
+// miss; one cache key builder (cache::key) for every target.
 #include "rocjit/compiler/compile.hpp"
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "targets/amdgpu/compile_amdgpu.h"
 #include "targets/amdgpu/target_machine.h"
 #include "targets/codegen.h"
+#include "targets/host/jit.h"
 
 namespace rocjit {
 
@@ -126,10 +128,15 @@ std::string verified_fingerprint(const ir::Kernel& kernel, const std::shared_ptr
 CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir::Kernel>* shared,
                         const Target& target, const CompileOptions& options) {
   time_trace::Record record(kernel.name, target.str());
-  if (target.kind == Target::Kind::host)
-    throw CompileError(fmt::format("kernel '{}': compile() produces code objects for AMDGPU targets; the host CPU "
-                                   "target is compiled with compile_host()",
-                                   kernel.name));
+  if (target.kind == Target::Kind::host) {
+    CodeObject co;
+    co.target = target;
+    co.host = targets::host::compile(kernel, options, [&] { return verified_fingerprint(kernel, shared); });
+    co.llvm_ir = co.host.llvm_ir();
+    co.llvm_ir_optimized = co.host.llvm_ir_optimized();
+    co.assembly = co.host.assembly();
+    return co;
+  }
   const dump::Request dump = dump::from_environment();
   if (dump.stages || options.emit_llvm_ir || options.emit_llvm_ir_optimized || options.emit_assembly ||
       options.emit_object || targets::llvm_args_given()) {
@@ -141,7 +148,11 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
     return targets::amdgpu::compile(kernel, target, options);
   }
   const std::string fingerprint = verified_fingerprint(kernel, shared);
-  return cache::lookup_or_compile(fingerprint, target, options,
+  if (!options.cache) {
+    time_trace::current_record_cache("bypassed");
+    return targets::amdgpu::compile(kernel, target, options);
+  }
+  return cache::lookup_or_compile(cache::key(fingerprint, target.str(), options), target,
                                   [&] { return targets::amdgpu::compile(kernel, target, options); });
 }
 
@@ -149,6 +160,10 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
 
 CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
   return compile_impl(kernel, nullptr, target, options);
+}
+
+HostKernel compile_host(const ir::Kernel& kernel, const CompileOptions& options) {
+  return compile_impl(kernel, nullptr, Target::host(), options).host;
 }
 
 CodeObject compile(const std::shared_ptr<const ir::Kernel>& kernel, const Target& target,

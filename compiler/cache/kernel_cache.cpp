@@ -392,15 +392,16 @@ std::string ir_fingerprint(const ir::Kernel& kernel) {
   return hash_key(ir::print(kernel, no_locations));
 }
 
-std::string key(const std::string& ir_fingerprint, const Target& target, const CompileOptions& options) {
-  return hash_key(fmt::format("{}|{}|cov{}|O{}|{}", build_identity(), target.str(), options.code_object_version,
-                              options.opt_level, ir_fingerprint));
+std::string key(const std::string& ir_fingerprint, const std::string& target_identity, const CompileOptions& options) {
+  const std::string block = options.block ? fmt::format("{}x{}x{}", options.block->x, options.block->y, options.block->z)
+                                          : std::string("any");
+  return hash_key(fmt::format("{}|{}|cov{}|O{}|block {}|{}", build_identity(), target_identity,
+                              options.code_object_version, options.opt_level, block, ir_fingerprint));
 }
 
-CodeObject lookup_or_compile(const std::string& ir_fingerprint, const Target& target, const CompileOptions& options,
-                             const std::function<CodeObject()>& compile) {
+CodeObject lookup_or_compile(const std::string& key, const Target& target, const std::function<CodeObject()>& compile) {
   return two_levels<CodeObject>(
-      memory, key(ir_fingerprint, target, options), ".rjco",
+      memory, key, ".rjco",
       [&](const std::string& payload) -> std::optional<CodeObject> {
         CodeObject co;
         if (!deserialize(payload, target, co)) return std::nullopt;

@@ -15,14 +15,14 @@ namespace rocjit::cache {
 // (so editing unrelated lines of a program does not invalidate entries), as 32 hex digits.
 std::string ir_fingerprint(const ir::Kernel& kernel);
 
-// The cache key of a compilation, as 32 hex digits.
-std::string key(const std::string& ir_fingerprint, const Target& target, const CompileOptions& options);
-
+// The cache key of a compilation for any target, as 32 hex digits: the build, what the code runs
+// on (`target_identity`: Target::str() for AMDGPU; the triple, CPU and features for the host),
+// the options that change the code (code object version, O-level, fixed work-group shape) and
+// the IR. The one key builder: both targets' entries are named by it.
+std::string key(const std::string& ir_fingerprint, const std::string& target_identity, const CompileOptions& options);
 // compile() (the caller) sends compiles that want texts, objects or ROCJIT_DUMP files past the
-// cache: entries hold only the linked code object and its metadata.
-CodeObject lookup_or_compile(const std::string& ir_fingerprint, const Target& target, const CompileOptions& options,
-                             const std::function<CodeObject()>& compile);
-
+// cache: entries hold only the linked code object and its metadata. `key` comes from key().
+CodeObject lookup_or_compile(const std::string& key, const Target& target, const std::function<CodeObject()>& compile);
 // What identifies this build of rocjit in cache keys: the version, LLVM's version, and the size
 // and modification time of the binary holding rocjit's code (found with dladdr), so a rebuilt or
 // reinstalled library never reads entries an earlier build wrote.

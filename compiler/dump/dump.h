@@ -35,7 +35,7 @@ std::string_view stage_name(Stage s);
 // never sees half a file). Failures are reported once per directory on stderr.
 void write(const Request& request, std::string_view kernel, const Target& target, Stage stage, std::string_view text);
 
-// The text stages both back ends produce. `Options` is CompileOptions or HostCompileOptions;
+// The text stages both back ends produce. `Options` is CompileOptions;
 // `Texts` is CodeObject or HostKernel::Impl (both name their texts llvm_ir, llvm_ir_optimized
 // and assembly).
 

@@ -1,4 +1,4 @@
-// Names and small queries on rocjit IR types.
+// Names and small queries on rocjit IR: source locations, spaces, layouts and the op registry.
 #include "rocjit/compiler/ir.hpp"
 
 #include <fmt/format.h>
@@ -6,38 +6,6 @@
 #include <iterator>
 
 namespace rocjit::ir {
-
-std::string_view type_name(Type t) {
-  switch (t) {
-    case Type::none: return "none";
-    case Type::i1: return "i1";
-    case Type::i32: return "i32";
-    case Type::i64: return "i64";
-    case Type::u32: return "u32";
-    case Type::u64: return "u64";
-    case Type::f32: return "f32";
-    case Type::f64: return "f64";
-  }
-  return "?";
-}
-
-bool is_integer(Type t) {
-  return t == Type::i32 || t == Type::i64 || t == Type::u32 || t == Type::u64;
-}
-bool is_signed(Type t) { return t == Type::i32 || t == Type::i64; }
-bool is_float(Type t) { return t == Type::f32 || t == Type::f64; }
-
-unsigned bit_width(Type t) {
-  switch (t) {
-    case Type::none: return 0;
-    case Type::i1: return 1;
-    case Type::i32: case Type::u32: case Type::f32: return 32;
-    case Type::i64: case Type::u64: case Type::f64: return 64;
-  }
-  return 0;
-}
-
-unsigned byte_size(Type t) { return t == Type::i1 ? 1 : bit_width(t) / 8; }
 
 std::string SourceLoc::str() const {
   if (file.empty()) return "<unknown>";

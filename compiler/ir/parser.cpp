@@ -187,9 +187,10 @@ class Parser {
     return v;
   }
 
+  // Any well-formed spelling (i8, f16x4...); ir::verify says whether the targets support it.
   Type type() {
-    for (Type t : {Type::i1, Type::i32, Type::i64, Type::u32, Type::u64, Type::f32, Type::f64})
-      if (at_word(type_name(t))) return take(), t;
+    if (tok_.kind == Tok::word)
+      if (std::optional<Type> t = parse_type_name(tok_.text)) return take(), *t;
     expected("a type (i1, i32, i64, u32, u64, f32 or f64)");
   }
 
@@ -206,6 +207,7 @@ class Parser {
       fail_at(t, fmt::format("expected a {} literal (such as 1.0, 1e-05, inf or nan), got {}", type_name(ty),
                              describe(t)));
     }
+    if (is_float(ty)) op.float_value = round_to_type(ty, op.float_value);
   }
 
   // loc("file":line:column); the printer escapes '"' and '\' with a backslash.

@@ -95,7 +95,7 @@ class Printer {
     std::string indent(2 * depth, ' ');
     out_ += indent;
     if (op.result != 0 && op.kind != OpKind::for_) out_ += v(op.result) + " = ";
-    std::string_view t = type_name(op.type);
+    const std::string t = type_name(op.type);
     const unsigned rank = op_info(op.kind).reference == OpReference::indexed
                               ? kernel_.memories.at(op.ref).rank
                               : 0;

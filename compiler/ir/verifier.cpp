@@ -26,6 +26,7 @@ class Verifier {
       if (p.kind == Param::Kind::scalar) {
         if (p.value == 0 || p.value >= kernel_.values.size())
           fail(kernel_.loc, fmt::format("scalar parameter '{}' has no value", p.name));
+        supported(kernel_.values[p.value].type, kernel_.loc, fmt::format("scalar parameter '{}'", p.name));
         defined_[p.value] = true;
       } else if (p.memory >= kernel_.memories.size()) {
         fail(kernel_.loc, fmt::format("array parameter '{}' has no memory object", p.name));
@@ -36,6 +37,7 @@ class Verifier {
         fail(m.loc, fmt::format("array '{}' has rank {}; ranks 1 to 3 are supported", m.name, m.rank));
       if (m.element == Type::none)
         fail(m.loc, fmt::format("array '{}' has no element type", m.name));
+      supported(m.element, m.loc, fmt::format("array '{}'", m.name));
       if (m.space != MemorySpace::global) {
         if (m.shape.size() != m.rank)
           fail(m.loc, fmt::format("{} array '{}' has {} extents for rank {}", space_name(m.space), m.name,
@@ -54,6 +56,7 @@ class Verifier {
         }
       }
     }
+    for (const Slot& slot : kernel_.slots) supported(slot.type, slot.loc, fmt::format("variable '{}'", slot.name));
     region(kernel_.body, 0);
   }
 
@@ -115,8 +118,17 @@ class Verifier {
     if (kernel_.values[op.result].type != op.type)
       fail(op.loc, fmt::format("value %{} is declared {} but defined as {}", op.result,
                                type_name(kernel_.values[op.result].type), type_name(op.type)));
+    supported(op.type, op.loc, fmt::format("value %{}", op.result));
     defined_[op.result] = true;
     scope_.push_back(op.result);
+  }
+
+  // The IR spells any {code, bits, lanes}; the targets lower the types listed by is_supported.
+  void supported(Type t, const SourceLoc& loc, const std::string& what) const {
+    if (!is_supported(t))
+      fail(loc, fmt::format("{} has type {}, which rocjit does not support yet (supported: i1, i32, i64, u32, u64, "
+                            "f32, f64)",
+                            what, type_name(t)));
   }
 
   void expect_operands(const Op& op, size_t n) const {

@@ -61,7 +61,7 @@ Mutator::Ops Mutator::keep(OpPtr op) {
 }
 
 // Every field of Op is copied below; a new one must be added there too.
-static_assert(sizeof(void*) != 8 || sizeof(Op) == 120, "Op has a new field: copy it in clone(const Op&)");
+static_assert(sizeof(void*) != 8 || sizeof(Op) == 128, "Op has a new field: copy it in clone(const Op&)");
 
 std::unique_ptr<Op> clone(const Op& op) {
   auto copy = std::make_unique<Op>();

@@ -1,5 +1,7 @@
-// Type legalisation. No ir::Type is unsupported on any target yet, so no rewrite rule exists:
-// the pass checks that and returns nullptr (the kernel is lowered as it is).
+// Type legalisation. Every type ir::verify accepts (ir::is_supported) lowers natively on every
+// target today, so no rewrite rule exists yet: the pass checks that and returns nullptr (the
+// kernel is lowered as it is). Types a target lacks (f16 arithmetic without native support,
+// vectors wider than a target's registers) get their rewrite rules here.
 #include "passes/legalize_types.h"
 
 #include <fmt/format.h>
@@ -8,7 +10,7 @@
 
 namespace rocjit::passes {
 
-bool target_supports_type(const Target& target, ir::Type t) { return true; }
+bool target_supports_type(const Target&, ir::Type t) { return ir::is_supported(t); }
 
 std::unique_ptr<ir::Kernel> legalize_types(const ir::Kernel& kernel, const Target& target) {
   auto check = [&](ir::Type t, const ir::SourceLoc& loc) {

@@ -18,15 +18,19 @@ KernelLowering::KernelLowering(const ir::Kernel& kernel, llvm::Module& module)
     : kernel_(kernel), module_(module), context_(module.getContext()), builder_(module.getContext()) {}
 
 llvm::Type* KernelLowering::llvm_type(Type t) const {
-  switch (t) {
-    case Type::none: return llvm::Type::getVoidTy(context_);
-    case Type::i1: return llvm::Type::getInt1Ty(context_);
-    case Type::i32: case Type::u32: return llvm::Type::getInt32Ty(context_);
-    case Type::i64: case Type::u64: return llvm::Type::getInt64Ty(context_);
-    case Type::f32: return llvm::Type::getFloatTy(context_);
-    case Type::f64: return llvm::Type::getDoubleTy(context_);
+  llvm::Type* element = nullptr;
+  switch (t.code) {
+    case Type::Code::none: return llvm::Type::getVoidTy(context_);
+    case Type::Code::int_:
+    case Type::Code::uint: element = llvm::Type::getIntNTy(context_, t.bits); break;
+    case Type::Code::float_:
+      element = t.bits == 16 ? llvm::Type::getHalfTy(context_)
+                : t.bits == 32 ? llvm::Type::getFloatTy(context_)
+                               : llvm::Type::getDoubleTy(context_);
+      break;
+    case Type::Code::bfloat: element = llvm::Type::getBFloatTy(context_); break;
   }
-  return nullptr;
+  return t.lanes > 1 ? llvm::FixedVectorType::get(element, t.lanes) : element;
 }
 
 std::vector<std::string> KernelLowering::argument_names() const {

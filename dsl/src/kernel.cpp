@@ -1,13 +1,12 @@
-// Finishing a trace: parameters, verification, the error wrapper, printing and inspection.
+// Finishing a trace: parameters, verification, the error wrapper and printing. (Inspection
+// through the compiler, Kernel::llvm_ir/assembly/metadata, is the runtime's: runtime/src/inspect.cpp.)
 #include "rocjit/dsl/kernel.hpp"
 
 #include <fmt/format.h>
 
 #include <array>
 
-#include "rocjit/compiler/compile.hpp"
 #include "rocjit/compiler/error.hpp"
-#include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "passes/pipeline.h"
 
@@ -21,53 +20,6 @@ std::string Kernel::print(bool locations) const {
   ir::PrintOptions o;
   o.locations = locations;
   return ir::print(ir(), o);
-}
-
-namespace {
-
-struct Stages {
-  bool llvm = false, llvm_opt = false, assembly = false;
-};
-
-// One compile for `target` that keeps the requested texts (those always compile afresh; metadata
-// alone may come from the kernel cache); the host kernel is not JIT'd.
-// Returns {llvm_ir, llvm_ir_optimized, assembly, metadata}.
-std::array<std::string, 4> inspect(const std::shared_ptr<const ir::Kernel>& kernel, const Target& target,
-                                   Stages stages) {
-  if (target.kind == Target::Kind::host) {
-    HostCompileOptions o;
-    o.emit_llvm_ir = stages.llvm;
-    o.emit_llvm_ir_optimized = stages.llvm_opt;
-    o.emit_assembly = stages.assembly;
-    o.jit = false;
-    HostKernel hk = compile_host(*kernel, o);
-    return {hk.llvm_ir(), hk.llvm_ir_optimized(), hk.assembly(), metadata_text(hk)};
-  }
-  CompileOptions o;
-  o.emit_llvm_ir = stages.llvm;
-  o.emit_llvm_ir_optimized = stages.llvm_opt;
-  o.emit_assembly = stages.assembly;
-  CodeObject co = compile(kernel, target, o);
-  return {std::move(co.llvm_ir), std::move(co.llvm_ir_optimized), std::move(co.assembly), metadata_text(co)};
-}
-
-}  // namespace
-
-std::string Kernel::llvm_ir(const Target& target, LlvmStage stage) const {
-  const bool optimized = stage == LlvmStage::optimized;
-  ir();  // an empty Kernel throws here
-  auto texts = inspect(ir_, target, {.llvm = !optimized, .llvm_opt = optimized});
-  return std::move(texts[optimized ? 1 : 0]);
-}
-
-std::string Kernel::assembly(const Target& target) const {
-  ir();
-  return std::move(inspect(ir_, target, {.assembly = true})[2]);
-}
-
-std::string Kernel::metadata(const Target& target) const {
-  ir();
-  return std::move(inspect(ir_, target, {})[3]);
 }
 
 std::string Kernel::signature() const {

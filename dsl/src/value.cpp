@@ -14,19 +14,6 @@ namespace {
 
 using ir::Type;
 
-std::string cxx_name(Type t) {
-  switch (t) {
-    case Type::i1: return "bool";
-    case Type::i32: return "int32_t";
-    case Type::i64: return "int64_t";
-    case Type::u32: return "uint32_t";
-    case Type::u64: return "uint64_t";
-    case Type::f32: return "float";
-    case Type::f64: return "double";
-    default: return "none";
-  }
-}
-
 // Lossless conversions done implicitly for values (everything else needs cast<T>).
 bool widens(Type from, Type to) {
   if (from == to) return true;
@@ -57,14 +44,11 @@ bool literal_fits(const Operand& x, Type t) {
   if (x.kind() == K::float_literal) return false;
   __int128 v = x.kind() == K::uint_literal ? static_cast<__int128>(x.uint_literal())
                                            : static_cast<__int128>(x.int_literal());
-  switch (t) {
-    case Type::i1: return v == 0 || v == 1;
-    case Type::i32: return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
-    case Type::u32: return v >= 0 && v <= std::numeric_limits<uint32_t>::max();
-    case Type::i64: return v >= std::numeric_limits<int64_t>::min() && v <= std::numeric_limits<int64_t>::max();
-    case Type::u64: return v >= 0;
-    default: return false;
-  }
+  if (t == Type::i1) return v == 0 || v == 1;
+  if (!t.is_integer() || t.is_vector()) return false;
+  const __int128 one = 1;
+  if (t.is_signed_int()) return v >= -(one << (t.bits - 1)) && v < (one << (t.bits - 1));
+  return v >= 0 && v < (one << t.bits);
 }
 
 }  // namespace
@@ -75,7 +59,7 @@ Value constant(Type type, int64_t i, double f, const std::source_location& loc) 
   op.kind = ir::OpKind::constant;
   op.type = type;
   op.int_value = i;
-  op.float_value = ir::is_float(type) ? (type == Type::f32 ? static_cast<double>(static_cast<float>(f)) : f) : 0;
+  op.float_value = ir::is_float(type) ? ir::round_to_type(type, f) : 0;
   op.loc = to_loc(loc);
   op.result = t.kernel.new_value(type);
   ir::Op& placed = append(std::move(op));
@@ -89,7 +73,7 @@ Value coerce(const Operand& x, Type type, bool convert, const char* context) {
   if (x.is_literal()) {
     if (!literal_fits(x, type))
       fail(loc, fmt::format("the literal does not fit {} ({}); write cast<{}>(...) if a conversion is meant",
-                            ir::type_name(type), context, cxx_name(type)));
+                            ir::type_name(type), context, ir::cpp_type_name(type)));
     if (ir::is_float(type)) {
       double v = x.kind() == K::float_literal ? x.float_literal()
                  : x.kind() == K::uint_literal ? static_cast<double>(x.uint_literal())
@@ -104,7 +88,7 @@ Value coerce(const Operand& x, Type type, bool convert, const char* context) {
   if (from == type) return x.value();
   if (convert || widens(from, type)) return cast(type, x);
   fail(loc, fmt::format("{} is {}, but {} was given; no implicit narrowing or sign change: write cast<{}>(...)",
-                        context, ir::type_name(type), ir::type_name(from), cxx_name(type)));
+                        context, ir::type_name(type), ir::type_name(from), ir::cpp_type_name(type)));
 }
 
 Type common_type(const Operand& a, const Operand& b) {

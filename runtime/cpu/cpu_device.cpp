@@ -13,7 +13,9 @@
 #include <thread>
 #include <vector>
 
+#include "rocjit/compiler/compile.hpp"
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/runtime/host_runner.hpp"
 #include "runtime/src/backend.hpp"
 
 namespace rocjit::runtime {
@@ -39,12 +41,12 @@ struct CpuKernel : CompiledKernel {
       if (f.x == block.x && f.y == block.y && f.z == block.z) return k;
     }
     if (shapes.size() < max_shapes) {
-      HostCompileOptions options;
+      CompileOptions options;
       options.block = block;
-      shapes.push_back(compile_host(*ir, options));
+      shapes.push_back(compile(ir, Target::host(), options).host);
       return shapes.back();
     }
-    if (!any) any = compile_host(*ir);
+    if (!any) any = compile(ir, Target::host()).host;
     return any;
   }
 };

@@ -34,7 +34,7 @@ void put(ArgumentPack& pack, T value) {
 // Scalars: exact types, or integers whose value fits the parameter's integer type.
 void put_scalar(const Kernel& k, ArgumentPack& pack, const ir::Param& p, const LaunchArgument& a, size_t index) {
   ir::Type want = p.type, have = a.scalar_type;
-  if (have == want || (want == ir::Type::i1 && have == ir::Type::i1)) {
+  if (have == want) {
     size_t at = pack.bytes.size();
     pack.bytes.resize(at + 8);
     std::memcpy(pack.bytes.data() + at, a.bits, 8);
@@ -47,12 +47,18 @@ void put_scalar(const Kernel& k, ArgumentPack& pack, const ir::Param& p, const L
     else if (have == ir::Type::u32) { uint32_t x; std::memcpy(&x, a.bits, 4); v = x; }
     else { uint64_t x; std::memcpy(&x, a.bits, 8); v = x; }
     bool fits = false;
-    switch (want) {
-      case ir::Type::i32: fits = v >= INT32_MIN && v <= INT32_MAX; if (fits) put(pack, static_cast<int32_t>(v)); break;
-      case ir::Type::i64: fits = v >= INT64_MIN && v <= INT64_MAX; if (fits) put(pack, static_cast<int64_t>(v)); break;
-      case ir::Type::u32: fits = v >= 0 && v <= UINT32_MAX; if (fits) put(pack, static_cast<uint32_t>(v)); break;
-      case ir::Type::u64: fits = v >= 0; if (fits) put(pack, static_cast<uint64_t>(v)); break;
-      default: break;
+    if (want == ir::Type::i32) {
+      fits = v >= INT32_MIN && v <= INT32_MAX;
+      if (fits) put(pack, static_cast<int32_t>(v));
+    } else if (want == ir::Type::i64) {
+      fits = v >= INT64_MIN && v <= INT64_MAX;
+      if (fits) put(pack, static_cast<int64_t>(v));
+    } else if (want == ir::Type::u32) {
+      fits = v >= 0 && v <= UINT32_MAX;
+      if (fits) put(pack, static_cast<uint32_t>(v));
+    } else if (want == ir::Type::u64) {
+      fits = v >= 0;
+      if (fits) put(pack, static_cast<uint64_t>(v));
     }
     if (fits) return;
     refuse(k, fmt::format("argument {} ('{}') does not fit {}", index, p.name, ir::type_name(want)));

@@ -102,3 +102,20 @@ TEST_CASE("a kernel that faults on the simulator is a LaunchError with the simul
   s.synchronize();
   CHECK(d.copy_to_host().data()[63] == 4.0f);
 }
+
+TEST_CASE("narrow and wide C++ integer scalars reach integer parameters with their values") {
+  using namespace rocjit::dsl;
+  Kernel k = kernel("store_scalars", [](Array<int32_t> out, Int a, Int b, Long c) {
+    If(global_id(0) == 0, [&] {
+      out(0) = a;
+      out(1) = b;
+      out(2) = cast<int32_t>(c);
+    });
+  }, {.param_names = {"out", "a", "b", "c"}});
+  auto out = to_device(std::vector<int32_t>(3, 0));
+  // A short -3 was once copied as its two bytes and read back as 65533.
+  k[{1, 64}](out, static_cast<short>(-3), static_cast<signed char>(-100), static_cast<long>(-7));
+  CHECK(out.copy_to_host().to_vector() == std::vector<int32_t>{-3, -100, -7});
+  k[{1, 64}](out, static_cast<unsigned short>(65535), 'A', 5LL);
+  CHECK(out.copy_to_host().to_vector() == std::vector<int32_t>{65535, 65, 5});
+}

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 
+#include "host_args.hpp"
 #include "sample_kernels.hpp"
 
 using namespace rocjit;
@@ -545,4 +546,43 @@ TEST_CASE("a host kernel compiled for a work-group shape is its own cache entry"
   CHECK_FALSE(any.fixed_block());
   REQUIRE(again.fixed_block());
   CHECK(again.fixed_block()->y == 8);
+}
+
+TEST_CASE("compile() takes the host target too: one entry, one key builder, a runnable kernel") {
+  using Catch::Matchers::Contains;
+  TemporaryCache cache;
+  Kernel k = samples::saxpy();
+  CodeObject co = compile(k, Target::host());
+  CHECK(co.target == Target::host());
+  REQUIRE(co.host);
+  CHECK(co.elf.empty());
+  CHECK(co.host.name() == "saxpy");
+  CHECK(last_compile_record("saxpy", "host").cache == "miss");
+  CHECK_THAT(metadata_text(co), Contains("kernel saxpy") && Contains("barrier-free regions"));
+  // An immutable kernel is verified and fingerprinted once, on the host as on AMDGPU.
+  compile(k, Target::host());
+  CompileRecord again = last_compile_record("saxpy", "host");
+  CHECK(again.cache == "memory");
+  CHECK(again.phase_ms("verify") == 0);
+  CHECK(again.phase_ms("fingerprint") == 0);
+  // compile_host is the same compile, and finds the same entry.
+  CHECK(&compile_host(k.ir()).impl() == &co.host.impl());
+  // The key names the target: the host entry is not an AMDGPU entry of the same IR.
+  compile(k, Target::amdgpu("gfx90a"));
+  CHECK(last_compile_record("saxpy", "amdgpu:gfx90a").cache == "miss");
+  // Texts for the host come back in the CodeObject like AMDGPU's.
+  CompileOptions texts;
+  texts.emit_llvm_ir = true;
+  texts.emit_assembly = true;
+  texts.jit = false;
+  CodeObject inspected = compile(k, Target::host(), texts);
+  CHECK_THAT(inspected.llvm_ir, Contains("define"));
+  CHECK(!inspected.assembly.empty());
+  CHECK(inspected.host.entry() == nullptr);
+  // It runs: y = a * x + y.
+  std::vector<float> x = {1, 2, 3, 4}, y = {10, 20, 30, 40};
+  rocjit::testing::HostArgs args;
+  args.scalar(2.0f).array(x).array(y);
+  run_host(co.host, Dim3(1), Dim3(4), args.data());
+  CHECK(y == std::vector<float>{12, 24, 36, 48});
 }

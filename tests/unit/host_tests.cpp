@@ -140,7 +140,7 @@ TEST_CASE("a kernel compiled for its work-group shape computes the same and refu
     HostCompileOptions o;
     o.block = bad;
     CHECK_THROWS_WITH(compile_host(ids.ir(), o), Contains("kernel 'ids3d_fixed'") &&
-                                                     Contains("HostCompileOptions::block") &&
+                                                     Contains("CompileOptions::block") &&
                                                      Contains("at most 64 work-items"));
   }
 }

@@ -127,15 +127,11 @@ std::vector<Arg> run_cpu(const ir::Kernel& k, Dim3 grid, Dim3 block, std::vector
 
 std::string show(ir::Type t, const std::byte* p) {
   auto get = [&](auto v) { std::memcpy(&v, p, sizeof(v)); return v; };
-  switch (t) {
-    case ir::Type::i32: return fmt::format("{}", get(int32_t{}));
-    case ir::Type::i64: return fmt::format("{}", get(int64_t{}));
-    case ir::Type::u32: return fmt::format("{}", get(uint32_t{}));
-    case ir::Type::u64: return fmt::format("{}", get(uint64_t{}));
-    case ir::Type::f32: { float f = get(float{}); return fmt::format("{} ({:#010x})", f, std::bit_cast<uint32_t>(f)); }
-    case ir::Type::f64: { double d = get(double{}); return fmt::format("{} ({:#018x})", d, std::bit_cast<uint64_t>(d)); }
-    default: return "?";
-  }
+  if (t == ir::Type::f32) { float f = get(float{}); return fmt::format("{} ({:#010x})", f, std::bit_cast<uint32_t>(f)); }
+  if (t == ir::Type::f64) { double d = get(double{}); return fmt::format("{} ({:#018x})", d, std::bit_cast<uint64_t>(d)); }
+  std::string text = "?";
+  if (t != ir::Type::i1) ir::with_cpp_type(t, [&](auto zero) { text = fmt::format("{}", get(zero)); });
+  return text;
 }
 
 // Checks that two runs left every array bit-identical; names the first differing elements.
@@ -787,16 +783,12 @@ TEST_CASE("every fuzz-corpus kernel that runs in bounds with generic arguments g
       Args args;
       for (const ir::Param& p : k.params) {
         if (p.kind == ir::Param::Kind::scalar) {
-          switch (p.type) {
-            case ir::Type::i1: args.scalar(true); break;
-            case ir::Type::i32: args.scalar(int32_t{3}); break;
-            case ir::Type::i64: args.scalar(int64_t{3}); break;
-            case ir::Type::u32: args.scalar(uint32_t{3}); break;
-            case ir::Type::u64: args.scalar(uint64_t{3}); break;
-            case ir::Type::f32: args.scalar(1.5f); break;
-            case ir::Type::f64: args.scalar(1.5); break;
-            default: break;
-          }
+          ir::with_cpp_type(p.type, [&](auto zero) {
+            using T = decltype(zero);
+            if constexpr (std::is_same_v<T, bool>) args.scalar(true);
+            else if constexpr (std::is_floating_point_v<T>) args.scalar(T(1.5));
+            else args.scalar(T(3));
+          });
           continue;
         }
         const ir::Memory& m = k.memories[p.memory];
@@ -812,20 +804,14 @@ TEST_CASE("every fuzz-corpus kernel that runs in bounds with generic arguments g
         }
         auto fill = [&](auto zero) {
           using T = decltype(zero);
-          std::vector<T> v(count);
-          for (int64_t i = 0; i < count; ++i)
-            v[i] = std::is_floating_point_v<T> ? T((i % 13) * 0.25 - 1.0) : T(i % 5);
-          args.array(v, shape, strides);
+          if constexpr (!std::is_same_v<T, bool>) {  // no arrays of bool
+            std::vector<T> v(count);
+            for (int64_t i = 0; i < count; ++i)
+              v[i] = std::is_floating_point_v<T> ? T((i % 13) * 0.25 - 1.0) : T(i % 5);
+            args.array(v, shape, strides);
+          }
         };
-        switch (m.element) {
-          case ir::Type::i32: fill(int32_t{}); break;
-          case ir::Type::i64: fill(int64_t{}); break;
-          case ir::Type::u32: fill(uint32_t{}); break;
-          case ir::Type::u64: fill(uint64_t{}); break;
-          case ir::Type::f32: fill(float{}); break;
-          case ir::Type::f64: fill(double{}); break;
-          default: break;
-        }
+        ir::with_cpp_type(m.element, fill);
       }
       // 1-D: a kernel written for 1-D launches races with itself on a 2-D one (y(i) += ...).
       Dim3 grid{2}, block{std::min<int64_t>(k.max_block_size, 64)};

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
+#include <rocjit/compiler/interpret.hpp>
 #include <rocjit/compiler/parser.hpp>
 #include <rocjit/compiler/time_trace.hpp>
 #include <rocjit/compiler/visitor.hpp>
@@ -373,4 +374,86 @@ TEST_CASE("the pipeline expands f32 tan for AMDGPU only, and times every pass in
     return std::any_of(record.phases.begin(), record.phases.end(), [&](const CompilePhase& p) { return p.name == pass; });
   };
   for (const char* pass : {"verify", "uniformity", "legalize types", "expand math", "lower"}) CHECK(ran(pass));
+}
+
+TEST_CASE("ir::Type is {code, bits, lanes}: the named types, queries and every spelling round-trip") {
+  using T = ir::Type;
+  CHECK(T::i32 == T(T::Code::int_, 32));
+  CHECK(T::u64 == T(T::Code::uint, 64));
+  CHECK(T::i1 == T(T::Code::uint, 1));
+  CHECK(T::f64 == T(T::Code::float_, 64));
+  CHECK(T() == T::none);
+  CHECK(T::i1.is_bool());
+  CHECK(!T::i1.is_integer());
+  CHECK(T::u32.is_integer());
+  CHECK(T::i64.is_signed_int());
+  CHECK(!T::u64.is_signed_int());
+  CHECK(T::f32.is_float());
+  CHECK(T(T::Code::bfloat, 16).is_float());
+  CHECK(T::f32.with_lanes(4).is_vector());
+  CHECK(T::f32.with_lanes(4).element_of() == T::f32);
+  CHECK(T::f32.with_lanes(4).bytes() == 16);
+  CHECK(T::i1.bytes() == 1);
+  CHECK(ir::bit_width(T::u64) == 64);
+  // .rjir spellings: the seven supported types as before, and the ones the types issue adds.
+  for (const char* name : {"i1", "i32", "i64", "u32", "u64", "f32", "f64", "i8", "u8", "i16", "u16", "f16", "bf16",
+                           "f32x4", "i8x16", "bf16x2", "u32x3"}) {
+    std::optional<T> t = ir::parse_type_name(name);
+    REQUIRE(t);
+    CHECK(ir::type_name(*t) == name);
+  }
+  CHECK(ir::parse_type_name("i32") == T::i32);
+  CHECK(*ir::parse_type_name("f16") == T(T::Code::float_, 16));
+  CHECK(*ir::parse_type_name("f32x4") == T::f32.with_lanes(4));
+  for (const char* bad : {"", "i", "i0", "i7", "u1", "f8", "bf32", "f32x", "f32x1", "f32x17", "f32x04", "i032",
+                          "q32", "i32 ", "none", "float"})
+    CHECK_FALSE(ir::parse_type_name(bad));
+  CHECK(ir::cpp_type_name(T::i1) == "bool");
+  CHECK(ir::cpp_type_name(T::u32) == "uint32_t");
+  CHECK(ir::cpp_type_name(T(T::Code::int_, 16)) == "int16_t");
+  CHECK(ir::cpp_type_name(T::f64) == "double");
+}
+
+TEST_CASE("one C++ <-> IR type table serves the DSL, the runtime and the interpreter") {
+  static_assert(ir::type_of<int32_t>() == ir::Type::i32);
+  static_assert(ir::type_of<const double>() == ir::Type::f64);
+  static_assert(dsl::ir_type_v<uint64_t> == ir::Type::u64);
+  static_assert(dtype_of<float>() == ir::Type::f32);
+  static_assert(InterpretArgument::type_of<bool>() == ir::Type::i1);
+  static_assert(!ir::has_type_of<long double>);
+  static_assert(!ir::has_type_of<char>);
+  static_assert(ir::type_of_arithmetic<short>() == ir::Type::i32);
+  static_assert(ir::type_of_arithmetic<unsigned long long>() == ir::Type::u64);
+  // with_cpp_type visits the row of a type, and nothing for types without one.
+  std::vector<std::string> seen;
+  for (ir::Type t : {ir::Type::i1, ir::Type::i32, ir::Type::i64, ir::Type::u32, ir::Type::u64, ir::Type::f32,
+                     ir::Type::f64})
+    CHECK(ir::with_cpp_type(t, [&](auto zero) { seen.push_back(ir::type_name(ir::type_of<decltype(zero)>())); }));
+  CHECK(seen == std::vector<std::string>{"i1", "i32", "i64", "u32", "u64", "f32", "f64"});
+  CHECK_FALSE(ir::with_cpp_type(ir::Type::f32.with_lanes(2), [](auto) { FAIL("called for a vector"); }));
+  CHECK_FALSE(ir::with_cpp_type(ir::Type::none, [](auto) { FAIL("called for none"); }));
+}
+
+TEST_CASE("types the targets do not lower yet are a clear verifier error, from hand-made IR and from .rjir") {
+  ir::Kernel k = handmade();
+  ir::ValueId h = k.new_value(ir::Type(ir::Type::Code::float_, 16));
+  add_op(k.body, ir::OpKind::constant, ir::Type(ir::Type::Code::float_, 16), h, {});
+  CHECK_THROWS_WITH(ir::verify(k), Contains("kernel 'handmade'") && Contains("value %1 has type f16") &&
+                                       Contains("does not support yet") && Contains("hand.cpp:7"));
+  const char* text = "kernel @v(%1 n: i32) max_block_size(64) {\n  var $acc: f32x4\n}\n";
+  CHECK_THROWS_WITH(ir::parse(text), Contains("variable 'acc' has type f32x4") && Contains("does not support yet"));
+}
+
+TEST_CASE("float constants are rounded to their type, in the DSL and in the parser") {
+  Kernel k = kernel("rounded", [](Array<float> x) { x(0) = Float(0.1); });
+  bool found = false;
+  ir::walk(k.ir().body, [&](const ir::Op& op) {
+    if (op.kind == ir::OpKind::constant && op.type == ir::Type::f32) {
+      CHECK(op.float_value == static_cast<double>(0.1f));
+      found = true;
+    }
+  });
+  CHECK(found);
+  CHECK(ir::round_to_type(ir::Type::f32, 0.1) == static_cast<double>(0.1f));
+  CHECK(ir::round_to_type(ir::Type::f64, 0.1) == 0.1);
 }

@@ -1,4 +1,5 @@
-// compile_host(): lower with barrier fission, optimise for this CPU, add to the process's LLJIT.
+// compile() for Target::host(): lower with barrier fission, optimise for this CPU, add to the
+// process's LLJIT.
 #include "targets/host/jit.h"
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <atomic>
+#include <functional>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -105,7 +107,7 @@ std::string fresh_symbol(const std::string& kernel, bool for_cache) {
 }
 
 // Lowering, optimisation and object emission; fills `impl` except `entry`. Returns the object.
-llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const HostCompileOptions& options, HostJit& h,
+llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions& options, HostJit& h,
                                  const std::string& symbol, HostKernel::Impl& impl) {
   std::optional<time_trace::Phase> lower_phase;
   llvm::LLVMContext context;
@@ -202,15 +204,33 @@ std::optional<Decoded> decode(const std::string& in, HostKernel::Impl& impl) {
 
 }  // namespace
 
-HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requested) {
-  time_trace::Record record(kernel.name, "host");
-  passes::check(kernel);
+namespace targets::host {
+
+std::string target_identity() {
+  HostJit& h = host_jit();
+  return fmt::format("host {}|{}", cpu_description(h), h.tm->getTargetFeatureString().str());
+}
+
+HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested,
+                   const std::function<std::string()>& checked_fingerprint) {
   // ROCJIT_DUMP: ask for the stages to dump, write them, and keep only what the caller asked for.
   const dump::Request dump = dump::from_environment();
   const Target host = Target::host();
-  if (dump.wants(dump::ir)) dump::write(dump, kernel.name, host, dump::ir, ir::print(kernel));
-  HostCompileOptions options = requested;
+  CompileOptions options = requested;
   dump::ask_for_texts(dump, options);
+  const bool bounds_check = options.bounds_check || bounds_check_from_environment();
+  // Plain compiles go through the kernel cache. Bounds-checked kernels do not (their reports
+  // carry source locations, which the IR fingerprint leaves out), nor do compiles that ask for
+  // texts, dump stages, or run under ROCJIT_LLVM_ARGS.
+  const bool cacheable = options.cache && options.jit && !bounds_check &&
+                         !options.emit_llvm_ir && !options.emit_llvm_ir_optimized && !options.emit_assembly &&
+                         dump.stages == 0 && !targets::llvm_args_given();
+  std::string fingerprint;
+  if (cacheable)
+    fingerprint = checked_fingerprint();  // verifies, or knows this immutable kernel was verified
+  else
+    passes::check(kernel);
+  if (dump.wants(dump::ir)) dump::write(dump, kernel.name, host, dump::ir, ir::print(kernel));
   if (options.opt_level < 0 || options.opt_level > 3)
     throw CompileError(fmt::format("kernel '{}': optimisation level {} is outside 0..3", kernel.name, options.opt_level));
   targets::check_array_bytes(kernel, ir::MemorySpace::shared, host_shared_bytes_limit, "of shared memory",
@@ -220,13 +240,12 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
   if (const std::optional<Dim3>& b = options.block) {
     if (b->x < 1 || b->y < 1 || b->z < 1 || b->x > 1024 || b->y > 1024 || b->z > 1024 ||
         b->count() > kernel.max_block_size)
-      throw CompileError(fmt::format("kernel '{}': HostCompileOptions::block {}x{}x{} is not a work-group shape it "
+      throw CompileError(fmt::format("kernel '{}': CompileOptions::block {}x{}x{} is not a work-group shape it "
                                      "can run with (every dimension at least 1, at most {} work-items)",
                                      kernel.name, b->x, b->y, b->z, kernel.max_block_size));
   }
   targets::prepare_compile(kernel.name);
   HostJit& h = host_jit();
-  const bool bounds_check = options.bounds_check || bounds_check_from_environment();
   auto fresh = [&] {
     auto impl = std::make_shared<HostKernel::Impl>();
     impl->name = kernel.name;
@@ -236,20 +255,8 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
     return impl;
   };
 
-  // Plain compiles go through the kernel cache. Bounds-checked kernels do not (their reports
-  // carry source locations, which the IR fingerprint leaves out), nor do compiles that ask for
-  // texts, dump stages, or run under ROCJIT_LLVM_ARGS.
-  const bool cacheable = options.cache && options.jit && !bounds_check &&
-                         !options.emit_llvm_ir && !options.emit_llvm_ir_optimized && !options.emit_assembly &&
-                         dump.stages == 0 && !targets::llvm_args_given();
   if (cacheable) {
-    const std::string key =
-        cache::hash_key(fmt::format("{}|host {}|{}|O{}|block {}|{}", cache::build_identity(), cpu_description(h),
-                                    h.tm->getTargetFeatureString().str(), options.opt_level,
-                                    options.block ? fmt::format("{}x{}x{}", options.block->x, options.block->y,
-                                                                options.block->z)
-                                                  : std::string("any"),
-                                    cache::ir_fingerprint(kernel)));
+    const std::string key = cache::key(fingerprint, target_identity(), options);
     cache::AnyValue value = cache::lookup_or_build(
         key, ".rjho",
         [&](const std::string& payload) -> cache::AnyValue {
@@ -286,4 +293,5 @@ HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& requ
   return result;
 }
 
+}  // namespace targets::host
 }  // namespace rocjit

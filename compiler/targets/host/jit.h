@@ -1,11 +1,14 @@
-// The process-wide ORC LLJIT for host kernels and the HostKernel implementation record.
+// The host target's compile (compile() calls it for Target::host()) and the HostKernel
+// implementation record.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "rocjit/compiler/compile.hpp"
 #include "rocjit/compiler/host.hpp"
 #include "targets/host/launch_context.h"
 #include "targets/host/lower.h"
@@ -21,7 +24,7 @@ struct HostKernel::Impl {
   unsigned region_count = 0;
   std::vector<targets::host::BoundsCheck> checks;
   bool bounds_check = false;
-  std::optional<Dim3> fixed_block;  // HostCompileOptions::block
+  std::optional<Dim3> fixed_block;  // CompileOptions::block
   std::string llvm_ir, llvm_ir_optimized, assembly;
   std::string cpu;  // "x86_64-pc-linux-gnu, znver3"
   targets::host::GroupFunction entry = nullptr;  // null when compiled with jit = false
@@ -30,4 +33,16 @@ struct HostKernel::Impl {
   std::shared_ptr<void> code;
 };
 
+namespace targets::host {
+
+// What the host code is compiled for, in cache keys: triple, CPU and features.
+std::string target_identity();
+
+// Compiles `kernel` for this CPU. `checked_fingerprint` verifies the kernel and returns its IR
+// fingerprint (compile() remembers both for immutable kernels); it is called only when the
+// compile may use the cache, otherwise the kernel is verified here.
+HostKernel compile(const ir::Kernel& kernel, const CompileOptions& options,
+                   const std::function<std::string()>& checked_fingerprint);
+
+}  // namespace targets::host
 }  // namespace rocjit

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/target.hpp"
 
 namespace rocjit {
@@ -46,17 +47,19 @@ struct KernelMetadata {
 
 /// A linked AMDGPU code object (an .hsaco) with its kernels' metadata; what compile() returns.
 struct CodeObject {
-  /// The processor and features it was compiled for.
+  /// The processor and features it was compiled for, or Target::host().
   Target target;
   /// The code object version (4 or 5).
   int code_object_version = 5;
-  std::vector<uint8_t> elf;  ///< the linked shared object (an .hsaco)
-  /// Metadata of each kernel in the object.
+  std::vector<uint8_t> elf;  ///< AMDGPU: the linked shared object (an .hsaco)
+  /// AMDGPU: metadata of each kernel in the object.
   std::vector<KernelMetadata> kernels;
+  /// Host: the kernel, JIT-compiled into this process (its facts are HostKernel's accessors).
+  HostKernel host;
   /// Filled when requested in CompileOptions.
   std::string llvm_ir;            ///< as lowered, before optimisation
   std::string llvm_ir_optimized;  ///< after the O-level pipeline
-  std::string assembly;           ///< AMDGPU assembly
+  std::string assembly;           ///< AMDGPU or host assembly
   std::vector<uint8_t> object;    ///< the relocatable ELF object, before lld links it
 
   /// The metadata of the kernel called `name`; throws if there is none.
@@ -65,7 +68,8 @@ struct CodeObject {
 
 /// Human-readable metadata of every kernel in `co` (or only `kernel`): registers, spills, LDS,
 /// scratch, kernarg layout, wave size, maximum work-group size and the occupancy bound they imply.
-/// This is `rocjit-dump --emit=meta`, ROCJIT_DUMP=meta and Kernel::metadata().
+/// This is `rocjit-dump --emit=meta`, ROCJIT_DUMP=meta and Kernel::metadata(). For the host
+/// target it is metadata_text(co.host).
 std::string metadata_text(const CodeObject& co, const std::string& kernel = {});
 
 }  // namespace rocjit

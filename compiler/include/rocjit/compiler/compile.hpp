@@ -2,26 +2,50 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "rocjit/compiler/code_object.hpp"
+#include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/ir.hpp"
 #include "rocjit/compiler/target.hpp"
 
 namespace rocjit {
 
-/// How compile() builds a code object: optimisation level, code object version, texts to keep.
+/// How compile() builds a kernel, for any target. Fields marked AMDGPU or host only matter there.
 struct CompileOptions {
   int opt_level = 3;                ///< 0..3
-  int code_object_version = 5;      ///< 4 for ROCm 5.x runtimes, 5 (default) for ROCm 6+
+  int code_object_version = 5;      ///< AMDGPU: 4 for ROCm 5.x runtimes, 5 (default) for ROCm 6+
   bool emit_llvm_ir = false;        ///< fill CodeObject::llvm_ir
   /// Keep the LLVM IR after optimisation (CodeObject::llvm_ir_optimized).
   bool emit_llvm_ir_optimized = false;
   bool emit_assembly = false;       ///< fill CodeObject::assembly
-  bool emit_object = false;         ///< fill CodeObject::object (the object before lld links it)
+  bool emit_object = false;         ///< AMDGPU: fill CodeObject::object (the object before lld links it)
+  /// Host: every array access is checked and reports kernel, array, index and file:line instead
+  /// of touching memory out of bounds. Also enabled by ROCJIT_BOUNDS_CHECK=1.
+  bool bounds_check = false;
+  /// Host: false produces the requested texts and facts only; nothing is added to the process's
+  /// JIT and the kernel cannot run (Kernel::llvm_ir / assembly / metadata use this).
+  bool jit = true;
+  /// false: compile afresh instead of looking in the kernel cache (benchmarks). Plain compiles
+  /// are cached in memory (the most recently used memory_cache_limit()) and on disk
+  /// (`<key>.rjco` code objects, `<key>.rjho` host objects).
+  bool cache = true;
+  /// Host: compile for exactly this work-group shape (PoCL does this for every local size): the
+  /// work-item loops get constant trip counts, which LLVM unrolls and vectorises without runtime
+  /// checks. Such a kernel refuses other shapes. Unset: any shape, read at launch. The CPU device
+  /// specialises the first few shapes each kernel is launched with.
+  std::optional<Dim3> block;
 };
 
-/// Verifies, lowers, optimises, generates code and links. Throws CompileError for bad kernels,
-/// unknown processors or options, and never lets an LLVM fatal error reach the caller.
+/// The options of a host compile: the same structure (kept as a name for existing code).
+using HostCompileOptions = CompileOptions;
+
+/// Verifies, lowers, optimises, generates code and (AMDGPU) links, for any Target: an AMDGPU
+/// processor gives a linked code object (CodeObject::elf), Target::host() a kernel JIT-compiled
+/// into this process (CodeObject::host). Both go through the kernel cache under one key builder.
+/// Throws CompileError for bad kernels, unknown processors or options (and, for the host, shared
+/// or local arrays beyond host_shared_bytes_limit / host_local_bytes_limit), and never lets an
+/// LLVM fatal error reach the caller.
 CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options = {});
 
 /// The same for IR that cannot change (held through shared_ptr<const>, as rocjit::Kernel holds
@@ -29,6 +53,9 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
 /// a memory-cache hit of about a microsecond instead of a verify and a print of the IR.
 CodeObject compile(const std::shared_ptr<const ir::Kernel>& kernel, const Target& target,
                    const CompileOptions& options = {});
+
+/// JIT-compiles a kernel for this CPU: compile(kernel, Target::host(), options).host.
+HostKernel compile_host(const ir::Kernel& kernel, const CompileOptions& options = {});
 
 /// Bytes of LDS a work-group may allocate on `processor` (65536, or 163840 on gfx950).
 uint64_t amdgpu_lds_limit(const std::string& processor);

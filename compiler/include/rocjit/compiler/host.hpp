@@ -3,13 +3,14 @@
 // No LLVM types in this header.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "rocjit/compiler/compile.hpp"
+#include "rocjit/compiler/target.hpp"
 #include "rocjit/compiler/ir.hpp"
 
 namespace rocjit {
@@ -26,32 +27,34 @@ struct Dim3 {
   int64_t count() const { return x * y * z; }
 };
 
-/// How compile_host() builds a host kernel.
-struct HostCompileOptions {
-  /// LLVM optimisation level, 0 to 3.
-  int opt_level = 3;
-  /// Turns every array access into a checked one that reports kernel, array, index and
-  /// file:line instead of touching memory out of bounds. Also enabled by ROCJIT_BOUNDS_CHECK=1.
-  bool bounds_check = false;
-  /// Keep the LLVM IR as lowered (HostKernel::llvm_ir).
-  bool emit_llvm_ir = false;
-  /// Keep the LLVM IR after optimisation (HostKernel::llvm_ir_optimized).
-  bool emit_llvm_ir_optimized = false;
-  /// Keep the host assembly (HostKernel::assembly).
-  bool emit_assembly = false;
-  /// false: produce the requested texts and facts only; nothing is added to the process's JIT
-  /// and the kernel cannot run (Kernel::llvm_ir / assembly / metadata use this).
-  bool jit = true;
-  /// false: compile afresh instead of looking in the kernel cache (benchmarks). Plain compiles
-  /// are cached in memory (the most recently used memory_cache_limit()) and on disk like AMDGPU
-  /// code objects (`<key>.rjho`).
-  bool cache = true;
-  /// Compile for exactly this work-group shape (PoCL does this for every local size): the
-  /// work-item loops get constant trip counts, which LLVM unrolls and vectorises without runtime
-  /// checks (transpose runs 2x faster). Such a kernel refuses other shapes. Unset: any shape, read
-  /// at launch. The CPU device specialises the first few shapes each kernel is launched with.
-  std::optional<Dim3> block;
+struct HostBoundsReport;
+
+/// The block of launch state a host kernel's generated code reads: one per worker thread per
+/// launch. Field offsets are part of the generated code's ABI (the host lowering reads them).
+struct HostLaunchContext {
+  int32_t block[3];   ///< work-items per group
+  int32_t grid[3];    ///< groups per dimension
+  void* shared;       ///< this worker's shared-memory buffer (HostKernel::shared_bytes)
+  void* storage;      ///< this worker's per-work-item storage (work_item_storage_bytes * block)
+  /// Called by bounds-checked code for an out-of-bounds access (check number, indices).
+  void (*report)(HostBoundsReport*, int32_t check, int64_t i0, int64_t i1, int64_t i2);
+  HostBoundsReport* report_state;  ///< passed to `report`
+  void* scratch;      ///< 64 bytes where out-of-bounds accesses are redirected
 };
+
+/// The first out-of-bounds access of a launch of a bounds-checked kernel, as its code reports it.
+struct HostBoundsReport {
+  /// Whether an access was reported; the first report wins.
+  std::atomic<bool> hit{false};
+  /// Which check (HostKernel::out_of_bounds_message names it).
+  int32_t check = 0;
+  /// The indices of the access.
+  int64_t index[3] = {0, 0, 0};
+};
+
+/// A host kernel's entry point: runs work-groups [begin, end) (linear, x fastest) with
+/// `args[i]` pointing to argument i (HostKernel::argument_names).
+using HostGroupFunction = void (*)(const void* const* args, HostLaunchContext* context, int64_t begin, int64_t end);
 
 /// A kernel compiled for the host. Cheap to copy (copies share the kernel); the JIT'd code is
 /// removed from the process when the last copy, and the kernel cache's reference, are gone.
@@ -85,6 +88,10 @@ class HostKernel {
   const std::string& llvm_ir_optimized() const;
   /// The host assembly, if requested.
   const std::string& assembly() const;
+  /// The JIT'd entry point; null when compiled with CompileOptions::jit = false.
+  HostGroupFunction entry() const;
+  /// What a launch reported in `report` (kernel, array, file:line, index and shape), for `args`.
+  std::string out_of_bounds_message(const HostBoundsReport& report, const void* const* args) const;
   /// Whether this holds a kernel.
   explicit operator bool() const { return impl_ != nullptr; }
   /// The implementation (for the runtime).
@@ -103,24 +110,5 @@ std::string metadata_text(const HostKernel& kernel);
 /// local arrays on the worker's stack or in per-work-item storage.
 inline constexpr uint64_t host_shared_bytes_limit = 64ull << 20;  ///< per work-group
 inline constexpr uint64_t host_local_bytes_limit = 256ull << 10;  ///< per work-item
-
-/// JIT-compiles a kernel for this CPU. Throws CompileError like compile(), also when the shared
-/// or local arrays exceed the limits above.
-HostKernel compile_host(const ir::Kernel& kernel, const HostCompileOptions& options = {});
-
-/// Checks grid (work-groups per dimension) and block (work-items per group) against the kernel
-/// and the host limits; throws LaunchError naming the kernel and the bad dimension.
-void check_host_geometry(const HostKernel& kernel, Dim3 grid, Dim3 block);
-/// The same checks for a kernel not compiled yet (named, with its KernelOptions::max_block_size).
-void check_host_geometry(const std::string& kernel, uint32_t max_block_size, Dim3 grid, Dim3 block);
-
-/// Runs the kernel over `grid` groups of `block` work-items and returns when all are done.
-/// args[i] points to the value of argument i (see argument_names()), as hipModuleLaunchKernel's
-/// kernelParams. Throws LaunchError for bad geometry, or after the run when a bounds-checked
-/// kernel accessed an array out of bounds (nothing out of bounds was touched).
-void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const* args);
-
-/// Worker threads used for work-groups: hardware threads, or ROCJIT_CPU_THREADS.
-unsigned host_thread_count();
 
 }  // namespace rocjit

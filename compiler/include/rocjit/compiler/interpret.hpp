@@ -51,14 +51,7 @@ struct InterpretArgument {
   /// The IR type of the C++ type T.
   template <class T>
   static constexpr ir::Type type_of() {
-    if constexpr (std::is_same_v<T, bool>) return ir::Type::i1;
-    else if constexpr (std::is_same_v<T, int32_t>) return ir::Type::i32;
-    else if constexpr (std::is_same_v<T, int64_t>) return ir::Type::i64;
-    else if constexpr (std::is_same_v<T, uint32_t>) return ir::Type::u32;
-    else if constexpr (std::is_same_v<T, uint64_t>) return ir::Type::u64;
-    else if constexpr (std::is_same_v<T, float>) return ir::Type::f32;
-    else if constexpr (std::is_same_v<T, double>) return ir::Type::f64;
-    else static_assert(sizeof(T) == 0, "kernel values are bool, int32_t, int64_t, uint32_t, uint64_t, float or double");
+    return ir::type_of<T>();
   }
 
   /// An array argument over `data`; shape and strides default to one contiguous dimension.

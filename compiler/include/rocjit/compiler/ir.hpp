@@ -9,19 +9,9 @@
 #include <vector>
 
 #include "rocjit/compiler/ops.hpp"
+#include "rocjit/compiler/type.hpp"
 
 namespace rocjit::ir {
-
-/// Scalar types. `none` marks operations without a result.
-enum class Type : uint8_t { none, i1, i32, i64, u32, u64, f32, f64 };
-
-std::string_view type_name(Type t);          ///< "f32"
-bool is_integer(Type t);                     ///< i1 excluded
-bool is_signed(Type t);                      ///< i32, i64
-/// Whether `t` is f32 or f64.
-bool is_float(Type t);
-unsigned bit_width(Type t);                  ///< i1 -> 1
-unsigned byte_size(Type t);                  ///< i1 -> 1
 
 /// Where a DSL call was made. Every operation carries one, every diagnostic prints one.
 struct SourceLoc {

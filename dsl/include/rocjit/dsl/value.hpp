@@ -12,24 +12,16 @@
 
 namespace rocjit::dsl {
 
-/// Maps C++ element/scalar types to IR types.
+/// Maps C++ element/scalar types to IR types: the one table, ir::TypeOf in rocjit/compiler/type.hpp.
 template <class T>
-struct ir_type;
-/// \cond INTERNAL
-template <> struct ir_type<bool> { static constexpr ir::Type value = ir::Type::i1; };
-template <> struct ir_type<int32_t> { static constexpr ir::Type value = ir::Type::i32; };
-template <> struct ir_type<int64_t> { static constexpr ir::Type value = ir::Type::i64; };
-template <> struct ir_type<uint32_t> { static constexpr ir::Type value = ir::Type::u32; };
-template <> struct ir_type<uint64_t> { static constexpr ir::Type value = ir::Type::u64; };
-template <> struct ir_type<float> { static constexpr ir::Type value = ir::Type::f32; };
-template <> struct ir_type<double> { static constexpr ir::Type value = ir::Type::f64; };
-/// \endcond
+using ir_type = ir::TypeOf<T>;
 /// The IR type of the C++ type T.
 template <class T>
-inline constexpr ir::Type ir_type_v = ir_type<T>::value;
+inline constexpr ir::Type ir_type_v = ir::TypeOf<T>::value;
 
+/// A C++ type kernels can hold values of (a row of the table).
 template <class T>
-concept Scalar = requires { ir_type<T>::value; };
+concept Scalar = ir::has_type_of<T>;
 
 class Value;
 
@@ -82,22 +74,19 @@ class Operand {
   template <class T>
     requires std::is_arithmetic_v<T>
   Operand(T literal, std::source_location loc = std::source_location::current()) : loc_(loc) {
+    literal_type_ = ir::type_of_arithmetic<T>();
     if constexpr (std::is_same_v<T, bool>) {
       kind_ = Kind::bool_literal;
       int_ = literal;
-      literal_type_ = ir::Type::i1;
     } else if constexpr (std::is_floating_point_v<T>) {
       kind_ = Kind::float_literal;
       float_ = static_cast<double>(literal);
-      literal_type_ = sizeof(T) == 4 ? ir::Type::f32 : ir::Type::f64;
     } else if constexpr (std::is_signed_v<T>) {
       kind_ = Kind::int_literal;
       int_ = literal;
-      literal_type_ = sizeof(T) <= 4 ? ir::Type::i32 : ir::Type::i64;
     } else {
       kind_ = Kind::uint_literal;
       uint_ = literal;
-      literal_type_ = sizeof(T) <= 4 ? ir::Type::u32 : ir::Type::u64;
     }
   }
 

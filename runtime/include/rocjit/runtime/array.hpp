@@ -24,13 +24,9 @@ using Shape = std::vector<int64_t>;
 /// The IR type of element type T.
 template <class T>
 constexpr ir::Type dtype_of() {
-  if constexpr (std::is_same_v<T, int32_t>) return ir::Type::i32;
-  else if constexpr (std::is_same_v<T, int64_t>) return ir::Type::i64;
-  else if constexpr (std::is_same_v<T, uint32_t>) return ir::Type::u32;
-  else if constexpr (std::is_same_v<T, uint64_t>) return ir::Type::u64;
-  else if constexpr (std::is_same_v<T, float>) return ir::Type::f32;
-  else if constexpr (std::is_same_v<T, double>) return ir::Type::f64;
-  else static_assert(sizeof(T) == 0, "rocjit arrays hold int32_t, int64_t, uint32_t, uint64_t, float or double");
+  static_assert(ir::has_type_of<T> && !std::is_same_v<T, bool>,
+                "rocjit arrays hold int32_t, int64_t, uint32_t, uint64_t, float or double");
+  return ir::type_of<T>();
 }
 
 namespace runtime {

@@ -47,12 +47,18 @@ LaunchArgument make_argument(A& a) {
   if constexpr (std::is_base_of_v<DeviceArrayBase, D>) {
     arg.array = &a;
   } else if constexpr (std::is_arithmetic_v<D>) {
-    if constexpr (std::is_same_v<D, bool>) arg.scalar_type = ir::Type::i1;
-    else if constexpr (std::is_same_v<D, float>) arg.scalar_type = ir::Type::f32;
-    else if constexpr (std::is_same_v<D, double>) arg.scalar_type = ir::Type::f64;
-    else if constexpr (std::is_integral_v<D> && std::is_signed_v<D>) arg.scalar_type = sizeof(D) <= 4 ? ir::Type::i32 : ir::Type::i64;
-    else arg.scalar_type = sizeof(D) <= 4 ? ir::Type::u32 : ir::Type::u64;
-    std::memcpy(arg.bits, &a, sizeof(D));
+    static_assert(!std::is_same_v<D, long double>, "long double kernel arguments are not supported; pass a double");
+    // The value as the C++ type of its IR type (a short -1 becomes an int32_t -1, not 0xFFFF).
+    using Canonical = std::conditional_t<
+        std::is_same_v<D, bool>, bool,
+        std::conditional_t<std::is_floating_point_v<D>, std::conditional_t<sizeof(D) == 4, float, double>,
+                           std::conditional_t<std::is_signed_v<D>,
+                                              std::conditional_t<sizeof(D) <= 4, int32_t, int64_t>,
+                                              std::conditional_t<sizeof(D) <= 4, uint32_t, uint64_t>>>>;
+    static_assert(ir::type_of<Canonical>() == ir::type_of_arithmetic<D>());
+    arg.scalar_type = ir::type_of<Canonical>();
+    const Canonical value = static_cast<Canonical>(a);
+    std::memcpy(arg.bits, &value, sizeof value);
   } else {
     static_assert(sizeof(D) == 0, "kernel arguments are DeviceArray<T>, SmartArray<T> or arithmetic scalars");
   }

@@ -1,5 +1,8 @@
 // Running host kernels: geometry checks, a worker pool that takes chunks of work-groups, and
-// per-worker shared memory and per-work-item storage.
+// per-worker shared memory and per-work-item storage. The code comes from compile(kernel,
+// Target::host()); this file only calls its entry point (HostKernel::entry).
+#include "rocjit/runtime/host_runner.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,52 +17,11 @@
 #include <vector>
 
 #include "rocjit/compiler/error.hpp"
-#include "targets/host/jit.h"
 
 namespace rocjit {
-
-const std::string& HostKernel::name() const { return impl_->name; }
-const std::vector<std::string>& HostKernel::argument_names() const { return impl_->argument_names; }
-uint64_t HostKernel::work_item_storage_bytes() const { return impl_->storage_bytes_per_work_item; }
-unsigned HostKernel::region_count() const { return impl_->region_count; }
-uint64_t HostKernel::shared_bytes() const { return impl_->shared_bytes; }
-uint32_t HostKernel::max_block_size() const { return impl_->max_block_size; }
-bool HostKernel::bounds_checked() const { return impl_->bounds_check; }
-std::optional<Dim3> HostKernel::fixed_block() const { return impl_->fixed_block; }
-const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
-const std::string& HostKernel::llvm_ir_optimized() const { return impl_->llvm_ir_optimized; }
-const std::string& HostKernel::assembly() const { return impl_->assembly; }
-
-std::string metadata_text(const HostKernel& kernel) {
-  const HostKernel::Impl& k = kernel.impl();
-  std::string s = fmt::format("kernel {}\n", k.name);
-  s += fmt::format("  target:               host ({})\n", k.cpu);
-  s += fmt::format("  max work-group size:  {}\n", k.max_block_size);
-  if (k.fixed_block)
-    s += fmt::format("  work-group shape:     {}x{}x{} (compiled for it)\n", k.fixed_block->x, k.fixed_block->y,
-                     k.fixed_block->z);
-  s += fmt::format("  barrier-free regions: {}\n", k.region_count);
-  s += fmt::format("  work-item storage:    {} bytes per work-item (values and variables live across barriers)\n",
-                   k.storage_bytes_per_work_item);
-  s += fmt::format("  shared bytes:         {} per work-group\n", k.shared_bytes);
-  s += fmt::format("  bounds checked:       {}\n", k.bounds_check ? "yes" : "no");
-  s += "  run() arguments:\n";
-  for (size_t i = 0; i < k.argument_names.size(); ++i) s += fmt::format("    {:>3}  {}\n", i, k.argument_names[i]);
-  return s;
-}
-
-namespace targets::host {
-
-// The first out-of-bounds access of a launch, recorded by generated code.
-struct BoundsReport {
-  std::atomic<bool> hit{false};
-  int32_t check = 0;
-  int64_t index[3] = {0, 0, 0};
-};
-
 namespace {
 
-void report_out_of_bounds(BoundsReport* r, int32_t check, int64_t i0, int64_t i1, int64_t i2) {
+void report_out_of_bounds(HostBoundsReport* r, int32_t check, int64_t i0, int64_t i1, int64_t i2) {
   bool expected = false;
   if (r->hit.compare_exchange_strong(expected, true)) {
     r->check = check;
@@ -154,19 +116,7 @@ void* aligned_buffer(AlignedBuffer& buffer, size_t& size, size_t wanted) {
   return buffer.get();
 }
 
-std::string format_check(const HostKernel::Impl& k, const BoundsReport& r, const void* const* args) {
-  const BoundsCheck& c = k.checks.at(static_cast<size_t>(r.check));
-  std::vector<int64_t> shape = c.static_shape;
-  if (c.param_index >= 0)  // extents from the arguments, where the kernel ABI puts them
-    for (unsigned d = 0; d < c.rank; ++d) shape.push_back(*static_cast<const int32_t*>(args[c.first_extent + d]));
-  std::vector<int64_t> index(r.index, r.index + c.rank);
-  return fmt::format("kernel '{}': out-of-bounds {} of array '{}' at {}: index ({}) is outside shape ({}); "
-                     "nothing out of bounds was read or written",
-                     k.name, c.access, c.array, c.loc.str(), fmt::join(index, ", "), fmt::join(shape, ", "));
-}
-
 }  // namespace
-}  // namespace targets::host
 
 unsigned host_thread_count() {
   if (const char* env = std::getenv("ROCJIT_CPU_THREADS")) {
@@ -213,52 +163,51 @@ void check_host_geometry(const std::string& name, uint32_t max_block_size, Dim3 
 }
 
 void check_host_geometry(const HostKernel& kernel, Dim3 grid, Dim3 block) {
-  if (!kernel) throw LaunchError("cannot run an empty HostKernel; compile one with compile_host()");
+  if (!kernel) throw LaunchError("cannot run an empty HostKernel; compile one with compile(kernel, Target::host())");
   const std::string& name = kernel.name();
-  if (!kernel.impl().entry)
-    throw LaunchError(fmt::format("kernel '{}' was compiled with HostCompileOptions::jit = false (for its texts "
+  if (!kernel.entry())
+    throw LaunchError(fmt::format("kernel '{}' was compiled with CompileOptions::jit = false (for its texts "
                                   "only) and cannot run",
                                   name));
   check_host_geometry(name, kernel.max_block_size(), grid, block);
-  if (const std::optional<Dim3>& f = kernel.impl().fixed_block;
+  if (const std::optional<Dim3> f = kernel.fixed_block();
       f && (f->x != block.x || f->y != block.y || f->z != block.z))
     throw LaunchError(fmt::format("kernel '{}': it was compiled for work-groups of {}x{}x{} "
-                                  "(HostCompileOptions::block) and cannot run with {}x{}x{}",
+                                  "(CompileOptions::block) and cannot run with {}x{}x{}",
                                   name, f->x, f->y, f->z, block.x, block.y, block.z));
 }
 
 void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const* args) {
-  using namespace targets::host;
   check_host_geometry(kernel, grid, block);
-  const HostKernel::Impl& k = kernel.impl();
+  const HostGroupFunction entry = kernel.entry();
   const int64_t groups = grid.count();
   const uint64_t threads = static_cast<uint64_t>(block.count());
-  const size_t storage_bytes = k.storage_bytes_per_work_item * threads;
-  BoundsReport report;
+  const size_t storage_bytes = kernel.work_item_storage_bytes() * threads;
+  HostBoundsReport report;
   WorkerPool& workers = pool();
   // Chunks small enough to balance, large enough to amortise the call.
   const int64_t chunk = std::max<int64_t>(1, groups / (static_cast<int64_t>(workers.size()) * 8));
   std::atomic<int64_t> next{0};
   auto job = [&](unsigned) {
     thread_local WorkerBuffers buffers;
-    LaunchContext context{};
+    HostLaunchContext context{};
     context.block[0] = static_cast<int32_t>(block.x);
     context.block[1] = static_cast<int32_t>(block.y);
     context.block[2] = static_cast<int32_t>(block.z);
     context.grid[0] = static_cast<int32_t>(grid.x);
     context.grid[1] = static_cast<int32_t>(grid.y);
     context.grid[2] = static_cast<int32_t>(grid.z);
-    context.shared = aligned_buffer(buffers.shared, buffers.shared_size, std::max<size_t>(k.shared_bytes, 64));
+    context.shared = aligned_buffer(buffers.shared, buffers.shared_size, std::max<size_t>(kernel.shared_bytes(), 64));
     context.storage = aligned_buffer(buffers.storage, buffers.storage_size, std::max<size_t>(storage_bytes, 64));
     context.report = &report_out_of_bounds;
     context.report_state = &report;
     context.scratch = buffers.scratch;
     for (int64_t begin = next.fetch_add(chunk); begin < groups; begin = next.fetch_add(chunk))
-      k.entry(args, &context, begin, std::min(groups, begin + chunk));
+      entry(args, &context, begin, std::min(groups, begin + chunk));
   };
   unsigned participants = static_cast<unsigned>(std::min<int64_t>(workers.size(), (groups + chunk - 1) / chunk));
   workers.run(participants, job);
-  if (report.hit.load()) throw LaunchError(format_check(k, report, args));
+  if (report.hit.load()) throw LaunchError(kernel.out_of_bounds_message(report, args));
 }
 
 }  // namespace rocjit
