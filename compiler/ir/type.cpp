@@ -8,6 +8,14 @@
 namespace rocjit::ir {
 
 std::string type_name(Type t) {
+  // The common types without formatting (the printer, and so every cache fingerprint, asks often).
+  if (t == Type::i32) return "i32";
+  if (t == Type::f32) return "f32";
+  if (t == Type::i1) return "i1";
+  if (t == Type::i64) return "i64";
+  if (t == Type::u32) return "u32";
+  if (t == Type::u64) return "u64";
+  if (t == Type::f64) return "f64";
   std::string s;
   switch (t.code) {
     case Type::Code::none: return "none";

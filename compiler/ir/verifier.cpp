@@ -26,7 +26,8 @@ class Verifier {
       if (p.kind == Param::Kind::scalar) {
         if (p.value == 0 || p.value >= kernel_.values.size())
           fail(kernel_.loc, fmt::format("scalar parameter '{}' has no value", p.name));
-        supported(kernel_.values[p.value].type, kernel_.loc, fmt::format("scalar parameter '{}'", p.name));
+        if (!is_supported(kernel_.values[p.value].type))
+          unsupported(kernel_.values[p.value].type, kernel_.loc, fmt::format("scalar parameter '{}'", p.name));
         defined_[p.value] = true;
       } else if (p.memory >= kernel_.memories.size()) {
         fail(kernel_.loc, fmt::format("array parameter '{}' has no memory object", p.name));
@@ -37,7 +38,7 @@ class Verifier {
         fail(m.loc, fmt::format("array '{}' has rank {}; ranks 1 to 3 are supported", m.name, m.rank));
       if (m.element == Type::none)
         fail(m.loc, fmt::format("array '{}' has no element type", m.name));
-      supported(m.element, m.loc, fmt::format("array '{}'", m.name));
+      if (!is_supported(m.element)) unsupported(m.element, m.loc, fmt::format("array '{}'", m.name));
       if (m.space != MemorySpace::global) {
         if (m.shape.size() != m.rank)
           fail(m.loc, fmt::format("{} array '{}' has {} extents for rank {}", space_name(m.space), m.name,
@@ -56,7 +57,8 @@ class Verifier {
         }
       }
     }
-    for (const Slot& slot : kernel_.slots) supported(slot.type, slot.loc, fmt::format("variable '{}'", slot.name));
+    for (const Slot& slot : kernel_.slots)
+      if (!is_supported(slot.type)) unsupported(slot.type, slot.loc, fmt::format("variable '{}'", slot.name));
     region(kernel_.body, 0);
   }
 
@@ -118,15 +120,14 @@ class Verifier {
     if (kernel_.values[op.result].type != op.type)
       fail(op.loc, fmt::format("value %{} is declared {} but defined as {}", op.result,
                                type_name(kernel_.values[op.result].type), type_name(op.type)));
-    supported(op.type, op.loc, fmt::format("value %{}", op.result));
+    if (!is_supported(op.type)) unsupported(op.type, op.loc, fmt::format("value %{}", op.result));
     defined_[op.result] = true;
     scope_.push_back(op.result);
   }
 
   // The IR spells any {code, bits, lanes}; the targets lower the types listed by is_supported.
-  void supported(Type t, const SourceLoc& loc, const std::string& what) const {
-    if (!is_supported(t))
-      fail(loc, fmt::format("{} has type {}, which rocjit does not support yet (supported: i1, i32, i64, u32, u64, "
+  [[noreturn]] void unsupported(Type t, const SourceLoc& loc, const std::string& what) const {
+    fail(loc, fmt::format("{} has type {}, which rocjit does not support yet (supported: i1, i32, i64, u32, u64, "
                             "f32, f64)",
                             what, type_name(t)));
   }
