@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <charconv>
 
 namespace rocjit::ir {
@@ -80,8 +81,25 @@ double round_to_type(Type t, double v) {
 }
 
 bool is_supported(Type t) {
-  return t == Type::none || t == Type::i1 || t == Type::i32 || t == Type::i64 || t == Type::u32 || t == Type::u64 ||
-         t == Type::f32 || t == Type::f64;
+  return t == Type::none || with_cpp_type(t, [](auto) {});
+}
+
+namespace {
+
+template <class... T>
+std::array<Type, sizeof...(T)> all_types(std::tuple<T...>*) {
+  return {TypeOf<T>::value...};
+}
+
+}  // namespace
+
+const std::string& supported_type_names() {
+  static const std::string names = [] {
+    std::string s;
+    for (Type t : all_types(static_cast<CppTypes*>(nullptr))) s += (s.empty() ? "" : ", ") + type_name(t);
+    return s;
+  }();
+  return names;
 }
 
 }  // namespace rocjit::ir

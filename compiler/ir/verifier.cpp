@@ -127,9 +127,8 @@ class Verifier {
 
   // The IR spells any {code, bits, lanes}; the targets lower the types listed by is_supported.
   [[noreturn]] void unsupported(Type t, const SourceLoc& loc, const std::string& what) const {
-    fail(loc, fmt::format("{} has type {}, which rocjit does not support yet (supported: i1, i32, i64, u32, u64, "
-                            "f32, f64)",
-                            what, type_name(t)));
+    fail(loc, fmt::format("{} has type {}, which rocjit does not support yet (supported: {})", what, type_name(t),
+                          supported_type_names()));
   }
 
   void expect_operands(const Op& op, size_t n) const {

@@ -457,3 +457,17 @@ TEST_CASE("float constants are rounded to their type, in the DSL and in the pars
   CHECK(ir::round_to_type(ir::Type::f32, 0.1) == static_cast<double>(0.1f));
   CHECK(ir::round_to_type(ir::Type::f64, 0.1) == 0.1);
 }
+
+TEST_CASE("arithmetic_row_t finds the table's C++ type for any arithmetic type; the supported list is the table") {
+  static_assert(std::is_same_v<ir::arithmetic_row_t<bool>, bool>);
+  static_assert(std::is_same_v<ir::arithmetic_row_t<short>, int32_t>);
+  static_assert(std::is_same_v<ir::arithmetic_row_t<signed char>, int32_t>);
+  static_assert(std::is_same_v<ir::arithmetic_row_t<unsigned long>, uint64_t>);
+  static_assert(std::is_same_v<ir::arithmetic_row_t<const float>, float>);
+  static_assert(std::is_same_v<ir::arithmetic_row_t<double>, double>);
+  CHECK(ir::supported_type_names() == "i1, i32, i64, u32, u64, f32, f64");
+  CHECK(ir::is_supported(ir::Type::none));
+  CHECK(ir::is_supported(ir::Type::u64));
+  CHECK_FALSE(ir::is_supported(ir::Type(ir::Type::Code::int_, 16)));
+  CHECK_FALSE(ir::is_supported(ir::Type::f32.with_lanes(4)));
+}

@@ -206,9 +206,13 @@ std::optional<Decoded> decode(const std::string& in, HostKernel::Impl& impl) {
 
 namespace targets::host {
 
-std::string target_identity() {
-  HostJit& h = host_jit();
-  return fmt::format("host {}|{}", cpu_description(h), h.tm->getTargetFeatureString().str());
+const std::string& target_identity() {
+  // Fixed for the process: built once rather than on every cached compile.
+  static const std::string identity = [] {
+    HostJit& h = host_jit();
+    return fmt::format("host {}|{}", cpu_description(h), h.tm->getTargetFeatureString().str());
+  }();
+  return identity;
 }
 
 HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested,

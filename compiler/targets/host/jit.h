@@ -36,7 +36,7 @@ struct HostKernel::Impl {
 namespace targets::host {
 
 // What the host code is compiled for, in cache keys: triple, CPU and features.
-std::string target_identity();
+const std::string& target_identity();
 
 // Compiles `kernel` for this CPU. `checked_fingerprint` verifies the kernel and returns its IR
 // fingerprint (compile() remembers both for immutable kernels); it is called only when the

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 
 namespace rocjit::ir {
@@ -76,9 +77,11 @@ std::string type_name(Type t);
 std::optional<Type> parse_type_name(std::string_view name);
 /// The C++ spelling of a supported scalar type ("int32_t", "float", "bool"), for diagnostics.
 std::string cpp_type_name(Type t);
-/// Whether the IR supports values and array elements of this type on every target today:
-/// none, i1, i32, i64, u32, u64, f32 and f64 scalars.
+/// Whether the IR supports values and array elements of this type on every target today: none
+/// and the types of the C++ table below (i1, i32, i64, u32, u64, f32 and f64 scalars).
 bool is_supported(Type t);
+/// The supported types' spellings, in table order: "i1, i32, i64, u32, u64, f32, f64".
+const std::string& supported_type_names();
 
 /// A float constant as a value of type `t` holds it: rounded to nearest even at t's precision
 /// (f32: to the nearest float); unchanged for f64. The DSL and the parser store constants so.
@@ -126,18 +129,24 @@ constexpr Type type_of() {
   return TypeOf<U>::value;
 }
 
+/// The C++ types of the table, in its order: everything below that walks the table walks this.
+using CppTypes = std::tuple<bool, int32_t, int64_t, uint32_t, uint64_t, float, double>;
+
 /// Calls `f(T{})` with the C++ type T whose IR type is `t` (a row of the table) and returns true;
 /// returns false, calling nothing, for types without a row (none, vectors, types not supported).
 template <class F>
+bool with_cpp_type(Type t, F&& f);
+
+/// \cond INTERNAL
+template <class F, class... T>
+bool with_cpp_type_of(Type t, F& f, std::tuple<T...>*) {
+  return ((TypeOf<T>::value == t ? (f(T{}), true) : false) || ...);
+}
+/// \endcond
+
+template <class F>
 bool with_cpp_type(Type t, F&& f) {
-  if (t == Type::i1) return f(bool{}), true;
-  if (t == Type::i32) return f(int32_t{}), true;
-  if (t == Type::i64) return f(int64_t{}), true;
-  if (t == Type::u32) return f(uint32_t{}), true;
-  if (t == Type::u64) return f(uint64_t{}), true;
-  if (t == Type::f32) return f(float{}), true;
-  if (t == Type::f64) return f(double{}), true;
-  return false;
+  return with_cpp_type_of(t, f, static_cast<CppTypes*>(nullptr));
 }
 
 /// The IR type of a C++ integer or floating-point type by its properties rather than its exact
@@ -151,5 +160,21 @@ constexpr Type type_of_arithmetic() {
   else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>) return sizeof(U) <= 4 ? Type::i32 : Type::i64;
   else return sizeof(U) <= 4 ? Type::u32 : Type::u64;
 }
+
+/// \cond INTERNAL
+template <class D, class Rows>
+struct ArithmeticRow {
+  using type = void;
+};
+template <class D, class T, class... Rest>
+struct ArithmeticRow<D, std::tuple<T, Rest...>> {
+  using type = std::conditional_t<TypeOf<T>::value == type_of_arithmetic<D>(), T,
+                                  typename ArithmeticRow<D, std::tuple<Rest...>>::type>;
+};
+/// \endcond
+/// The table's C++ type for a value of arithmetic type D: the row of type_of_arithmetic<D>()
+/// (short -> int32_t, unsigned long -> uint64_t, bool -> bool).
+template <class D>
+using arithmetic_row_t = typename ArithmeticRow<std::remove_cv_t<D>, CppTypes>::type;
 
 }  // namespace rocjit::ir

@@ -49,13 +49,7 @@ LaunchArgument make_argument(A& a) {
   } else if constexpr (std::is_arithmetic_v<D>) {
     static_assert(!std::is_same_v<D, long double>, "long double kernel arguments are not supported; pass a double");
     // The value as the C++ type of its IR type (a short -1 becomes an int32_t -1, not 0xFFFF).
-    using Canonical = std::conditional_t<
-        std::is_same_v<D, bool>, bool,
-        std::conditional_t<std::is_floating_point_v<D>, std::conditional_t<sizeof(D) == 4, float, double>,
-                           std::conditional_t<std::is_signed_v<D>,
-                                              std::conditional_t<sizeof(D) <= 4, int32_t, int64_t>,
-                                              std::conditional_t<sizeof(D) <= 4, uint32_t, uint64_t>>>>;
-    static_assert(ir::type_of<Canonical>() == ir::type_of_arithmetic<D>());
+    using Canonical = ir::arithmetic_row_t<D>;
     arg.scalar_type = ir::type_of<Canonical>();
     const Canonical value = static_cast<Canonical>(a);
     std::memcpy(arg.bits, &value, sizeof value);
