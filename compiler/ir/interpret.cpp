@@ -330,11 +330,11 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& shape, ir::L
 }
 
 struct Frame {
-  enum class Kind : uint8_t { block, for_body, while_cond, while_body };
+  enum class Kind : uint8_t { block, for_body, while_cond, while_body, while_step };
   const ir::Region* region;
   size_t pc;
   Kind kind;
-  const Op* loop;  // for_body, while_cond, while_body
+  const Op* loop;  // for_body, while_cond, while_body, while_step
 };
 
 struct Item {
@@ -551,6 +551,15 @@ class Interpreter {
             if (k == Frame::Kind::for_body || k == Frame::Kind::while_body) break;
           }
           break;
+        case OpKind::continue_:
+          // Leave the blocks inside the loop body and finish the body: end_of_region steps.
+          while (it.frames.back().kind != Frame::Kind::for_body && it.frames.back().kind != Frame::Kind::while_body)
+            it.frames.pop_back();
+          it.frames.back().pc = it.frames.back().region->ops.size();
+          break;
+        case OpKind::return_:
+          it.frames.clear();
+          break;
         default: execute(it, op); break;
       }
     }
@@ -573,7 +582,13 @@ class Interpreter {
         return;
       }
       case Frame::Kind::while_cond: it.frames.pop_back(); return;  // unreachable: `condition` ends it
-      case Frame::Kind::while_body: f = Frame{&f.loop->regions[0], 0, Frame::Kind::while_cond, f.loop}; return;
+      case Frame::Kind::while_body:
+        if (f.loop->regions.size() > 2 && !f.loop->regions[2].ops.empty()) {
+          f = Frame{&f.loop->regions[2], 0, Frame::Kind::while_step, f.loop};
+          return;
+        }
+        [[fallthrough]];
+      case Frame::Kind::while_step: f = Frame{&f.loop->regions[0], 0, Frame::Kind::while_cond, f.loop}; return;
     }
   }
 

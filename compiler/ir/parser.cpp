@@ -63,7 +63,7 @@ std::string unknown_op(std::string_view name) {
     return fmt::format("'{}' declarations must come before the kernel's first op", name);
   return fmt::format("unknown op '{}'; expected an operation such as const, add, cmp.lt, math.sqrt, cast, select, "
                      "global_id, shape, load, store, atomic.add, var.load, var.store, barrier, wavebarrier, if, "
-                     "for, while, condition or break", name);
+                     "for, while, condition, break, continue or return", name);
 }
 
 // Whether the text form writes a result ('%N = ') before the op; a for loop names its
@@ -400,6 +400,12 @@ class Parser {
 
   void operation(Region& r);
   void operands(Op& op, const Token& name, Token& result_token);
+  // A loop's optional " unroll N" (0 = LLVM decides, 1 = not unrolled).
+  void unroll(Op& op) {
+    if (!at_word("unroll")) return;
+    take();
+    op.int_value = static_cast<int64_t>(unsigned_number("an unroll count", static_cast<uint64_t>(max_unroll)));
+  }
 
   Lexer lexer_;
   std::string_view source_;
@@ -433,11 +439,15 @@ void Parser::operation(Region& r) {
   op->loc = location().value_or(SourceLoc{});
 
   if (op->kind == OpKind::if_ || op->kind == OpKind::while_) {
-    op->regions.resize(2);
+    op->regions.resize(op->kind == OpKind::while_ ? 3 : 2);
     block(op->regions[0]);
     if (op->kind == OpKind::while_) {
       expect_word("do");
       block(op->regions[1]);
+      if (at_word("step")) {
+        take();
+        block(op->regions[2]);
+      }
     } else if (at_word("else")) {
       take();
       block(op->regions[1]);
@@ -576,9 +586,11 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       if (!is_integer(op.type))
         fail_at(type_token, fmt::format("expected an integer loop type, got {}", type_name(op.type)));
       for (const Use& u : uses) check_type(u, op.type);
+      unroll(op);
       break;
     }
-    case OpKind::wavebarrier: case OpKind::break_: case OpKind::while_: break;
+    case OpKind::while_: unroll(op); break;
+    case OpKind::wavebarrier: case OpKind::break_: case OpKind::continue_: case OpKind::return_: break;
   }
   for (const Use& u : uses) op.operands.push_back(u.id);
 }

@@ -87,6 +87,11 @@ class Printer {
     return s;
   }
 
+  // A loop's unroll request: " unroll N" (nothing when LLVM decides).
+  void unroll(const Op& op) {
+    if (op.int_value != 0) out_ += fmt::format(" unroll {}", op.int_value);
+  }
+
   void region(const Region& r, int depth) {
     for (const auto& op : r.ops) operation(*op, depth);
   }
@@ -159,6 +164,8 @@ class Printer {
       case OpKind::wavebarrier: out_ += "wavebarrier"; break;
       case OpKind::condition: out_ += "condition " + v(op.operands[0]); break;
       case OpKind::break_: out_ += "break"; break;
+      case OpKind::continue_: out_ += "continue"; break;
+      case OpKind::return_: out_ += "return"; break;
       case OpKind::if_:
         out_ += "if " + v(op.operands[0]);
         location(op.loc);
@@ -173,6 +180,7 @@ class Printer {
       case OpKind::for_:
         out_ += fmt::format("for {} = {} to {} step {} : {}", v(op.result), v(op.operands[0]),
                             v(op.operands[1]), v(op.operands[2]), t);
+        unroll(op);
         location(op.loc);
         out_ += " {\n";
         region(op.regions[0], depth + 1);
@@ -180,11 +188,16 @@ class Printer {
         return;
       case OpKind::while_:
         out_ += "while";
+        unroll(op);
         location(op.loc);
         out_ += " {\n";
         region(op.regions[0], depth + 1);
         out_ += indent + "} do {\n";
         region(op.regions[1], depth + 1);
+        if (op.regions.size() > 2 && !op.regions[2].ops.empty()) {
+          out_ += indent + "} step {\n";
+          region(op.regions[2], depth + 1);
+        }
         out_ += indent + "}\n";
         return;
     }

@@ -208,6 +208,8 @@ class Verifier {
   void operation(const Op& op, int loop_depth) {
     if (op.kind == OpKind::condition) fail(op.loc, "condition may only end a while's condition region");
     check_signature(op);
+    if ((op.kind == OpKind::for_ || op.kind == OpKind::while_) && (op.int_value < 0 || op.int_value > max_unroll))
+      fail(op.loc, fmt::format("loop unroll count {} is outside 0..{}", op.int_value, max_unroll));
     switch (op.kind) {
       case OpKind::constant:
         if (op.type == Type::none) fail(op.loc, "constant without a type");
@@ -327,6 +329,11 @@ class Verifier {
       case OpKind::break_:
         if (loop_depth == 0) fail(op.loc, "Break() outside a loop");
         break;
+      case OpKind::continue_:
+        if (loop_depth == 0) fail(op.loc, "Continue() outside a loop");
+        break;
+      case OpKind::return_:
+        break;
       case OpKind::if_: {
         if (use(op, op.operands[0]) != Type::i1) fail(op.loc, "if condition must be i1 (a comparison)");
         if (op.regions.size() != 2) fail(op.loc, "if needs a then and an else region");
@@ -348,7 +355,7 @@ class Verifier {
         return;
       }
       case OpKind::while_: {
-        if (op.regions.size() != 2) fail(op.loc, "while needs a condition and a body region");
+        if (op.regions.size() != 3) fail(op.loc, "while needs a condition, a body and a step region");
         const Region& cond = op.regions[0];
         if (cond.ops.empty() || cond.ops.back()->kind != OpKind::condition)
           fail(op.loc, "while condition region must end in a condition");
@@ -365,6 +372,13 @@ class Verifier {
         for (size_t i = mark; i < scope_.size(); ++i) close(scope_[i]);
         scope_.resize(mark);
         region(op.regions[1], loop_depth + 1);
+        // The step (a C for loop's increment) computes and assigns; it cannot leave the loop.
+        walk(op.regions[2], [&](const Op& s) {
+          const OpEffect effect = op_info(s.kind).effect;
+          if (effect == OpEffect::synchronizes || effect == OpEffect::control_flow)
+            fail(s.loc, "a while's step may only compute values and assign variables");
+        });
+        region(op.regions[2], loop_depth);
         break;
       }
     }

@@ -26,7 +26,8 @@ class Uniformity {
       changed_ = false;
       region(kernel_.body, nullptr, nullptr);
     } while (changed_);
-    check(kernel_.body, nullptr);
+    find_divergent_returns(kernel_.body, nullptr);
+    check(kernel_.body, nullptr, nullptr);
   }
 
  private:
@@ -83,6 +84,13 @@ class Uniformity {
           changed_ = true;
         }
         return;
+      case OpKind::continue_:
+        // The rest of the body runs for some work-items only; the loop itself stays uniform.
+        if (control && loop && !continue_origin_.count(loop)) {
+          continue_origin_[loop] = Control{control->condition_op, control->origin};
+          changed_ = true;
+        }
+        return;
       case OpKind::if_: {
         const Control* inner = control;
         Control mine{&op, value_origin_[op.operands[0]]};
@@ -105,8 +113,12 @@ class Uniformity {
         if (it != loop_origin_.end()) {
           inner = &it->second;
           if (op.kind == OpKind::for_) mark_value(op.result, it->second.origin);
+        } else if (auto c = continue_origin_.find(&op); c != continue_origin_.end()) {
+          inner = &c->second;
         }
-        region(op.regions.back(), &op, inner);
+        const size_t body = op.kind == OpKind::for_ ? 0 : 1;
+        region(op.regions[body], &op, inner);
+        if (op.kind == OpKind::while_) region(op.regions[2], &op, inner);
         return;
       }
       default:
@@ -123,22 +135,68 @@ class Uniformity {
     }
   }
 
-  void check(const Region& r, const Control* control) const {
+  // The divergent control governing `op`'s regions, given the control `control` around it.
+  const Control* inner_control(const Op& op, const Control* control, Control& mine) const {
+    if (op.kind == OpKind::if_ && value_origin_[op.operands[0]]) {
+      mine = Control{&op, value_origin_[op.operands[0]]};
+      return &mine;
+    }
+    if (op.kind == OpKind::for_ || op.kind == OpKind::while_) {
+      if (auto it = loop_origin_.find(&op); it != loop_origin_.end()) return &it->second;
+      if (auto it = continue_origin_.find(&op); it != continue_origin_.end()) return &it->second;
+    }
+    return control;
+  }
+
+  // Finds the Returns under divergent control and the loops around them: in such a loop every
+  // sync point may be reached again after some work-items left. Returns one such Return in `r`.
+  const Op* find_divergent_returns(const Region& r, const Control* control) {
+    const Op* found = nullptr;
+    for (const auto& p : r.ops) {
+      const Op& op = *p;
+      if (op.kind == OpKind::return_ && control && !found) {
+        found = &op;
+        return_control_[&op] = *control;
+      }
+      Control mine{};
+      const Control* inner = inner_control(op, control, mine);
+      const Op* below = nullptr;
+      for (const auto& sub : op.regions)
+        if (const Op* b = find_divergent_returns(sub, inner); b && !below) below = b;
+      if (below && (op.kind == OpKind::for_ || op.kind == OpKind::while_)) loop_return_[&op] = below;
+      if (below && !found) found = below;
+    }
+    return found;
+  }
+
+  // `returned`: a Return under divergent control may have run before this point.
+  const Op* check(const Region& r, const Control* control, const Op* returned) const {
     for (const auto& p : r.ops) {
       const Op& op = *p;
       if (is_sync_point(op) && control) fail(op, *control);
-      const Control* inner = control;
+      if (is_sync_point(op) && returned) fail_after_return(op, *returned);
+      if (op.kind == OpKind::return_ && control && !returned) returned = &op;
       Control mine{};
-      if (op.kind == OpKind::if_ && value_origin_[op.operands[0]]) {
-        mine = Control{&op, value_origin_[op.operands[0]]};
-        inner = &mine;
-      }
-      if (op.kind == OpKind::for_ || op.kind == OpKind::while_) {
-        auto it = loop_origin_.find(&op);
-        if (it != loop_origin_.end()) inner = &it->second;
-      }
-      for (const auto& sub : op.regions) check(sub, inner);
+      const Control* inner = inner_control(op, control, mine);
+      const Op* inside = returned;
+      if (!inside)
+        if (auto it = loop_return_.find(&op); it != loop_return_.end()) inside = it->second;
+      for (const auto& sub : op.regions)
+        if (const Op* b = check(sub, inner, inside); b && !returned) returned = b;
     }
+    return returned;
+  }
+
+  [[noreturn]] void fail_after_return(const Op& sync, const Op& ret) const {
+    const Control& c = return_control_.at(&ret);
+    const bool is_if = c.condition_op->kind == OpKind::if_;
+    const ValueId condition = is_if && !c.condition_op->operands.empty() ? c.condition_op->operands[0] : 0;
+    throw CompileError(fmt::format(
+        "kernel '{}': {}{} is not reached by every work-item: some may have ended at the Return(){}, "
+        "whose {} condition{} depends on {}. A barrier or wave operation may follow a Return() only when "
+        "every work-item of the group returns together (work-group-uniform control flow)",
+        kernel_.name, op_kind_name(sync.kind), where(sync, 0), where(ret, 0), is_if ? "If" : "loop",
+        where(*c.condition_op, condition), describe(*c.origin)));
   }
 
   // " at file:line" where the op has a source location; IR parsed from .rjir without loc(...) has
@@ -174,6 +232,9 @@ class Uniformity {
   std::vector<const Op*> value_origin_;
   std::vector<const Op*> slot_origin_;
   std::unordered_map<const Op*, Control> loop_origin_;
+  std::unordered_map<const Op*, Control> continue_origin_;  // loops with a Continue under divergent control
+  std::unordered_map<const Op*, Control> return_control_;   // Returns under divergent control
+  std::unordered_map<const Op*, const Op*> loop_return_;    // loops containing one: that Return
   bool changed_ = false;
 };
 

@@ -390,6 +390,11 @@ void KernelLowering::operation(const ir::Op& op) {
     case OpKind::for_: lower_for(op); break;
     case OpKind::while_: lower_while(op); break;
     case OpKind::condition: break;  // handled by lower_while
+    case OpKind::return_: return_(op); break;
+    case OpKind::continue_:
+      builder_.CreateBr(loop_continues_.back());
+      continue_in_new_block();
+      break;
     case OpKind::break_:
       builder_.CreateBr(loop_exits_.back());
       continue_in_new_block();
@@ -464,7 +469,9 @@ void KernelLowering::lower_for(const ir::Op& op) {
   builder_.SetInsertPoint(body);
   define(op, i);
   loop_exits_.push_back(exit);
+  loop_continues_.push_back(latch);
   region(op.regions[0]);
+  loop_continues_.pop_back();
   loop_exits_.pop_back();
   builder_.CreateBr(latch);
   builder_.SetInsertPoint(latch);
@@ -475,12 +482,12 @@ void KernelLowering::lower_for(const ir::Op& op) {
   llvm::Value* next = nullptr;
   if (constant_step && (constant_step->isOne() || (s && constant_step->isMinusOne()))) {
     next = s ? builder_.CreateNSWAdd(i, step) : builder_.CreateNUWAdd(i, step);
-    builder_.CreateBr(header);
+    unroll_metadata(builder_.CreateBr(header), op);
   } else if (s || constant_up) {
     llvm::Value* sum = builder_.CreateBinaryIntrinsic(
         s ? llvm::Intrinsic::sadd_with_overflow : llvm::Intrinsic::uadd_with_overflow, i, step);
     next = builder_.CreateExtractValue(sum, 0);
-    builder_.CreateCondBr(builder_.CreateExtractValue(sum, 1, "for.wraps"), exit, header);
+    unroll_metadata(builder_.CreateCondBr(builder_.CreateExtractValue(sum, 1, "for.wraps"), exit, header), op);
   } else {
     // An unsigned loop counts down when the step is negative as a signed number (see the
     // header's condition): it wraps if it passes 0 going down.
@@ -492,7 +499,7 @@ void KernelLowering::lower_for(const ir::Op& op) {
       wraps = builder_.CreateSelect(positive, builder_.CreateICmpULT(next, i), wraps_down);
     }
     wraps->setName("for.wraps");
-    builder_.CreateCondBr(wraps, exit, header);
+    unroll_metadata(builder_.CreateCondBr(wraps, exit, header), op);
   }
   i->addIncoming(next, latch);
   builder_.SetInsertPoint(exit);
@@ -508,11 +515,40 @@ void KernelLowering::lower_while(const ir::Op& op) {
   const ir::Op& cond = *op.regions[0].ops.back();
   builder_.CreateCondBr(value(cond.operands[0]), body, exit);
   builder_.SetInsertPoint(body);
+  // The step region (a C for loop's increment) runs after the body and after a Continue.
+  const bool has_step = op.regions.size() > 2 && !op.regions[2].ops.empty();
+  llvm::BasicBlock* step = has_step ? llvm::BasicBlock::Create(context_, "while.step", function_) : header;
   loop_exits_.push_back(exit);
+  loop_continues_.push_back(step);
   region(op.regions[1]);
+  loop_continues_.pop_back();
   loop_exits_.pop_back();
-  builder_.CreateBr(header);
+  if (has_step) {
+    builder_.CreateBr(step);
+    builder_.SetInsertPoint(step);
+    region(op.regions[2]);
+  }
+  unroll_metadata(builder_.CreateBr(header), op);
   builder_.SetInsertPoint(exit);
+}
+
+// The loop's unroll request as llvm.loop metadata on its back edge: a count, or disable for 1.
+void KernelLowering::unroll_metadata(llvm::Instruction* back_edge, const ir::Op& loop) {
+  if (loop.int_value == 0) return;
+  llvm::Metadata* hint =
+      loop.int_value == 1
+          ? llvm::MDNode::get(context_, {llvm::MDString::get(context_, "llvm.loop.unroll.disable")})
+          : llvm::MDNode::get(context_, {llvm::MDString::get(context_, "llvm.loop.unroll.count"),
+                                         llvm::ConstantAsMetadata::get(builder_.getInt32(
+                                             static_cast<uint32_t>(loop.int_value)))});
+  llvm::MDNode* id = llvm::MDNode::getDistinct(context_, {nullptr, hint});
+  id->replaceOperandWith(0, id);
+  back_edge->setMetadata(llvm::LLVMContext::MD_loop, id);
+}
+
+void KernelLowering::return_(const ir::Op&) {
+  builder_.CreateRetVoid();
+  continue_in_new_block();
 }
 
 }  // namespace rocjit::targets

@@ -40,6 +40,8 @@ class KernelLowering {
   virtual llvm::Value* workitem(ir::WorkItem w, unsigned dim) = 0;
   virtual void barrier(const ir::Op& op) = 0;
   virtual void wavebarrier(const ir::Op& op) = 0;
+  // Return(): ends the work-item (the base class returns from the kernel function).
+  virtual void return_(const ir::Op& op);
   // Base pointer of a shared or local array (element type = the array's element type).
   virtual llvm::Value* memory_base(const ir::Memory& m) = 0;
   virtual llvm::Value* math(const ir::Op& op, const std::vector<llvm::Value*>& args);
@@ -80,6 +82,9 @@ class KernelLowering {
   // Continues emission in a fresh block after a terminator (code after Break is unreachable).
   void continue_in_new_block();
   std::vector<llvm::BasicBlock*> loop_exits_;
+  std::vector<llvm::BasicBlock*> loop_continues_;  // where Continue goes: a for's latch, a while's step
+  // Attaches the loop's unroll request (ir::Op::int_value) to its back edge.
+  void unroll_metadata(llvm::Instruction* back_edge, const ir::Op& loop);
   std::vector<llvm::Value*> values_;
 
   const ir::Kernel& kernel_;

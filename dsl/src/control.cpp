@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "rocjit/dsl/array.hpp"
+
 namespace rocjit::dsl {
 namespace detail {
 
@@ -18,8 +20,17 @@ ir::Op& open_if(const Operand& cond, const std::source_location& loc) {
   return append(std::move(op));
 }
 
+namespace {
+int64_t unroll_count(const LoopOptions& options, const std::source_location& loc) {
+  if (options.unroll < 0 || options.unroll > ir::max_unroll)
+    fail(loc, fmt::format("loop unroll count {} is outside 0..{} (0 lets LLVM decide, 1 keeps the loop rolled)",
+                          options.unroll, ir::max_unroll));
+  return options.unroll;
+}
+}  // namespace
+
 ir::Op& open_for(const Operand& begin, const Operand& end, const Operand& step, const std::source_location& loc,
-                 Value& induction) {
+                 Value& induction, const LoopOptions& options) {
   Trace& t = current(loc);
   ir::Type ty = common_type(begin, end);
   if (ty == ir::Type::i1) ty = ir::Type::i32;
@@ -34,6 +45,7 @@ ir::Op& open_for(const Operand& begin, const Operand& end, const Operand& step, 
   op.kind = ir::OpKind::for_;
   op.type = ty;
   op.operands = {b.id(), e.id(), s.id()};
+  op.int_value = unroll_count(options, loc);
   op.regions.resize(1);
   op.loc = to_loc(loc);
   op.result = t.kernel.new_value(ty);
@@ -43,11 +55,12 @@ ir::Op& open_for(const Operand& begin, const Operand& end, const Operand& step, 
   return placed;
 }
 
-ir::Op& open_while(const std::source_location& loc) {
+ir::Op& open_while(const std::source_location& loc, const LoopOptions& options) {
   current(loc);
   ir::Op op;
   op.kind = ir::OpKind::while_;
-  op.regions.resize(2);
+  op.int_value = unroll_count(options, loc);
+  op.regions.resize(3);
   op.loc = to_loc(loc);
   return append(std::move(op));
 }
@@ -59,6 +72,22 @@ void close_while_condition(ir::Op& loop, const Operand& cond) {
   op.operands = {c.id()};
   op.loc = loop.loc;
   append(std::move(op));
+}
+
+Counter declare_counter(const Operand& init, const std::source_location& loc) {
+  Trace& t = current(loc);
+  ir::Type type = init.type();
+  if (type == ir::Type::i1) type = ir::Type::i32;
+  Counter c{declare_slot(type, loc), type, t.serial};
+  store_counter(c, init, loc);
+  return c;
+}
+
+Value load_counter(const Counter& c, const std::source_location& loc) { return load_slot(c.slot, c.type, c.trace, loc); }
+
+void store_counter(const Counter& c, const Operand& v, const std::source_location& loc) {
+  (void)loc;
+  store_slot(c.slot, c.type, c.trace, v);
 }
 
 LoopDepth::LoopDepth() { ++current_or_null()->loop_depth; }
@@ -82,6 +111,14 @@ void Break(std::source_location loc) {
   if (t.loop_depth == 0) detail::fail(loc, "Break() outside a loop; it must be inside a For or While body");
   detail::emit_plain(ir::OpKind::break_, 0, loc);
 }
+
+void Continue(std::source_location loc) {
+  detail::Trace& t = detail::current(loc);
+  if (t.loop_depth == 0) detail::fail(loc, "Continue() outside a loop; it must be inside a For or While body");
+  detail::emit_plain(ir::OpKind::continue_, 0, loc);
+}
+
+void Return(std::source_location loc) { detail::emit_plain(ir::OpKind::return_, 0, loc); }
 
 void barrier(unsigned flags, std::source_location loc) {
   detail::current(loc);

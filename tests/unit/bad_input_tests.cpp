@@ -293,3 +293,66 @@ TEST_CASE("control flow nested deeper than 256 regions is an error naming the ke
   CHECK_THROWS_WITH(make(256), Contains("kernel 'deep'") && Contains("regions are nested more than 256 deep") &&
                                    Contains("bad_input_tests.cpp"));
 }
+
+TEST_CASE("Continue outside a loop, bad unroll counts and barriers after a divergent Return are errors") {
+  int line = 0;
+  auto stray = [&] {
+    return kernel("stray_continue", [&](Array<float> x) {
+      line = __LINE__ + 1;
+      If(global_id(0) == 0, [&] { Continue(); });
+    });
+  };
+  CHECK_THROWS_WITH(stray(), Contains("kernel 'stray_continue'") && Contains("Continue() outside a loop") &&
+                                 Contains(here(line)));
+  auto unroll = [&] {
+    return kernel("bad_unroll", [&](Array<float> x) {
+      line = __LINE__ + 1;
+      For(0, 4, [&](Int i) { x(i) = 0.0f; }, {.unroll = -2});
+    });
+  };
+  CHECK_THROWS_WITH(unroll(), Contains("kernel 'bad_unroll'") && Contains("unroll count -2 is outside 0..1024") &&
+                                  Contains(here(line)));
+
+  int return_line = 0, barrier_line = 0, id_line = 0;
+  auto after_return = [&] {
+    return kernel("return_then_barrier", [&](Array<float> x) {
+      id_line = __LINE__ + 1;
+      Int i = local_id(0);
+      return_line = __LINE__ + 1;
+      If(i > 5, [&] { Return(); });
+      barrier_line = __LINE__ + 1;
+      barrier();
+      x(i) = 1.0f;
+    });
+  };
+  CHECK_THROWS_AS(after_return(), CompileError);
+  CHECK_THROWS_WITH(after_return(), Contains("kernel 'return_then_barrier'") &&
+                                        Contains("barrier at " + here(barrier_line)) &&
+                                        Contains("Return() at " + here(return_line)) &&
+                                        Contains("local_id(0) at " + here(id_line)));
+  // In a loop, a barrier before the divergent Return is reached again by fewer work-items.
+  CHECK_THROWS_WITH(kernel("return_in_loop", [](Array<float> x) {
+                      For(0, 4, [&](Int k) {
+                        barrier();
+                        If(x(local_id(0)) > 0.0f, [&] { Return(); });
+                      });
+                    }),
+                    Contains("barrier at") && Contains("Return() at") && Contains("a value loaded from memory"));
+  // A divergent Continue makes the rest of the loop body divergent.
+  CHECK_THROWS_WITH(kernel("divergent_continue", [](Array<float> x) {
+                      For(0, 4, [&](Int k) {
+                        If(local_id(0) == k, [&] { Continue(); });
+                        barrier();
+                      });
+                    }),
+                    Contains("barrier at") && Contains("local_id(0)"));
+  // Uniform Returns and Continues before barriers are fine.
+  CHECK_NOTHROW(kernel("uniform_exits", [](Array<float> x, Int n) {
+    If(group_id(0) >= n, [&] { Return(); });
+    For(0, n, [&](Int k) {
+      If(k == 2, [&] { Continue(); });
+      barrier();
+    });
+    barrier();
+  }));
+}

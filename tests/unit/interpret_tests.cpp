@@ -887,3 +887,37 @@ TEST_CASE("the interpreter reports reads of unwritten shared and local memory an
   CHECK_THROWS_WITH(interpret(local.ir(), {1}, {2}, largs),
                     Contains("reads element (1) of local array 'mine' before the work-item wrote it"));
 }
+
+TEST_CASE("Return, Continue and the C-style For with its step region") {
+  Kernel k = kernel("exits", [](Array<int32_t> out, Int n) {
+    Int t = global_id(0);
+    If(t >= n, [&] { Return(); });
+    Var<int32_t> odd = 0;
+    For(0, t, [&](Int j) {
+      If(j % 2 == 0, [&] { Continue(); });
+      odd += j;
+    });
+    Var<int32_t> skipped = 0;
+    For(t, [](Int s) { return s >= 0; }, [](Int s) { return s - 3; }, [&](Int s) {
+      If(s % 2 == 1, [&] { Continue(); });
+      skipped += s;
+    });
+    For(0, 50, [&](Int j) {
+      If(j == t % 5, [&] {
+        out(t) = odd * 1000 + skipped * 10 + j;
+        Return();
+      });
+    });
+    out(t) = -1;
+  });
+  auto out = run_both(k.ir(), {2}, {32}, Args().array(std::vector<int32_t>(40, 99)).scalar(40));
+  std::vector<int32_t> o = out[0].as<int32_t>();
+  for (int t = 0; t < 40; ++t) {
+    int odd = 0, skipped = 0;
+    for (int j = 0; j < t; ++j)
+      if (j % 2) odd += j;
+    for (int s = t; s >= 0; s -= 3)
+      if (s % 2 != 1) skipped += s;
+    REQUIRE(o[t] == odd * 1000 + skipped * 10 + t % 5);
+  }
+}

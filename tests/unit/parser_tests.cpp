@@ -36,7 +36,10 @@ Kernel every_op() {
     While([&] { return j < 3; }, [&] {
       j += 1;
       If(j == 2, [&] { Break(); });
+      If(j == 1, [&] { Continue(); });
     });
+    For(Int(0), [](Int c) { return c < 4; }, [](Int c) { return c + 1; }, [&](Int c) { tmp(c) = 0.0f; },
+        {.unroll = 2});
     If(acc > 1.0f, [&] { a(i, 0) = acc; }).Else([&] { a(i, 1) = acc; });
     Value x = acc;
     Value m = sqrt(x) + rsqrt(x) + exp(x) + exp2(x) + log(x) + log2(x) + sin(x) + cos(x) + tan(x) + pow(x, x) +
@@ -64,6 +67,7 @@ Kernel every_op() {
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     barrier(0);
     wavebarrier();
+    If(n > 100, [&] { Return(); });
   });
 }
 
@@ -122,7 +126,7 @@ TEST_CASE("a kernel using every op kind round-trips, with and without locations"
   ir::Kernel parsed = ir::parse(k.print(true));
   CHECK(parsed.memories.size() == k.ir().memories.size());
   CHECK(parsed.memories[1].layout == ir::Layout::strided);
-  CHECK(parsed.slots.size() == 2);
+  CHECK(parsed.slots.size() == 3);
   CHECK(parsed.values.size() == k.ir().values.size());
 }
 

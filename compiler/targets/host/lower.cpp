@@ -32,17 +32,23 @@ bool contains_barrier(const ir::Op& op) {
   return found;
 }
 
-// True when a Break inside `op` leaves `op` itself (targets a loop outside it).
-bool break_escapes(const ir::Op& op, int depth = 0) {
-  if (op.kind == OpKind::break_) return depth == 0;
+// True when a Break or Continue inside `op` leaves `op` itself (targets a loop outside it).
+bool jump_escapes(const ir::Op& op, int depth = 0) {
+  if (op.kind == OpKind::break_ || op.kind == OpKind::continue_) return depth == 0;
   int inner = depth + (is_loop(op) ? 1 : 0);
   for (const auto& r : op.regions)
     for (const auto& sub : r.ops)
-      if (break_escapes(*sub, inner)) return true;
+      if (jump_escapes(*sub, inner)) return true;
   return false;
 }
 
-bool group_level(const ir::Op& op) { return contains_barrier(op) || break_escapes(op); }
+bool group_level(const ir::Op& op) { return contains_barrier(op) || jump_escapes(op); }
+
+bool has_return(const ir::Region& body) {
+  bool found = false;
+  ir::walk(body, [&](const ir::Op& o) { found |= o.kind == OpKind::return_; });
+  return found;
+}
 
 class HostLowering : public KernelLowering {
  public:
@@ -99,13 +105,18 @@ class HostLowering : public KernelLowering {
     llvm::Value* end = f->getArg(3);
     auto* header = llvm::BasicBlock::Create(context_, "group.header", f);
     auto* body = llvm::BasicBlock::Create(context_, "group.body", f);
+    group_next_ = llvm::BasicBlock::Create(context_, "group.next", f);
     auto* exit = llvm::BasicBlock::Create(context_, "group.exit", f);
+    // Set when a work-item of the group executes Return(): the segments after the one it
+    // returned in are skipped (the uniformity rule guarantees none follows a divergent Return).
+    if (has_return(kernel_.body)) returned_ = entry_alloca(builder_.getInt1Ty(), nullptr, "returned", 0);
     builder_.CreateBr(header);
     builder_.SetInsertPoint(header);
     llvm::PHINode* g = builder_.CreatePHI(i64, 2, "group");
     g->addIncoming(begin, entry);
     builder_.CreateCondBr(builder_.CreateICmpSLT(g, end), body, exit);
     builder_.SetInsertPoint(body);
+    if (returned_) builder_.CreateStore(builder_.getFalse(), returned_);
     llvm::Value* gx64 = builder_.CreateZExt(grid_[0], i64);
     llvm::Value* gy64 = builder_.CreateZExt(grid_[1], i64);
     group_[0] = builder_.CreateTrunc(builder_.CreateURem(g, gx64), builder_.getInt32Ty(), "group.x");
@@ -113,8 +124,10 @@ class HostLowering : public KernelLowering {
     group_[1] = builder_.CreateTrunc(builder_.CreateURem(rest, gy64), builder_.getInt32Ty(), "group.y");
     group_[2] = builder_.CreateTrunc(builder_.CreateUDiv(rest, gy64), builder_.getInt32Ty(), "group.z");
     region(kernel_.body);
+    builder_.CreateBr(group_next_);
+    builder_.SetInsertPoint(group_next_);
     llvm::Value* next = builder_.CreateNSWAdd(g, builder_.getInt64(1));
-    g->addIncoming(next, builder_.GetInsertBlock());
+    g->addIncoming(next, group_next_);
     builder_.CreateBr(header);
     builder_.SetInsertPoint(exit);
     builder_.CreateRetVoid();
@@ -171,6 +184,7 @@ class HostLowering : public KernelLowering {
         work_item_zero_.insert(cond);
         for (const auto& c : op.regions[0].ops) assign(*c, cond);
         plan_region(op.regions[1], true);
+        plan_region(op.regions[2], true);
       }
     }
   }
@@ -297,12 +311,14 @@ class HostLowering : public KernelLowering {
     flush(run);
   }
 
-  // Emits `body` inside for (i = 0; i < count; ++i), i as i32.
+  // Emits `body` inside for (i = 0; i < count; ++i), i as i32; `body` gets i and the block that
+  // starts the next iteration (where a work-item's Return() jumps).
   template <class F>
   void counted_loop(llvm::Value* count, const char* name, F&& body) {
     llvm::BasicBlock* pre = builder_.GetInsertBlock();
     auto* header = llvm::BasicBlock::Create(context_, std::string(name) + ".header", function_);
     auto* loop = llvm::BasicBlock::Create(context_, std::string(name) + ".body", function_);
+    auto* latch = llvm::BasicBlock::Create(context_, std::string(name) + ".next", function_);
     auto* exit = llvm::BasicBlock::Create(context_, std::string(name) + ".exit", function_);
     builder_.CreateBr(header);
     builder_.SetInsertPoint(header);
@@ -310,8 +326,10 @@ class HostLowering : public KernelLowering {
     i->addIncoming(builder_.getInt32(0), pre);
     builder_.CreateCondBr(builder_.CreateICmpSLT(i, count), loop, exit);
     builder_.SetInsertPoint(loop);
-    body(i);
-    i->addIncoming(builder_.CreateNSWAdd(i, builder_.getInt32(1)), builder_.GetInsertBlock());
+    body(i, latch);
+    builder_.CreateBr(latch);
+    builder_.SetInsertPoint(latch);
+    i->addIncoming(builder_.CreateNSWAdd(i, builder_.getInt32(1)), latch);
     builder_.CreateBr(header);
     builder_.SetInsertPoint(exit);
   }
@@ -325,9 +343,10 @@ class HostLowering : public KernelLowering {
       work_item_ = builder_.getInt64(0);
       for (const ir::Op* op : run) operation(*op);
     } else {
-      counted_loop(block_[2], "wi.z", [&](llvm::Value* z) {
-        counted_loop(block_[1], "wi.y", [&](llvm::Value* y) {
-          counted_loop(block_[0], "wi.x", [&](llvm::Value* x) {
+      counted_loop(block_[2], "wi.z", [&](llvm::Value* z, llvm::BasicBlock*) {
+        counted_loop(block_[1], "wi.y", [&](llvm::Value* y, llvm::BasicBlock*) {
+          counted_loop(block_[0], "wi.x", [&](llvm::Value* x, llvm::BasicBlock* next) {
+            item_next_ = next;
             local_[0] = x;
             local_[1] = y;
             local_[2] = z;
@@ -338,9 +357,22 @@ class HostLowering : public KernelLowering {
           });
         });
       });
+      if (returned_) {
+        // Work-items that returned skip the rest of the kernel: with a uniform Return that is the
+        // whole group; after a divergent one no segment follows (the uniformity rule).
+        auto* go_on = llvm::BasicBlock::Create(context_, "segment.after", function_);
+        builder_.CreateCondBr(builder_.CreateLoad(builder_.getInt1Ty(), returned_), group_next_, go_on);
+        builder_.SetInsertPoint(go_on);
+      }
     }
     segment_ = group_segment;
     run.clear();
+  }
+
+  void return_(const ir::Op&) override {
+    builder_.CreateStore(builder_.getTrue(), returned_);
+    builder_.CreateBr(item_next_);
+    continue_in_new_block();
   }
 
   // ---- target hooks -----------------------------------------------------------------------
@@ -426,6 +458,9 @@ class HostLowering : public KernelLowering {
   llvm::Value* block_[3] = {}, * grid_[3] = {}, * group_[3] = {}, * local_[3] = {};
   llvm::Value* shared_ = nullptr, * storage_ = nullptr, * threads_ = nullptr, * work_item_ = nullptr;
   llvm::Value* report_ = nullptr, * report_state_ = nullptr, * scratch_ = nullptr;
+  llvm::BasicBlock* group_next_ = nullptr;  // starts the next work-group
+  llvm::BasicBlock* item_next_ = nullptr;   // starts the next work-item of the current segment
+  llvm::AllocaInst* returned_ = nullptr;    // some work-item of the group has returned
 };
 
 }  // namespace

@@ -200,9 +200,9 @@ struct Op {
   uint8_t sub = 0;          ///< BinaryOp / UnaryOp / ComparePred / MathFn / WorkItem / AtomicOp / FenceFlags
   uint8_t dim = 0;          ///< workitem, shape
   uint32_t ref = 0;         ///< MemoryId (shape/load/store/atomic) or SlotId (var_load/var_store)
-  int64_t int_value = 0;    ///< constant (integers, i1)
+  int64_t int_value = 0;    ///< constant (integers, i1); for/while: the unroll request (0 = LLVM decides, 1 = none)
   double float_value = 0;   ///< constant (floats)
-  /// Nested bodies (if: then/else; for, while).
+  /// Nested bodies (if: then/else; for: body; while: condition, body, step).
   std::vector<Region> regions;
   /// Where the DSL call or .rjir text was.
   SourceLoc loc;
@@ -231,6 +231,9 @@ struct ValueInfo {
 /// Regions (the bodies of if, for and while) nest at most this deep. Every pass walks regions
 /// recursively; the bound keeps a machine-made kernel from exhausting the stack.
 inline constexpr unsigned max_region_depth = 256;
+
+/// The largest unroll count a loop may request (For/While `{.unroll = N}`).
+inline constexpr int64_t max_unroll = 1024;
 
 /// Shared and local arrays hold at most this many elements (indices are 32-bit).
 inline constexpr int64_t max_array_elements = 2147483647;

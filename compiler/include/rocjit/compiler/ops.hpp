@@ -50,7 +50,8 @@
 //   effect:     OpEffect
 //   convergent: every work-item of the sync scope must reach it together (uniform control flow)
 //   sync:       SyncScope of a synchronisation point (barrier fission splits the host body there)
-//   regions:    nested regions the op owns
+//   regions:    nested regions the op owns (while: condition, body and step, the step run after the
+//               body and after a continue, as a C for loop's increment; it may be empty)
 // clang-format off
 #define ROCJIT_OPS(X)                                                                                              \
   X(constant,    "const",       none,     0,         none,    value,     none,          false, none,      0)       \
@@ -71,7 +72,9 @@
   X(wavebarrier, "wavebarrier", none,     0,         none,    none,      synchronizes,  true,  wavefront, 0)       \
   X(if_,         "if",          none,     1,         none,    none,      control_flow,  false, none,      2)       \
   X(for_,        "for",         none,     3,         none,    induction, control_flow,  false, none,      1)       \
-  X(while_,      "while",       none,     0,         none,    none,      control_flow,  false, none,      2)       \
+  X(while_,      "while",       none,     0,         none,    none,      control_flow,  false, none,      3)       \
   X(condition,   "condition",   none,     1,         none,    none,      none,          false, none,      0)       \
-  X(break_,      "break",       none,     0,         none,    none,      control_flow,  false, none,      0)
+  X(break_,      "break",       none,     0,         none,    none,      control_flow,  false, none,      0)       \
+  X(continue_,   "continue",    none,     0,         none,    none,      control_flow,  false, none,      0)       \
+  X(return_,     "return",      none,     0,         none,    none,      control_flow,  false, none,      0)
 // clang-format on
