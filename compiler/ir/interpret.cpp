@@ -491,6 +491,25 @@ class Interpreter {
                                  group_name(), item_name(at), where(at), item_name(other), where(other)));
       }
       if (!first.waiting) return;  // all ended
+      if (first.waiting->kind == OpKind::wave) run_wave_op(*first.waiting);
+    }
+  }
+
+  // Every work-item stopped at wave op `op`: run it for each wave of the group.
+  void run_wave_op(const Op& op) {
+    const unsigned width = options_.wave_size;
+    const size_t n = items_.size();
+    std::vector<Bits> a(width), b(width), out(width);
+    const Type type = k_.value_type(op.operands[0]);
+    for (size_t w0 = 0; w0 < n; w0 += width) {
+      const auto active = static_cast<unsigned>(std::min<size_t>(width, n - w0));
+      for (unsigned l = 0; l < active; ++l) {
+        const Item& it = items_[w0 + l];
+        a[l] = it.values[op.operands[0]];
+        b[l] = op.operands.size() > 1 ? it.values[op.operands[1]] : 0;
+      }
+      interpret_wave(op.wave_op(), type, a.data(), b.data(), out.data(), active, width);
+      for (unsigned l = 0; l < active; ++l) items_[w0 + l].values[op.result] = out[l];
     }
   }
 
@@ -517,6 +536,7 @@ class Interpreter {
       switch (op.kind) {
         case OpKind::barrier:
         case OpKind::wavebarrier:
+        case OpKind::wave:
           it.waiting = &op;
           return;
         case OpKind::if_: {
@@ -603,6 +623,9 @@ class Interpreter {
       case ir::WorkItem::num_groups: return groups[d];
       case ir::WorkItem::global_id: return group_[d] * size[d] + it.local[d];
       case ir::WorkItem::global_size: return groups[d] * size[d];
+      case ir::WorkItem::lane_id:
+        return (it.local[0] + size[0] * (it.local[1] + size[1] * it.local[2])) % options_.wave_size;
+      case ir::WorkItem::wave_size: return options_.wave_size;
     }
     return 0;
   }
@@ -739,6 +762,63 @@ class Interpreter {
 };
 
 }  // namespace
+
+void interpret_wave(ir::WaveOp op, ir::Type type, const uint64_t* a, const uint64_t* b, uint64_t* out,
+                    unsigned active, unsigned width) {
+  using W = ir::WaveOp;
+  using B = ir::BinaryOp;
+  const auto lane_ok = [&](int64_t src) { return src >= 0 && src < static_cast<int64_t>(active); };
+  const auto lane = [&](unsigned l) { return sext(Type::i32, b[l]); };
+  switch (op) {
+    case W::shuffle: case W::shuffle_xor: case W::shuffle_up: case W::shuffle_down: case W::broadcast:
+      for (unsigned l = 0; l < active; ++l) {
+        int64_t src = lane(l);
+        if (op == W::shuffle_xor) src = static_cast<int64_t>(l) ^ src;
+        else if (op == W::shuffle_up) src = static_cast<int64_t>(l) - src;
+        else if (op == W::shuffle_down) src = static_cast<int64_t>(l) + src;
+        out[l] = lane_ok(src) ? a[src] : a[l];
+      }
+      return;
+    case W::read_first:
+      for (unsigned l = 0; l < active; ++l) out[l] = a[0];
+      return;
+    case W::ballot: case W::any: case W::all: case W::count: {
+      uint64_t bits = 0;
+      for (unsigned l = 0; l < active; ++l) bits |= (a[l] & 1) << l;
+      const uint64_t all_lanes = active == 64 ? ~uint64_t{0} : (uint64_t{1} << active) - 1;
+      const uint64_t r = op == W::ballot ? bits
+                         : op == W::any  ? bits != 0
+                         : op == W::all  ? bits == all_lanes
+                                         : static_cast<uint64_t>(std::popcount(bits));
+      for (unsigned l = 0; l < active; ++l) out[l] = r;
+      return;
+    }
+    case W::reduce_add: case W::reduce_min: case W::reduce_max: case W::reduce_and: case W::reduce_or:
+    case W::reduce_xor: {
+      // A tree in lane order: at step k = 1, 2, 4, ... lane l combines its partial with lane
+      // l + k's when that lane exists; lane 0 ends with ((v0 op v1) op (v2 op v3)) op ..., which
+      // every lane receives (lanes past the wave's end are simply absent from the tree).
+      const B bo = op == W::reduce_add ? B::add : op == W::reduce_min ? B::min : op == W::reduce_max ? B::max
+                   : op == W::reduce_and ? B::and_ : op == W::reduce_or ? B::or_ : B::xor_;
+      std::vector<Bits> x(a, a + active);
+      for (unsigned k = 1; k < width; k <<= 1)
+        for (unsigned l = 0; l + k < active; ++l) x[l] = binary(bo, type, x[l], x[l + k]);
+      std::fill(out, out + active, x[0]);
+      return;
+    }
+    case W::inclusive_scan_add: case W::exclusive_scan_add: {
+      // Hillis-Steele: at step k lane l >= k computes (partial of lane l - k) + (its own).
+      std::vector<Bits> x(a, a + active), next(active);
+      for (unsigned k = 1; k < width; k <<= 1) {
+        for (unsigned l = 0; l < active; ++l) next[l] = l >= k ? binary(B::add, type, x[l - k], x[l]) : x[l];
+        x.swap(next);
+      }
+      for (unsigned l = 0; l < active; ++l)
+        out[l] = op == W::inclusive_scan_add ? x[l] : l == 0 ? Bits{0} : x[l - 1];
+      return;
+    }
+  }
+}
 
 void interpret(const ir::Kernel& kernel, Dim3 grid, Dim3 block, std::span<const InterpretArgument> args,
                const InterpretOptions& options) {

@@ -55,6 +55,7 @@ constexpr SubOpInfo compare_preds[] = {ROCJIT_COMPARE_PREDS(ROCJIT_SUB_OP_INFO)}
 constexpr SubOpInfo math_fns[] = {ROCJIT_MATH_FNS(ROCJIT_SUB_OP_INFO)};
 constexpr SubOpInfo workitems[] = {ROCJIT_WORKITEMS(ROCJIT_SUB_OP_INFO)};
 constexpr SubOpInfo atomic_ops[] = {ROCJIT_ATOMIC_OPS(ROCJIT_SUB_OP_INFO)};
+constexpr SubOpInfo wave_ops[] = {ROCJIT_WAVE_OPS(ROCJIT_SUB_OP_INFO)};
 #undef ROCJIT_SUB_OP_INFO
 
 constexpr bool table_in_enum_order() {
@@ -92,6 +93,7 @@ std::span<const SubOpInfo> family_members(OpFamily f) {
     case OpFamily::math: return math_fns;
     case OpFamily::workitem: return workitems;
     case OpFamily::atomic: return atomic_ops;
+    case OpFamily::wave: return wave_ops;
     case OpFamily::none: case OpFamily::fence: break;
   }
   return {};
@@ -102,6 +104,7 @@ std::string_view family_prefix(OpFamily f) {
     case OpFamily::compare: return "cmp.";
     case OpFamily::math: return "math.";
     case OpFamily::atomic: return "atomic.";
+    case OpFamily::wave: return "wave.";
     default: return "";
   }
 }
@@ -116,6 +119,7 @@ std::string_view family_name(OpFamily f) {
     case OpFamily::workitem: return "WorkItem";
     case OpFamily::atomic: return "AtomicOp";
     case OpFamily::fence: return "FenceFlags";
+    case OpFamily::wave: return "WaveOp";
   }
   return "?";
 }
@@ -134,6 +138,7 @@ unsigned math_fn_arity(MathFn f) {
 }
 std::string_view workitem_name(WorkItem w) { return member_name(workitems, w); }
 std::string_view atomic_op_name(AtomicOp o) { return member_name(atomic_ops, o); }
+std::string_view wave_op_name(WaveOp o) { return member_name(wave_ops, o); }
 
 bool has_valid_sub(const Op& op) {
   const OpInfo& info = op_info(op.kind);

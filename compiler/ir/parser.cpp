@@ -507,6 +507,11 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       if (k == OpKind::compare) op.type = Type::i1;
       break;
     }
+    case OpKind::wave:  // operand types follow from the member: ir::verify checks them
+      operand_list();
+      op.type = annotated_type();
+      arity(value_operand_count(op));
+      break;
     case OpKind::cast:
       uses.push_back(use());
       check_type(uses[0], annotated_type());

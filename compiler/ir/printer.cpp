@@ -114,6 +114,7 @@ class Printer {
       case OpKind::binary:
       case OpKind::unary:
       case OpKind::math:
+      case OpKind::wave:
         out_ += fmt::format("{} {} : {}", op_spelling(op), operand_list(op), t);
         break;
       case OpKind::compare:

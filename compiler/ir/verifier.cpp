@@ -310,6 +310,26 @@ class Verifier {
         if (op.type != m.element) fail(op.loc, "atomic must produce the array's element type");
         break;
       }
+      case OpKind::wave: {
+        const WaveOp w = op.wave_op();
+        const Type a = use(op, op.operands[0]);
+        const std::string_view name = wave_op_name(w);
+        if (w == WaveOp::ballot || w == WaveOp::any || w == WaveOp::all || w == WaveOp::count) {
+          if (a != Type::i1) fail(op.loc, fmt::format("wave.{} takes an i1 predicate, got {}", name, type_name(a)));
+          const Type want = w == WaveOp::ballot ? Type::u64 : w == WaveOp::count ? Type::i32 : Type::i1;
+          if (op.type != want) fail(op.loc, fmt::format("wave.{} produces {}", name, type_name(want)));
+          break;
+        }
+        if (a == Type::i1 || a.is_vector() || !(is_integer(a) || is_float(a)))
+          fail(op.loc, fmt::format("wave.{} takes a scalar number, got {}", name, type_name(a)));
+        if (op.type != a) fail(op.loc, fmt::format("wave.{} produces its operand's type", name));
+        if (op.operands.size() > 1 && use(op, op.operands[1]) != Type::i32)
+          fail(op.loc, fmt::format("wave.{}'s lane operand must be i32, got {}", name,
+                                   type_name(kernel_.value_type(op.operands[1]))));
+        if ((w == WaveOp::reduce_and || w == WaveOp::reduce_or || w == WaveOp::reduce_xor) && !is_integer(a))
+          fail(op.loc, fmt::format("wave.{} needs an integer, got {}", name, type_name(a)));
+        break;
+      }
       case OpKind::var_load:
         if (op.ref >= kernel_.slots.size()) fail(op.loc, "var.load of an unknown variable");
         if (op.type != kernel_.slots[op.ref].type) fail(op.loc, "var.load type differs from the variable's");

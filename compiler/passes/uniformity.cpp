@@ -69,6 +69,7 @@ class Uniformity {
         return;
       case OpKind::load:
       case OpKind::atomic:
+      case OpKind::wave:  // differs between the waves of a group
         mark_value(op.result, &op);
         return;
       case OpKind::var_load:
@@ -195,7 +196,7 @@ class Uniformity {
         "kernel '{}': {}{} is not reached by every work-item: some may have ended at the Return(){}, "
         "whose {} condition{} depends on {}. A barrier or wave operation may follow a Return() only when "
         "every work-item of the group returns together (work-group-uniform control flow)",
-        kernel_.name, op_kind_name(sync.kind), where(sync, 0), where(ret, 0), is_if ? "If" : "loop",
+        kernel_.name, op_spelling(sync), where(sync, 0), where(ret, 0), is_if ? "If" : "loop",
         where(*c.condition_op, condition), describe(*c.origin)));
   }
 
@@ -212,12 +213,14 @@ class Uniformity {
       case OpKind::workitem:
         return fmt::format("{}({}){}", workitem_name(origin.workitem()), origin.dim, where(origin, origin.result));
       case OpKind::atomic: return fmt::format("an atomic's result{}", where(origin, origin.result));
+      case OpKind::wave:
+        return fmt::format("a wave operation's result ({}){}", op_spelling(origin), where(origin, origin.result));
       default: return fmt::format("a value loaded from memory{}", where(origin, origin.result));
     }
   }
 
   [[noreturn]] void fail(const Op& barrier, const Control& c) const {
-    const std::string_view what = op_kind_name(barrier.kind);
+    const std::string what = op_spelling(barrier);
     const bool is_if = c.condition_op->kind == OpKind::if_;
     const ValueId condition = is_if && !c.condition_op->operands.empty() ? c.condition_op->operands[0] : 0;
     throw CompileError(fmt::format(

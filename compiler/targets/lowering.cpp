@@ -386,6 +386,7 @@ void KernelLowering::operation(const ir::Op& op) {
     case OpKind::var_store: builder_.CreateStore(value(op.operands[0]), slot_pointer(op.ref)); break;
     case OpKind::barrier: barrier(op); break;
     case OpKind::wavebarrier: wavebarrier(op); break;
+    case OpKind::wave: wave(op); return;  // defines its result itself
     case OpKind::if_: lower_if(op); break;
     case OpKind::for_: lower_for(op); break;
     case OpKind::while_: lower_while(op); break;

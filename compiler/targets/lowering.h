@@ -40,6 +40,8 @@ class KernelLowering {
   virtual llvm::Value* workitem(ir::WorkItem w, unsigned dim) = 0;
   virtual void barrier(const ir::Op& op) = 0;
   virtual void wavebarrier(const ir::Op& op) = 0;
+  // A wave operation (ir::WaveOp); the target defines its result.
+  virtual void wave(const ir::Op& op) = 0;
   // Return(): ends the work-item (the base class returns from the kernel function).
   virtual void return_(const ir::Op& op);
   // Base pointer of a shared or local array (element type = the array's element type).

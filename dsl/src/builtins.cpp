@@ -15,6 +15,29 @@ Int workitem(ir::WorkItem w, int dim, const std::source_location& loc) {
              loc);
 }
 
+// A wave operation on a number `v` (literals take their own type) and an optional i32 lane.
+Value wave_op(ir::WaveOp w, const Operand& v, const Operand* lane, const std::source_location& loc) {
+  detail::current(loc);
+  ir::Type t = v.type();
+  const std::string_view name = ir::wave_op_name(w);
+  if (t == ir::Type::i1 || !(ir::is_integer(t) || ir::is_float(t)))
+    detail::fail(loc, fmt::format("wave::{}() takes a number, got {}", name, ir::type_name(t)));
+  if ((w == ir::WaveOp::reduce_and || w == ir::WaveOp::reduce_or || w == ir::WaveOp::reduce_xor) && ir::is_float(t))
+    detail::fail(loc, fmt::format("wave::{}() needs an integer, got {}", name, ir::type_name(t)));
+  std::vector<ir::ValueId> ids{detail::coerce(v, t, false, "a wave operation's value").id()};
+  if (lane) {
+    if (!lane->is_literal() && !ir::is_integer(lane->type()))
+      detail::fail(loc, fmt::format("wave::{}(): the lane must be an integer, got {}", name, ir::type_name(lane->type())));
+    ids.push_back(detail::coerce(*lane, ir::Type::i32, true, "a wave operation's lane").id());
+  }
+  return detail::emit(ir::OpKind::wave, t, std::move(ids), loc, static_cast<uint8_t>(w));
+}
+
+Value wave_vote(ir::WaveOp w, ir::Type result, const Operand& pred, const std::source_location& loc) {
+  detail::current(loc);
+  return detail::emit(ir::OpKind::wave, result, {detail::to_bool(pred).id()}, loc, static_cast<uint8_t>(w));
+}
+
 // Math on floats: integer values are an error (write cast<float>), literals adapt.
 Value math(ir::MathFn fn, std::initializer_list<const Operand*> args) {
   const Operand& first = **args.begin();
@@ -137,5 +160,45 @@ Value compare_exchange(const ArrayRef& a, Index i, const Operand& expected, cons
   return atomic_rmw(ir::AtomicOp::compare_exchange, a, {p[0], p[1], p[2]}, {&expected, &desired});
 }
 }  // namespace atomic
+
+Int lane_id(std::source_location loc) { return workitem(ir::WorkItem::lane_id, 0, loc); }
+Int wave_size(std::source_location loc) { return workitem(ir::WorkItem::wave_size, 0, loc); }
+
+namespace wave {
+Value shuffle(const Operand& v, const Operand& src, std::source_location loc) {
+  return wave_op(ir::WaveOp::shuffle, v, &src, loc);
+}
+Value shuffle_xor(const Operand& v, const Operand& mask, std::source_location loc) {
+  return wave_op(ir::WaveOp::shuffle_xor, v, &mask, loc);
+}
+Value shuffle_up(const Operand& v, const Operand& delta, std::source_location loc) {
+  return wave_op(ir::WaveOp::shuffle_up, v, &delta, loc);
+}
+Value shuffle_down(const Operand& v, const Operand& delta, std::source_location loc) {
+  return wave_op(ir::WaveOp::shuffle_down, v, &delta, loc);
+}
+Value broadcast(const Operand& v, const Operand& lane, std::source_location loc) {
+  return wave_op(ir::WaveOp::broadcast, v, &lane, loc);
+}
+Value read_first(const Operand& v, std::source_location loc) { return wave_op(ir::WaveOp::read_first, v, nullptr, loc); }
+ULong ballot(const Operand& pred, std::source_location loc) {
+  return ULong(wave_vote(ir::WaveOp::ballot, ir::Type::u64, pred, loc), loc);
+}
+Bool any(const Operand& pred, std::source_location loc) { return Bool(wave_vote(ir::WaveOp::any, ir::Type::i1, pred, loc), loc); }
+Bool all(const Operand& pred, std::source_location loc) { return Bool(wave_vote(ir::WaveOp::all, ir::Type::i1, pred, loc), loc); }
+Int count(const Operand& pred, std::source_location loc) { return Int(wave_vote(ir::WaveOp::count, ir::Type::i32, pred, loc), loc); }
+Value reduce_add(const Operand& v, std::source_location loc) { return wave_op(ir::WaveOp::reduce_add, v, nullptr, loc); }
+Value reduce_min(const Operand& v, std::source_location loc) { return wave_op(ir::WaveOp::reduce_min, v, nullptr, loc); }
+Value reduce_max(const Operand& v, std::source_location loc) { return wave_op(ir::WaveOp::reduce_max, v, nullptr, loc); }
+Value reduce_and(const Operand& v, std::source_location loc) { return wave_op(ir::WaveOp::reduce_and, v, nullptr, loc); }
+Value reduce_or(const Operand& v, std::source_location loc) { return wave_op(ir::WaveOp::reduce_or, v, nullptr, loc); }
+Value reduce_xor(const Operand& v, std::source_location loc) { return wave_op(ir::WaveOp::reduce_xor, v, nullptr, loc); }
+Value inclusive_scan_add(const Operand& v, std::source_location loc) {
+  return wave_op(ir::WaveOp::inclusive_scan_add, v, nullptr, loc);
+}
+Value exclusive_scan_add(const Operand& v, std::source_location loc) {
+  return wave_op(ir::WaveOp::exclusive_scan_add, v, nullptr, loc);
+}
+}  // namespace wave
 
 }  // namespace rocjit::dsl

@@ -356,3 +356,33 @@ TEST_CASE("Continue outside a loop, bad unroll counts and barriers after a diver
     barrier();
   }));
 }
+
+TEST_CASE("wave operations under divergent control, on the wrong types or after a divergent Return are errors") {
+  int line = 0, if_line = 0;
+  auto divergent = [&] {
+    return kernel("divergent_wave", [&](Array<int32_t> x) {
+      if_line = __LINE__ + 1;
+      If(local_id(0) < 32, [&] {
+        line = __LINE__ + 1;
+        x(local_id(0)) = wave::reduce_add(x(local_id(0)));
+      });
+    });
+  };
+  CHECK_THROWS_WITH(divergent(), Contains("kernel 'divergent_wave'") && Contains("wave.reduce_add at " + here(line)) &&
+                                     Contains("If condition at " + here(if_line)) && Contains("local_id(0)"));
+  auto float_and = [&] {
+    return kernel("float_and", [&](Array<float> x) {
+      line = __LINE__ + 1;
+      x(0) = wave::reduce_and(x(1));
+    });
+  };
+  CHECK_THROWS_WITH(float_and(), Contains("kernel 'float_and'") && Contains("wave::reduce_and() needs an integer, got f32") &&
+                                     Contains(here(line)));
+  CHECK_THROWS_WITH(kernel("bool_shuffle", [](Array<int32_t> x) { x(0) = cast<int32_t>(wave::shuffle(x(0) > 1, 3)); }),
+                    Contains("wave::shuffle() takes a number, got i1"));
+  CHECK_THROWS_WITH(kernel("wave_after_return", [](Array<int32_t> x) {
+                      If(lane_id() == 3, [&] { Return(); });
+                      x(0) = wave::count(x(1) > 0);
+                    }),
+                    Contains("wave.count at") && Contains("Return() at") && Contains("lane_id(0)"));
+}

@@ -921,3 +921,33 @@ TEST_CASE("Return, Continue and the C-style For with its step region") {
     REQUIRE(o[t] == odd * 1000 + skipped * 10 + t % 5);
   }
 }
+
+TEST_CASE("wave operations: the interpreter and the CPU back end agree, with a partial last wave") {
+  Kernel k = kernel("waves", [](Array<int32_t> out, Array<float> f) {
+    Int t = local_id(0) + local_size(0) * local_id(1);
+    Int g = group_id(0) * 90 + t;
+    Int v = t * 3 - 40;
+    out(6 * g) = wave::shuffle_xor(v, 9) + lane_id() * 1000;
+    out(6 * g + 1) = wave::reduce_max(v);
+    out(6 * g + 2) = wave::exclusive_scan_add(v);
+    out(6 * g + 3) = cast<int32_t>(wave::ballot(t % 4 == 1) % uint64_t{1000003});
+    out(6 * g + 4) = wave::count(v > 0) + wave::shuffle_down(v, 1);
+    out(6 * g + 5) = wave_size();
+    f(g) = wave::reduce_add(cast<float>(v) * 0.1f) + wave::inclusive_scan_add(cast<float>(t) * 0.3f);
+  }, {.max_block_size = 256});
+  auto out = run_both(k.ir(), {2}, {10, 9}, Args().array(std::vector<int32_t>(6 * 180)).array(std::vector<float>(180)));
+  std::vector<int32_t> o = out[0].as<int32_t>();
+  for (int g = 0; g < 180; ++g) {
+    const int t = g % 90, begin = t / 64 * 64, end = std::min(90, begin + 64);
+    REQUIRE(o[6 * g + 5] == 64);
+    int mx = -1000, excl = 0;
+    for (int l = begin; l < end; ++l) {
+      mx = std::max(mx, l * 3 - 40);
+      if (l < t) excl += l * 3 - 40;
+    }
+    const int partner = begin + ((t - begin) ^ 9);
+    REQUIRE(o[6 * g] == (partner < end ? partner : t) * 3 - 40 + (t - begin) * 1000);
+    REQUIRE(o[6 * g + 1] == mx);
+    REQUIRE(o[6 * g + 2] == excl);
+  }
+}

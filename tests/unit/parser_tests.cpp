@@ -68,6 +68,7 @@ Kernel every_op() {
     barrier(0);
     wavebarrier();
     If(n > 100, [&] { Return(); });
+    counts(1) = wave::reduce_add(n) + lane_id() + wave_size();
   });
 }
 
@@ -141,13 +142,22 @@ TEST_CASE("every member of every op family, as the registry lists them, prints a
       ir::Op op;
       op.kind = info.kind;
       op.sub = static_cast<uint8_t>(i);
-      const char* value = info.family == ir::OpFamily::math ? "%2" : "%1";
+      // Wave votes take a predicate: the first comparison's result (%18 = cmp.eq).
+      const std::string_view name = members[i].name;
+      const bool vote = info.family == ir::OpFamily::wave &&
+                        (name == "ballot" || name == "any" || name == "all" || name == "count");
+      const char* value = info.family == ir::OpFamily::math ? "%2" : vote ? "%18" : "%1";
       std::vector<std::string> operands(members[i].operands, value);
       std::string line = fmt::format("  %{} = {} ", next++, ir::op_spelling(op));
       if (info.family == ir::OpFamily::workitem) line += "0";
       else if (info.family == ir::OpFamily::atomic) line += fmt::format("@c[%1], {}", fmt::join(operands, ", "));
       else line += fmt::format("{}", fmt::join(operands, ", "));
-      text += line + (info.family == ir::OpFamily::math ? " : f32\n" : " : i32\n");
+      const char* type = info.family == ir::OpFamily::math ? "f32"
+                         : !vote                          ? "i32"
+                         : name == "ballot"               ? "u64"
+                         : name == "count"                ? "i32"
+                                                          : "i1";
+      text += line + fmt::format(" : {}\n", type);
       expected.emplace_back(info.kind, op.sub);
     }
   }

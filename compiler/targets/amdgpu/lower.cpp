@@ -15,7 +15,9 @@ constexpr unsigned global_as = 1, local_as = 3, private_as = 5;
 
 class AmdgpuLowering : public KernelLowering {
  public:
-  AmdgpuLowering(const ir::Kernel& k, llvm::Module& m) : KernelLowering(k, m) { private_address_space_ = private_as; }
+  AmdgpuLowering(const ir::Kernel& k, llvm::Module& m, unsigned wave_size) : KernelLowering(k, m), wave_(wave_size) {
+    private_address_space_ = private_as;
+  }
 
   LoweredModule run(llvm::Module* module, int code_object_version) {
     LoweredModule out;
@@ -79,6 +81,8 @@ class AmdgpuLowering : public KernelLowering {
       case ir::WorkItem::local_size: return local_size();
       case ir::WorkItem::global_size: return grid_size();
       case ir::WorkItem::num_groups: return builder_.CreateUDiv(grid_size(), local_size());
+      case ir::WorkItem::lane_id: return lane();
+      case ir::WorkItem::wave_size: return builder_.getInt32(wave_);
       case ir::WorkItem::global_id: {
         llvm::Value* g = builder_.CreateIntrinsic(group_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
         llvm::Value* l = builder_.CreateIntrinsic(local_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
@@ -87,6 +91,121 @@ class AmdgpuLowering : public KernelLowering {
       }
     }
     return nullptr;
+  }
+
+  // ---- wave operations ---------------------------------------------------------------------
+  llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Type*> types, llvm::ArrayRef<llvm::Value*> args) {
+    return builder_.CreateIntrinsic(id, types, args);
+  }
+
+  // The lane: mbcnt counts the set bits of ~0 below this lane (lo: lanes 0-31, hi: 32-63).
+  llvm::Value* lane() {
+    llvm::Value* lo = intrinsic(llvm::Intrinsic::amdgcn_mbcnt_lo, {}, {builder_.getInt32(~0u), builder_.getInt32(0)});
+    if (wave_ == 32) return lo;
+    return intrinsic(llvm::Intrinsic::amdgcn_mbcnt_hi, {}, {builder_.getInt32(~0u), lo});
+  }
+
+  // One bit per lane where `pred` holds, as i64 (ballot of the active lanes).
+  llvm::Value* ballot(llvm::Value* pred) {
+    if (wave_ == 64) return intrinsic(llvm::Intrinsic::amdgcn_ballot, {builder_.getInt64Ty()}, {pred});
+    return builder_.CreateZExt(intrinsic(llvm::Intrinsic::amdgcn_ballot, {builder_.getInt32Ty()}, {pred}),
+                               builder_.getInt64Ty());
+  }
+
+  // `v` of lane `src` (which must exist): ds_bpermute on each 32-bit half.
+  llvm::Value* read_lane(llvm::Value* v, llvm::Value* src) {
+    llvm::Type* t = v->getType();
+    const unsigned bits = t->getPrimitiveSizeInBits();
+    llvm::Value* address = builder_.CreateShl(src, 2);
+    auto permute = [&](llvm::Value* word) {
+      return intrinsic(llvm::Intrinsic::amdgcn_ds_bpermute, {}, {address, word});
+    };
+    llvm::Value* word = builder_.CreateBitCast(v, builder_.getIntNTy(bits));
+    if (bits == 32) return builder_.CreateBitCast(permute(word), t);
+    llvm::Value* lo = permute(builder_.CreateTrunc(word, builder_.getInt32Ty()));
+    llvm::Value* hi = permute(builder_.CreateTrunc(builder_.CreateLShr(word, 32), builder_.getInt32Ty()));
+    llvm::Value* joined = builder_.CreateOr(builder_.CreateZExt(lo, builder_.getInt64Ty()),
+                                            builder_.CreateShl(builder_.CreateZExt(hi, builder_.getInt64Ty()), 32));
+    return builder_.CreateBitCast(joined, t);
+  }
+
+  // Whether lane `src` (i32, any value) is an active lane of this wave.
+  llvm::Value* lane_exists(llvm::Value* src, llvm::Value* active) {
+    llvm::Value* in_range = builder_.CreateICmpULT(src, builder_.getInt32(wave_));
+    llvm::Value* shift = builder_.CreateZExt(builder_.CreateAnd(src, builder_.getInt32(63)), builder_.getInt64Ty());
+    llvm::Value* bit = builder_.CreateTrunc(builder_.CreateLShr(active, shift), builder_.getInt1Ty());
+    return builder_.CreateAnd(in_range, bit);
+  }
+
+  llvm::Value* combine(ir::WaveOp w, ir::Type t, llvm::Value* a, llvm::Value* b) {
+    const bool f = ir::is_float(t), s = ir::is_signed(t);
+    switch (w) {
+      case ir::WaveOp::reduce_min:
+        return f ? float_min_max(false, a, b) : builder_.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+      case ir::WaveOp::reduce_max:
+        return f ? float_min_max(true, a, b) : builder_.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+      case ir::WaveOp::reduce_and: return builder_.CreateAnd(a, b);
+      case ir::WaveOp::reduce_or: return builder_.CreateOr(a, b);
+      case ir::WaveOp::reduce_xor: return builder_.CreateXor(a, b);
+      default: return f ? builder_.CreateFAdd(a, b) : builder_.CreateAdd(a, b);
+    }
+  }
+
+  // The same steps as rocjit::interpret_wave (compiler/ir/interpret.cpp), with cross-lane reads.
+  void wave(const ir::Op& op) override {
+    using W = ir::WaveOp;
+    const W w = op.wave_op();
+    const ir::Type t = kernel_.value_type(op.operands[0]);
+    llvm::Value* v = value(op.operands[0]);
+    llvm::Value* me = lane();
+    llvm::Value* active = ballot(builder_.getTrue());
+    llvm::Value* r = nullptr;
+    switch (w) {
+      case W::shuffle: case W::shuffle_xor: case W::shuffle_up: case W::shuffle_down: case W::broadcast: {
+        llvm::Value* x = value(op.operands[1]);
+        llvm::Value* src = w == W::shuffle_xor    ? builder_.CreateXor(me, x)
+                           : w == W::shuffle_up   ? builder_.CreateSub(me, x)
+                           : w == W::shuffle_down ? builder_.CreateAdd(me, x)
+                                                  : x;
+        r = builder_.CreateSelect(lane_exists(src, active), read_lane(v, src), v);
+        break;
+      }
+      case W::read_first: r = intrinsic(llvm::Intrinsic::amdgcn_readfirstlane, {v->getType()}, {v}); break;
+      case W::ballot: r = ballot(v); break;
+      case W::any: r = builder_.CreateICmpNE(ballot(v), builder_.getInt64(0)); break;
+      case W::all: r = builder_.CreateICmpEQ(ballot(v), active); break;
+      case W::count:
+        r = builder_.CreateTrunc(builder_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, ballot(v)), builder_.getInt32Ty());
+        break;
+      case W::reduce_add: case W::reduce_min: case W::reduce_max: case W::reduce_and: case W::reduce_or:
+      case W::reduce_xor: {
+        // Lane l combines with lane l + k where it exists (ascending l reads before l + k
+        // writes: each step reads the previous step's values); lane 0's tree goes to every lane.
+        r = v;
+        for (unsigned k = 1; k < wave_; k <<= 1) {
+          llvm::Value* from = builder_.CreateAdd(me, builder_.getInt32(k));
+          llvm::Value* y = read_lane(r, from);
+          r = builder_.CreateSelect(lane_exists(from, active), combine(w, t, r, y), r);
+        }
+        r = intrinsic(llvm::Intrinsic::amdgcn_readfirstlane, {r->getType()}, {r});
+        break;
+      }
+      case W::inclusive_scan_add: case W::exclusive_scan_add: {
+        r = v;
+        for (unsigned k = 1; k < wave_; k <<= 1) {
+          llvm::Value* from = builder_.CreateSub(me, builder_.getInt32(k));
+          llvm::Value* y = read_lane(r, from);
+          r = builder_.CreateSelect(builder_.CreateICmpUGE(me, builder_.getInt32(k)), combine(W::reduce_add, t, y, r), r);
+        }
+        if (w == W::exclusive_scan_add) {
+          llvm::Value* from = builder_.CreateSub(me, builder_.getInt32(1));
+          llvm::Value* zero = llvm::Constant::getNullValue(v->getType());
+          r = builder_.CreateSelect(builder_.CreateICmpEQ(me, builder_.getInt32(0)), zero, read_lane(r, from));
+        }
+        break;
+      }
+    }
+    define(op, r);
   }
 
   void barrier(const ir::Op&) override {
@@ -152,6 +271,7 @@ class AmdgpuLowering : public KernelLowering {
 
  private:
   llvm::Value* dispatch_ptr_ = nullptr;
+  unsigned wave_;
   std::vector<std::string> device_lib_users_;
 };
 
@@ -162,7 +282,8 @@ LoweredModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, llvm::
   auto module = std::make_unique<llvm::Module>(kernel.name, context);
   module->setTargetTriple(llvm::Triple(triple));
   module->setDataLayout(tm.createDataLayout());
-  AmdgpuLowering lowering(kernel, *module);
+  AmdgpuLowering lowering(kernel, *module,
+                          wavefront_size(tm.getTargetCPU().str(), tm.getTargetFeatureString().str()));
   LoweredModule out = lowering.run(module.get(), code_object_version);
   out.module = std::move(module);
   return out;

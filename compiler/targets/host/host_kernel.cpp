@@ -2,7 +2,13 @@
 // out-of-bounds reports. Running it is the runtime's (runtime/cpu/host_runner.cpp).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <vector>
+
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/interpret.hpp"
 #include "targets/host/jit.h"
 
 namespace rocjit {
@@ -25,6 +31,7 @@ std::string metadata_text(const HostKernel& kernel) {
   std::string s = fmt::format("kernel {}\n", k.name);
   s += fmt::format("  target:               host ({})\n", k.cpu);
   s += fmt::format("  max work-group size:  {}\n", k.max_block_size);
+  s += fmt::format("  wavefront size:       {} (emulated)\n", host_wave_size);
   if (k.fixed_block)
     s += fmt::format("  work-group shape:     {}x{}x{} (compiled for it)\n", k.fixed_block->x, k.fixed_block->y,
                      k.fixed_block->z);
@@ -52,3 +59,29 @@ std::string HostKernel::out_of_bounds_message(const HostBoundsReport& r, const v
 
 
 }  // namespace rocjit
+
+// Called by host kernels for each wave op (targets/host/lower.cpp), once per work-group: gathers
+// each wave's operands from per-work-item storage, applies interpret_wave and scatters the results.
+// Types travel as the bits of ir::Type; a stride of 0 passes one uniform operand.
+extern "C" __attribute__((visibility("default"))) void rocjit_host_wave(
+    uint32_t op, uint32_t a_type, const uint8_t* a, uint64_t a_stride, const uint8_t* b, uint64_t b_stride,
+    uint32_t result_type, uint8_t* out, uint64_t out_stride, uint32_t threads, uint32_t width) {
+  const auto at = std::bit_cast<rocjit::ir::Type>(a_type);
+  const auto rt = std::bit_cast<rocjit::ir::Type>(result_type);
+  const unsigned a_bytes = rocjit::ir::byte_size(at), r_bytes = rocjit::ir::byte_size(rt);
+  std::vector<uint64_t> av(width), bv(width), rv(width);
+  for (uint32_t w0 = 0; w0 < threads; w0 += width) {
+    const uint32_t active = std::min(width, threads - w0);
+    for (uint32_t l = 0; l < active; ++l) {
+      uint64_t x = 0;
+      std::memcpy(&x, a + (w0 + l) * a_stride, a_bytes);
+      av[l] = a_bytes == 1 ? (x & 1) : x;
+      int32_t lane = 0;
+      if (b) std::memcpy(&lane, b + (w0 + l) * b_stride, sizeof lane);
+      bv[l] = static_cast<uint32_t>(lane);
+    }
+    rocjit::interpret_wave(static_cast<rocjit::ir::WaveOp>(op), at, av.data(), bv.data(), rv.data(), active, width);
+    for (uint32_t l = 0; l < active; ++l) std::memcpy(out + (w0 + l) * out_stride, &rv[l], r_bytes);
+  }
+}
+

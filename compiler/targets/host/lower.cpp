@@ -9,9 +9,11 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <set>
 #include <unordered_map>
 
+#include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
 #include "targets/host/launch_context.h"
 #include "targets/lowering.h"
@@ -194,13 +196,20 @@ class HostLowering : public KernelLowering {
     def_segment_.assign(kernel_.values.size(), group_segment);
     spilled_.assign(kernel_.values.size(), false);
     ir::walk(kernel_.body, [&](const ir::Op& op) {
-      if (op.result) def_segment_[op.result] = segment_of_.at(&op);
+      if (!op.result) return;
+      // A wave op runs at group level but gives every work-item its own result, which lives in
+      // per-work-item storage (a segment of its own that no other op belongs to).
+      def_segment_[op.result] = op.kind == OpKind::wave ? new_segment(false) : segment_of_.at(&op);
+      if (op.kind == OpKind::wave) spilled_[op.result] = true;
     });
     std::vector<std::set<int>> slot_segments(kernel_.slots.size()), memory_segments(kernel_.memories.size());
     ir::walk(kernel_.body, [&](const ir::Op& op) {
       int seg = segment_of_.at(&op);
-      for (ir::ValueId v : op.operands)
+      for (ir::ValueId v : op.operands) {
         if (def_segment_[v] != group_segment && def_segment_[v] != seg && !rematerializable(v)) spilled_[v] = true;
+        // A wave op reads every work-item's operand from storage (constants are passed once).
+        if (op.kind == OpKind::wave && def_segment_[v] != group_segment && !is_constant(v)) spilled_[v] = true;
+      }
       if (op.kind == OpKind::var_load || op.kind == OpKind::var_store) slot_segments[op.ref].insert(seg);
       if (op.kind == OpKind::load || op.kind == OpKind::store || op.kind == OpKind::atomic)
         memory_segments[op.ref].insert(seg);
@@ -239,6 +248,11 @@ class HostLowering : public KernelLowering {
   bool rematerializable(ir::ValueId v) const {
     const ir::Op* def = kernel_.values[v].def;
     return def && (def->kind == OpKind::workitem || def->kind == OpKind::constant || def->kind == OpKind::shape);
+  }
+
+  bool is_constant(ir::ValueId v) const {
+    const ir::Op* def = kernel_.values[v].def;
+    return def && def->kind == OpKind::constant;
   }
 
   static uint64_t item_bytes(ir::Type t) { return std::max(4u, ir::byte_size(t)); }
@@ -385,8 +399,52 @@ class HostLowering : public KernelLowering {
       case ir::WorkItem::global_id:
         return builder_.CreateNSWAdd(builder_.CreateNSWMul(group_[dim], block_[dim]), local_[dim]);
       case ir::WorkItem::global_size: return builder_.CreateNSWMul(grid_[dim], block_[dim]);
+      case ir::WorkItem::lane_id:
+        return builder_.CreateTrunc(builder_.CreateURem(work_item_, builder_.getInt64(host_wave_size)),
+                                    builder_.getInt32Ty());
+      case ir::WorkItem::wave_size: return builder_.getInt32(host_wave_size);
     }
     return nullptr;
+  }
+
+  // A wave op: one call per work-group to rocjit_host_wave (host_kernel.cpp), which runs
+  // rocjit::interpret_wave on each wave of the group's work-items. Operands come from
+  // per-work-item storage (stride = its item size) or, when uniform, from one copy (stride 0);
+  // results go to the op's storage.
+  void wave(const ir::Op& op) override {
+    auto* ptr = builder_.getPtrTy();
+    auto* i32 = builder_.getInt32Ty();
+    auto* i64 = builder_.getInt64Ty();
+    std::vector<llvm::Value*> args{builder_.getInt32(op.sub)};
+    auto type_code = [&](ir::Type t) { return builder_.getInt32(std::bit_cast<uint32_t>(t)); };
+    args.push_back(type_code(kernel_.value_type(op.operands[0])));
+    for (size_t i = 0; i < 2; ++i) {
+      if (i >= op.operands.size()) {
+        args.push_back(llvm::ConstantPointerNull::get(ptr));
+        args.push_back(builder_.getInt64(0));
+        continue;
+      }
+      const ir::ValueId v = op.operands[i];
+      const ir::Type t = kernel_.value_type(v);
+      if (spilled_[v] && def_segment_[v] != group_segment) {
+        args.push_back(storage_address(value_offset_[v], item_bytes(t)));  // work-item 0's
+        args.push_back(builder_.getInt64(item_bytes(t)));
+      } else {
+        llvm::AllocaInst* one = entry_alloca(i64, nullptr, "wave.uniform", 0);
+        builder_.CreateStore(value(v), one);
+        args.push_back(one);
+        args.push_back(builder_.getInt64(0));
+      }
+    }
+    args.push_back(type_code(op.type));
+    args.push_back(storage_address(value_offset_[op.result], item_bytes(op.type)));
+    args.push_back(builder_.getInt64(item_bytes(op.type)));
+    args.push_back(builder_.CreateTrunc(threads_, i32));
+    args.push_back(builder_.getInt32(host_wave_size));
+    auto* fty = llvm::FunctionType::get(builder_.getVoidTy(), {i32, i32, ptr, i64, ptr, i64, i32, ptr, i64, i32, i32},
+                                        false);
+    auto callee = module_.getOrInsertFunction("rocjit_host_wave", fty);
+    builder_.CreateCall(callee, args);
   }
 
   // Barriers are the boundaries between work-item loops; nothing to emit.

@@ -15,6 +15,10 @@
 
 namespace rocjit {
 
+/// The wavefront size the CPU back end emulates: wave operations and lane_id() see groups of 64
+/// consecutive linear work-item ids (as gfx9 and CDNA GPUs run them).
+inline constexpr unsigned host_wave_size = 64;
+
 /// Launch geometry: work-groups per grid dimension, or work-items per group dimension.
 struct Dim3 {
   /// Extents in x, y and z.

@@ -95,7 +95,18 @@ struct InterpretOptions {
   /// element or a variable its work-item has not written yet, is a LaunchError (on devices their
   /// first contents are unspecified, so such a kernel has no single meaning). Off: they read 0.
   bool check_uninitialized = true;
+  /// Lanes per wavefront for wave operations and lane_id() (the CPU back end's is
+  /// host_wave_size; AMDGPU targets use 64 or 32).
+  unsigned wave_size = host_wave_size;
 };
+
+/// The definition of the wave operation `op` on one wavefront of `active` lanes (of `width`, a
+/// power of two): a[i] and b[i] hold lane i's operands as the interpreter's bits (b: the lane
+/// operand of shuffles), `type` is a's type, out[i] receives lane i's result. The interpreter and
+/// the CPU back end both run it; the AMDGPU lowering computes the same steps with cross-lane
+/// instructions, so floats sum in the same order on every target of the same wave size.
+void interpret_wave(ir::WaveOp op, ir::Type type, const uint64_t* a, const uint64_t* b, uint64_t* out,
+                    unsigned active, unsigned width);
 
 /// Runs `kernel` over `grid` work-groups of `block` work-items; args[i] binds parameter i.
 /// Throws CompileError if the kernel does not verify, LaunchError for bad geometry or arguments,
@@ -107,7 +118,9 @@ struct InterpretOptions {
 /// work-item (see InterpretOptions::check_uninitialized). Work-items between two barriers run
 /// one after another in order of their linear local id (x fastest), so racy kernels see one
 /// particular interleaving; atomics are sequential read-modify-writes. `wavebarrier` is a
-/// work-group barrier here (it must be reached by the whole group anyway).
+/// work-group barrier here (it must be reached by the whole group anyway), and so is a wave
+/// operation: when every work-item has reached it, it runs for each wave of the group
+/// (InterpretOptions::wave_size consecutive linear ids) through interpret_wave().
 void interpret(const ir::Kernel& kernel, Dim3 grid, Dim3 block, std::span<const InterpretArgument> args,
                const InterpretOptions& options = {});
 

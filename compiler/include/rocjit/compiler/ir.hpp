@@ -94,6 +94,7 @@ enum class ComparePred : uint8_t { ROCJIT_COMPARE_PREDS(ROCJIT_ENUMERATOR) };
 enum class MathFn : uint8_t { ROCJIT_MATH_FNS(ROCJIT_ENUMERATOR) };
 enum class WorkItem : uint8_t { ROCJIT_WORKITEMS(ROCJIT_ENUMERATOR) };
 enum class AtomicOp : uint8_t { ROCJIT_ATOMIC_OPS(ROCJIT_ENUMERATOR) };
+enum class WaveOp : uint8_t { ROCJIT_WAVE_OPS(ROCJIT_ENUMERATOR) };
 ///@}
 #undef ROCJIT_ENUMERATOR
 
@@ -110,11 +111,12 @@ std::string_view math_fn_name(MathFn f);
 unsigned math_fn_arity(MathFn f);
 std::string_view workitem_name(WorkItem w);
 std::string_view atomic_op_name(AtomicOp o);
+std::string_view wave_op_name(WaveOp o);
 ///@}
 
 // --- The op registry ---------------------------------------------------------------------
 /// Which sub-enum an op keeps in Op::sub.
-enum class OpFamily : uint8_t { none, binary, unary, compare, math, workitem, atomic, fence };
+enum class OpFamily : uint8_t { none, binary, unary, compare, math, workitem, atomic, fence, wave };
 /// What Op::ref names: nothing, a memory object, a memory object indexed by the first rank
 /// operands, or a variable slot.
 enum class OpReference : uint8_t { none, memory, indexed, slot };
@@ -197,7 +199,7 @@ struct Op {
   ValueId result = 0;
   /// Value operands, in order.
   std::vector<ValueId> operands;
-  uint8_t sub = 0;          ///< BinaryOp / UnaryOp / ComparePred / MathFn / WorkItem / AtomicOp / FenceFlags
+  uint8_t sub = 0;          ///< BinaryOp / UnaryOp / ComparePred / MathFn / WorkItem / AtomicOp / FenceFlags / WaveOp
   uint8_t dim = 0;          ///< workitem, shape
   uint32_t ref = 0;         ///< MemoryId (shape/load/store/atomic) or SlotId (var_load/var_store)
   int64_t int_value = 0;    ///< constant (integers, i1); for/while: the unroll request (0 = LLVM decides, 1 = none)
@@ -219,6 +221,8 @@ struct Op {
   WorkItem workitem() const { return static_cast<WorkItem>(sub); }
   /// `sub` as an AtomicOp.
   AtomicOp atomic_op() const { return static_cast<AtomicOp>(sub); }
+  /// `sub` as a WaveOp.
+  WaveOp wave_op() const { return static_cast<WaveOp>(sub); }
 };
 
 /// What the kernel knows about one value.

@@ -32,12 +32,26 @@
 #define ROCJIT_WORKITEMS(X)                                                                        \
   X(local_id, "local_id", 0, true) X(group_id, "group_id", 0, false)                               \
   X(local_size, "local_size", 0, false) X(num_groups, "num_groups", 0, false)                      \
-  X(global_id, "global_id", 0, true) X(global_size, "global_size", 0, false)
+  X(global_id, "global_id", 0, true) X(global_size, "global_size", 0, false)                       \
+  X(lane_id, "lane_id", 0, true) X(wave_size, "wave_size", 0, false)
 
 #define ROCJIT_ATOMIC_OPS(X)                                                                       \
   X(add, "add", 1, false) X(sub, "sub", 1, false) X(min, "min", 1, false) X(max, "max", 1, false)  \
   X(and_, "and", 1, false) X(or_, "or", 1, false) X(xor_, "xor", 1, false)                          \
   X(exchange, "exchange", 1, false) X(compare_exchange, "compare_exchange", 2, false)
+
+// Wave operations (the op `wave`, spelled wave.<member>): every lane of the wavefront takes part.
+// Their results may differ between the waves of a group, so all count as divergent.
+#define ROCJIT_WAVE_OPS(X)                                                                         \
+  X(shuffle, "shuffle", 2, true) X(shuffle_xor, "shuffle_xor", 2, true)                            \
+  X(shuffle_up, "shuffle_up", 2, true) X(shuffle_down, "shuffle_down", 2, true)                    \
+  X(broadcast, "broadcast", 2, true) X(read_first, "read_first", 1, true)                          \
+  X(ballot, "ballot", 1, true) X(any, "any", 1, true) X(all, "all", 1, true)                       \
+  X(count, "count", 1, true) X(reduce_add, "reduce_add", 1, true)                                  \
+  X(reduce_min, "reduce_min", 1, true) X(reduce_max, "reduce_max", 1, true)                        \
+  X(reduce_and, "reduce_and", 1, true) X(reduce_or, "reduce_or", 1, true)                          \
+  X(reduce_xor, "reduce_xor", 1, true) X(inclusive_scan_add, "inclusive_scan_add", 1, true)        \
+  X(exclusive_scan_add, "exclusive_scan_add", 1, true)
 
 // Op kinds: X(enumerator, spelling, family, operands, reference, result, effect, convergent,
 //             sync, regions).
@@ -70,6 +84,7 @@
   X(var_store,   "var.store",   none,     1,         slot,    none,      writes_memory, false, none,      0)       \
   X(barrier,     "barrier",     fence,    0,         none,    none,      synchronizes,  true,  workgroup, 0)       \
   X(wavebarrier, "wavebarrier", none,     0,         none,    none,      synchronizes,  true,  wavefront, 0)       \
+  X(wave,        "wave",        wave,     by_member, none,    value,     synchronizes,  true,  wavefront, 0)       \
   X(if_,         "if",          none,     1,         none,    none,      control_flow,  false, none,      2)       \
   X(for_,        "for",         none,     3,         none,    induction, control_flow,  false, none,      1)       \
   X(while_,      "while",       none,     0,         none,    none,      control_flow,  false, none,      3)       \

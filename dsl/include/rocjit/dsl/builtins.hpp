@@ -20,6 +20,14 @@ Int global_id(int dim, std::source_location loc = std::source_location::current(
 Int global_size(int dim, std::source_location loc = std::source_location::current());
 ///@}
 
+/// The work-item's lane in its wavefront (0 .. wave_size() - 1) and the wavefront size, a
+/// constant of the compiled target: 64 on gfx9, 32 on gfx10+ (64 with +wavefrontsize64), and
+/// rocjit::host_wave_size on the CPU. Lanes are consecutive linear local ids (x fastest).
+///@{
+Int lane_id(std::source_location loc = std::source_location::current());
+Int wave_size(std::source_location loc = std::source_location::current());
+///@}
+
 /// The absolute position of the work-item in an N-dimensional grid, like Numba's cuda.grid(n).
 template <int N>
 std::array<Int, N> grid(std::source_location loc = std::source_location::current()) {
@@ -57,6 +65,51 @@ Value min(const Operand& a, const Operand& b);
 Value max(const Operand& a, const Operand& b);
 Value abs(const Operand& x);
 ///@}
+
+/// Wave operations: every lane of the wavefront takes part, so, like barriers, they must be in
+/// work-group-uniform control flow (checked when the kernel is traced). A wave of a group whose
+/// size is not a multiple of the wave size has fewer lanes; lanes past its end do not exist.
+namespace wave {
+/// `v` from lane `src` (shuffle), lane ^ mask, lane - delta, lane + delta, or lane `lane`
+/// (broadcast). A source lane outside the wave gives the lane its own `v`. Any number type.
+///@{
+Value shuffle(const Operand& v, const Operand& src, std::source_location loc = std::source_location::current());
+Value shuffle_xor(const Operand& v, const Operand& mask, std::source_location loc = std::source_location::current());
+Value shuffle_up(const Operand& v, const Operand& delta, std::source_location loc = std::source_location::current());
+Value shuffle_down(const Operand& v, const Operand& delta, std::source_location loc = std::source_location::current());
+Value broadcast(const Operand& v, const Operand& lane, std::source_location loc = std::source_location::current());
+///@}
+/// `v` of the wave's first lane.
+Value read_first(const Operand& v, std::source_location loc = std::source_location::current());
+/// One bit per lane where `pred` holds (bit i = lane i; the upper 32 bits are 0 in wave32).
+ULong ballot(const Operand& pred, std::source_location loc = std::source_location::current());
+/// Whether `pred` holds in some / every lane of the wave, and in how many.
+///@{
+Bool any(const Operand& pred, std::source_location loc = std::source_location::current());
+Bool all(const Operand& pred, std::source_location loc = std::source_location::current());
+Int count(const Operand& pred, std::source_location loc = std::source_location::current());
+///@}
+/// The sum, minimum, maximum, and, or, xor of `v` over the wave, in every lane. Floats are added
+/// as a tree in lane order: at step k = 1, 2, 4, ... lane l adds lane l + k's partial to its own
+/// (when that lane exists), and every lane gets lane 0's result ((v0 + v1) + (v2 + v3)) + ...:
+/// the same bits on every target of the same wave size. min/max follow fmin/fmax (NaN ignored,
+/// -0 < +0); and/or/xor need integers.
+///@{
+Value reduce_add(const Operand& v, std::source_location loc = std::source_location::current());
+Value reduce_min(const Operand& v, std::source_location loc = std::source_location::current());
+Value reduce_max(const Operand& v, std::source_location loc = std::source_location::current());
+Value reduce_and(const Operand& v, std::source_location loc = std::source_location::current());
+Value reduce_or(const Operand& v, std::source_location loc = std::source_location::current());
+Value reduce_xor(const Operand& v, std::source_location loc = std::source_location::current());
+///@}
+/// Prefix sums over the lanes: v0 + ... + v_lane (inclusive) or v0 + ... + v_(lane-1) (exclusive,
+/// 0 in lane 0). Floats add as Hillis-Steele: at step k = 1, 2, 4, ... lane i >= k computes
+/// (partial of lane i - k) + (its own partial).
+///@{
+Value inclusive_scan_add(const Operand& v, std::source_location loc = std::source_location::current());
+Value exclusive_scan_add(const Operand& v, std::source_location loc = std::source_location::current());
+///@}
+}  // namespace wave
 
 // Atomic read-modify-write on a global or shared array element; each returns the old value.
 // The index is one operand for 1-D arrays or a braced list {i, j} for 2-D and 3-D.
