@@ -189,15 +189,19 @@ class Uniformity {
   }
 
   [[noreturn]] void fail_after_return(const Op& sync, const Op& ret) const {
-    const Control& c = return_control_.at(&ret);
-    const bool is_if = c.condition_op->kind == OpKind::if_;
-    const ValueId condition = is_if && !c.condition_op->operands.empty() ? c.condition_op->operands[0] : 0;
     throw CompileError(fmt::format(
         "kernel '{}': {}{} is not reached by every work-item: some may have ended at the Return(){}, "
-        "whose {} condition{} depends on {}. A barrier or wave operation may follow a Return() only when "
+        "whose {}. A barrier or wave operation may follow a Return() only when "
         "every work-item of the group returns together (work-group-uniform control flow)",
-        kernel_.name, op_spelling(sync), where(sync, 0), where(ret, 0), is_if ? "If" : "loop",
-        where(*c.condition_op, condition), describe(*c.origin)));
+        kernel_.name, op_spelling(sync), where(sync, 0), where(ret, 0), divergent_condition(return_control_.at(&ret))));
+  }
+
+  // "If condition at f:l depends on local_id(0) at f:l" (or "loop condition ...").
+  static std::string divergent_condition(const Control& c) {
+    const bool is_if = c.condition_op->kind == OpKind::if_;
+    const ValueId condition = is_if && !c.condition_op->operands.empty() ? c.condition_op->operands[0] : 0;
+    return fmt::format("{} condition{} depends on {}", is_if ? "If" : "loop", where(*c.condition_op, condition),
+                       describe(*c.origin));
   }
 
   // " at file:line" where the op has a source location; IR parsed from .rjir without loc(...) has
@@ -220,15 +224,11 @@ class Uniformity {
   }
 
   [[noreturn]] void fail(const Op& barrier, const Control& c) const {
-    const std::string what = op_spelling(barrier);
-    const bool is_if = c.condition_op->kind == OpKind::if_;
-    const ValueId condition = is_if && !c.condition_op->operands.empty() ? c.condition_op->operands[0] : 0;
     throw CompileError(fmt::format(
-        "kernel '{}': {}{} is not reached by every work-item: the {} condition{} depends on {}. "
+        "kernel '{}': {}{} is not reached by every work-item: the {}. "
         "Barriers must be in work-group-uniform control flow: conditions built from scalar arguments, "
         "array shapes, group ids, constants and uniform loop counters",
-        kernel_.name, what, where(barrier, 0), is_if ? "If" : "loop", where(*c.condition_op, condition),
-        describe(*c.origin)));
+        kernel_.name, op_spelling(barrier), where(barrier, 0), divergent_condition(c)));
   }
 
   const Kernel& kernel_;
