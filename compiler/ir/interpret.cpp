@@ -290,6 +290,8 @@ Bits atomic_update(ir::AtomicOp o, Type t, Bits old, Bits v, Bits desired) {
     case A::xor_: return binary(ir::BinaryOp::xor_, t, old, v);
     case A::exchange: return v;
     case A::compare_exchange: return normalise(t, old) == normalise(t, v) ? desired : old;  // compares bits
+    case A::load: return old;
+    case A::store: return v;
   }
   return old;
 }
@@ -447,6 +449,13 @@ class Interpreter {
       const ir::Memory& m = k_.memories[id];
       if (m.space == MemorySpace::global) continue;
       ArrayView& v = views_[id];
+      if (m.dynamic) {  // every dynamic array views the same bytes, given at launch
+        v.size = static_cast<int64_t>(options_.dynamic_shared_bytes / ir::byte_size(m.element));
+        v.shape = {v.size};
+        v.strides = {1};
+        dynamic_shared_.resize(std::max<size_t>(dynamic_shared_.size(), options_.dynamic_shared_bytes));
+        continue;
+      }
       v.shape = m.shape;
       v.size = m.element_count();
       v.strides = contiguous_strides(m.shape, m.layout == ir::Layout::F ? ir::Layout::F : ir::Layout::C);
@@ -462,6 +471,7 @@ class Interpreter {
   void run_group() {
     for (auto& [id, bytes] : shared_) std::fill(bytes.begin(), bytes.end(), std::byte{0});
     for (auto& [id, flags] : shared_written_) std::fill(flags.begin(), flags.end(), uint8_t{0});
+    std::fill(dynamic_shared_.begin(), dynamic_shared_.end(), std::byte{0});
     for (Item& it : items_) {
       it.slots.assign(k_.slots.size(), 0);
       it.slot_written.assign(k_.slots.size(), 0);
@@ -652,6 +662,7 @@ class Interpreter {
         inside = false;
     }
     if (!inside || linear < 0 || linear >= v.size) out_of_bounds(it, op, index, inside, linear);
+    if (m.dynamic) return Access{dynamic_shared_.data() + linear * ir::byte_size(m.element), nullptr};
     std::byte* base = m.space == MemorySpace::global  ? v.data
                       : m.space == MemorySpace::shared ? shared_[op.ref].data()
                                                        : it.locals[op.ref].data();
@@ -727,15 +738,25 @@ class Interpreter {
       case OpKind::atomic: {
         const ir::Memory& m = k_.memories[op.ref];
         Access a = element(it, op);
-        check_written(it, op, a.written);
-        if (a.written) *a.written = 1;
         std::byte* p = a.address;
+        if (op.atomic_op() == ir::AtomicOp::store) {
+          write_element(m.element, p, operand(m.rank));
+          if (a.written) *a.written = 1;
+          return;
+        }
+        check_written(it, op, a.written);
+        if (op.atomic_op() == ir::AtomicOp::load) {
+          r = read_element(m.element, p);
+          break;
+        }
+        if (a.written) *a.written = 1;
         Bits old = read_element(m.element, p);
         Bits desired = op.atomic_op() == ir::AtomicOp::compare_exchange ? operand(m.rank + 1) : 0;
         write_element(m.element, p, atomic_update(op.atomic_op(), m.element, old, operand(m.rank), desired));
         r = old;
         break;
       }
+      case OpKind::uniform: r = operand(0); break;  // a promise, not an operation
       case OpKind::var_load:
         check_written(it, op, &it.slot_written[op.ref]);
         r = it.slots[op.ref];
@@ -756,6 +777,7 @@ class Interpreter {
   std::vector<ArrayView> views_;                       // by MemoryId
   std::map<ir::MemoryId, std::vector<std::byte>> shared_;  // one group's shared arrays
   std::map<ir::MemoryId, std::vector<uint8_t>> shared_written_;  // per element: written in this group?
+  std::vector<std::byte> dynamic_shared_;  // the group's dynamic shared memory (not checked for unwritten reads)
   std::vector<Item> items_;
   int64_t group_[3] = {0, 0, 0};
   uint64_t operations_ = 0;

@@ -31,6 +31,7 @@ std::string_view layout_name(Layout l) {
 }
 
 int64_t Memory::element_count() const {
+  if (dynamic) return 0;
   int64_t n = 1;
   for (int64_t e : shape) n *= e;
   return n;
@@ -140,6 +141,38 @@ std::string_view workitem_name(WorkItem w) { return member_name(workitems, w); }
 std::string_view atomic_op_name(AtomicOp o) { return member_name(atomic_ops, o); }
 std::string_view wave_op_name(WaveOp o) { return member_name(wave_ops, o); }
 
+std::string_view memory_order_name(MemoryOrder o) {
+  switch (o) {
+#define ROCJIT_CASE(name, spelling) case MemoryOrder::name: return spelling;
+    ROCJIT_MEMORY_ORDERS(ROCJIT_CASE)
+#undef ROCJIT_CASE
+  }
+  return "?";
+}
+
+std::string_view memory_scope_name(MemoryScope s) {
+  switch (s) {
+#define ROCJIT_CASE(name, spelling) case MemoryScope::name: return spelling;
+    ROCJIT_MEMORY_SCOPES(ROCJIT_CASE)
+#undef ROCJIT_CASE
+  }
+  return "?";
+}
+
+std::string check_memory_order(const Op& op) {
+  const MemoryOrder o = op.order;
+  if (static_cast<unsigned>(o) > static_cast<unsigned>(MemoryOrder::seq_cst)) return "an unknown memory order";
+  if (static_cast<unsigned>(op.scope) > static_cast<unsigned>(MemoryScope::system)) return "an unknown memory scope";
+  if (op.kind == OpKind::fence && o == MemoryOrder::relaxed)
+    return "a fence needs memory_order acquire, release, acq_rel or seq_cst (relaxed orders nothing)";
+  if (op.kind != OpKind::atomic) return "";
+  if (op.atomic_op() == AtomicOp::load && (o == MemoryOrder::release || o == MemoryOrder::acq_rel))
+    return fmt::format("an atomic load cannot be {} (use relaxed, acquire or seq_cst)", memory_order_name(o));
+  if (op.atomic_op() == AtomicOp::store && (o == MemoryOrder::acquire || o == MemoryOrder::acq_rel))
+    return fmt::format("an atomic store cannot be {} (use relaxed, release or seq_cst)", memory_order_name(o));
+  return "";
+}
+
 bool has_valid_sub(const Op& op) {
   const OpInfo& info = op_info(op.kind);
   if (info.family == OpFamily::fence) return (op.sub & ~(fence_local | fence_global)) == 0;
@@ -168,6 +201,12 @@ int64_t Kernel::shared_bytes() const {
   for (const auto& m : memories)
     if (m.space == MemorySpace::shared) total += m.element_count() * byte_size(m.element);
   return total;
+}
+
+bool Kernel::has_dynamic_shared() const {
+  for (const auto& m : memories)
+    if (m.dynamic) return true;
+  return false;
 }
 
 void Kernel::index_definitions() {

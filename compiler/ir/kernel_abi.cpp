@@ -36,6 +36,9 @@ KernelAbi kernel_abi(const ir::Kernel& kernel) {
       for (uint32_t d = 0; d < m.rank; ++d)
         place({AbiArgument::Kind::stride, fmt::format("{}.stride{}", param.name, d), ir::Type::i64, 8, 8, 0, p, d});
   }
+  if (kernel.has_dynamic_shared())
+    place({AbiArgument::Kind::dynamic_shared, "shared.dynamic_bytes", ir::Type::u32, 4, 4, 0,
+           static_cast<uint32_t>(kernel.params.size()), 0});
   return abi;
 }
 

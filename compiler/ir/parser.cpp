@@ -62,7 +62,7 @@ std::string unknown_op(std::string_view name) {
   if (name == "shared" || name == "local" || name == "var")
     return fmt::format("'{}' declarations must come before the kernel's first op", name);
   return fmt::format("unknown op '{}'; expected an operation such as const, add, cmp.lt, math.sqrt, cast, select, "
-                     "global_id, shape, load, store, atomic.add, var.load, var.store, barrier, wavebarrier, if, "
+                     "global_id, shape, load, store, atomic.add, var.load, var.store, barrier, wavebarrier, fence, uniform, if, "
                      "for, while, condition, break, continue or return", name);
 }
 
@@ -361,10 +361,15 @@ class Parser {
         m.name = std::string(name.text.substr(1));
         m.element = element;
         expect_punct('[');
-        do m.shape.push_back(static_cast<int64_t>(unsigned_number("an extent", INT32_MAX)));
-        while (accept_punct(','));
+        if (m.space == MemorySpace::shared && at_word("dynamic")) {
+          take();
+          m.dynamic = true;
+        } else {
+          do m.shape.push_back(static_cast<int64_t>(unsigned_number("an extent", INT32_MAX)));
+          while (accept_punct(','));
+        }
         expect_punct(']');
-        m.rank = static_cast<unsigned>(m.shape.size());
+        m.rank = m.dynamic ? 1 : static_cast<unsigned>(m.shape.size());
         m.loc = location().value_or(SourceLoc{});
         declare(memories_, name, "array", k.memories.size());
         k.memories.push_back(std::move(m));
@@ -400,6 +405,29 @@ class Parser {
 
   void operation(Region& r);
   void operands(Op& op, const Token& name, Token& result_token);
+  // An atomic's optional order and scope words (relaxed, device when absent); a fence's
+  // required "<order> <scope>".
+  void ordering(Op& op, bool required) {
+    auto word_in = [&](auto count, auto name_of, auto& out) {
+      for (unsigned i = 0; i < count; ++i) {
+        if (at_word(name_of(i))) {
+          take();
+          out = static_cast<std::remove_reference_t<decltype(out)>>(i);
+          return true;
+        }
+      }
+      return false;
+    };
+    auto order_name = [](unsigned i) { return memory_order_name(static_cast<MemoryOrder>(i)); };
+    auto scope_name = [](unsigned i) { return memory_scope_name(static_cast<MemoryScope>(i)); };
+    const unsigned orders = static_cast<unsigned>(MemoryOrder::seq_cst) + 1;
+    const unsigned scopes = static_cast<unsigned>(MemoryScope::system) + 1;
+    if (!word_in(orders, order_name, op.order) && required)
+      expected("a memory order (acquire, release, acq_rel or seq_cst)");
+    if (!word_in(scopes, scope_name, op.scope) && required)
+      expected("a memory scope (wavefront, workgroup, device or system)");
+  }
+
   // A loop's optional " unroll N" (0 = LLVM decides, 1 = not unrolled).
   void unroll(Op& op) {
     if (!at_word("unroll")) return;
@@ -498,7 +526,8 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       literal(lit, op.type, op);
       break;
     }
-    case OpKind::binary: case OpKind::unary: case OpKind::compare: case OpKind::select: case OpKind::math: {
+    case OpKind::binary: case OpKind::unary: case OpKind::compare: case OpKind::select: case OpKind::math:
+    case OpKind::uniform: {
       operand_list();
       op.type = annotated_type();
       const OpKind k = op.kind;
@@ -541,15 +570,26 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
     case OpKind::store: case OpKind::atomic: {
       const Memory& m = memory(op);
       indices(op, m);
-      expect_punct(',');
-      operand_list();
+      if (value_operand_count(op) > 0) {
+        expect_punct(',');
+        operand_list();
+      }
       const Type t = annotated_type();
       element_type(t, m);
       arity(value_operand_count(op));
       for (const Use& u : uses) check_type(u, t);
-      if (op.kind == OpKind::atomic) op.type = t;
+      if (op.kind == OpKind::atomic) {
+        op.type = t;
+        ordering(op, false);
+        const bool store = op.atomic_op() == AtomicOp::store;
+        if (store && result_token.kind == Tok::value)
+          fail_at(result_token, "expected no result before 'atomic.store', which produces no value");
+        if (op.atomic_op() == AtomicOp::load && result_token.kind != Tok::value)
+          fail_at(name, "expected a result ('%N = ') before 'atomic.load', which produces a value");
+      }
       break;
     }
+    case OpKind::fence: ordering(op, true); break;
     case OpKind::var_load: {
       const Slot& s = slot(op);
       slot_type(op.type = annotated_type(), s);

@@ -50,8 +50,11 @@ class Printer {
     out_ += " {\n";
     for (const Memory& m : kernel_.memories) {
       if (m.space == MemorySpace::global) continue;
-      out_ += fmt::format("  {} @{}: {}[{}]", space_name(m.space), m.name, type_name(m.element),
-                          fmt::join(m.shape, ", "));
+      if (m.dynamic)
+        out_ += fmt::format("  {} @{}: {}[dynamic]", space_name(m.space), m.name, type_name(m.element));
+      else
+        out_ += fmt::format("  {} @{}: {}[{}]", space_name(m.space), m.name, type_name(m.element),
+                            fmt::join(m.shape, ", "));
       location(m.loc);
       out_ += "\n";
     }
@@ -87,6 +90,12 @@ class Printer {
     return s;
   }
 
+  // An atomic's order and scope when they are not the defaults (relaxed, device).
+  void ordering(const Op& op) {
+    if (op.order != MemoryOrder::relaxed) out_ += fmt::format(" {}", memory_order_name(op.order));
+    if (op.scope != MemoryScope::device) out_ += fmt::format(" {}", memory_scope_name(op.scope));
+  }
+
   // A loop's unroll request: " unroll N" (nothing when LLVM decides).
   void unroll(const Op& op) {
     if (op.int_value != 0) out_ += fmt::format(" unroll {}", op.int_value);
@@ -115,6 +124,7 @@ class Printer {
       case OpKind::unary:
       case OpKind::math:
       case OpKind::wave:
+      case OpKind::uniform:
         out_ += fmt::format("{} {} : {}", op_spelling(op), operand_list(op), t);
         break;
       case OpKind::compare:
@@ -144,8 +154,9 @@ class Printer {
       case OpKind::atomic: {
         std::string rest;
         for (size_t i = rank; i < op.operands.size(); ++i) rest += ", " + v(op.operands[i]);
-        out_ += fmt::format("{} {}{}{} : {}", op_spelling(op), mem(op.ref),
-                            indices(op, rank), rest, t);
+        out_ += fmt::format("{} {}{}{} : {}", op_spelling(op), mem(op.ref), indices(op, rank), rest,
+                            type_name(kernel_.memories.at(op.ref).element));
+        ordering(op);
         break;
       }
       case OpKind::var_load:
@@ -163,6 +174,9 @@ class Printer {
         break;
       }
       case OpKind::wavebarrier: out_ += "wavebarrier"; break;
+      case OpKind::fence:
+        out_ += fmt::format("fence {} {}", memory_order_name(op.order), memory_scope_name(op.scope));
+        break;
       case OpKind::condition: out_ += "condition " + v(op.operands[0]); break;
       case OpKind::break_: out_ += "break"; break;
       case OpKind::continue_: out_ += "continue"; break;

@@ -39,7 +39,11 @@ class Verifier {
       if (m.element == Type::none)
         fail(m.loc, fmt::format("array '{}' has no element type", m.name));
       if (!is_supported(m.element)) unsupported(m.element, m.loc, fmt::format("array '{}'", m.name));
-      if (m.space != MemorySpace::global) {
+      if (m.dynamic) {
+        if (m.space != MemorySpace::shared || m.rank != 1 || !m.shape.empty())
+          fail(m.loc, fmt::format("dynamic array '{}' must be a shared array of rank 1 without static extents",
+                                  m.name));
+      } else if (m.space != MemorySpace::global) {
         if (m.shape.size() != m.rank)
           fail(m.loc, fmt::format("{} array '{}' has {} extents for rank {}", space_name(m.space), m.name,
                                   m.shape.size(), m.rank));
@@ -308,8 +312,17 @@ class Verifier {
           fail(op.loc, fmt::format("atomic sub needs an integer array; '{}' holds {} (add a negated value)",
                                    m.name, type_name(m.element)));
         if (op.type != m.element) fail(op.loc, "atomic must produce the array's element type");
+        if (ao == AtomicOp::store && op.result != 0) fail(op.loc, "atomic store produces no value");
+        if (ao == AtomicOp::load && op.result == 0) fail(op.loc, "atomic load produces a value but defines none");
+        if (std::string wrong = check_memory_order(op); !wrong.empty()) fail(op.loc, wrong);
         break;
       }
+      case OpKind::fence:
+        if (std::string wrong = check_memory_order(op); !wrong.empty()) fail(op.loc, wrong);
+        break;
+      case OpKind::uniform:
+        if (use(op, op.operands[0]) != op.type) fail(op.loc, "uniform result type differs from its operand");
+        break;
       case OpKind::wave: {
         const WaveOp w = op.wave_op();
         const Type a = use(op, op.operands[0]);
@@ -381,8 +394,11 @@ class Verifier {
           fail(op.loc, "while condition region must end in a condition");
         size_t mark = scope_.size();
         for (size_t i = 0; i + 1 < cond.ops.size(); ++i) {
-          const OpEffect effect = op_info(cond.ops[i]->kind).effect;
-          if (effect == OpEffect::writes_memory || effect == OpEffect::synchronizes || effect == OpEffect::control_flow)
+          const Op& c = *cond.ops[i];
+          const OpEffect effect = op_info(c.kind).effect;
+          const bool atomic_load = c.kind == OpKind::atomic && c.atomic_op() == AtomicOp::load;  // a spin-wait
+          if ((effect == OpEffect::writes_memory && !atomic_load) || effect == OpEffect::synchronizes ||
+              effect == OpEffect::control_flow)
             fail(cond.ops[i]->loc, "a while condition may only compute values, without side effects");
           operation(*cond.ops[i], loop_depth);
         }

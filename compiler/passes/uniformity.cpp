@@ -72,6 +72,8 @@ class Uniformity {
       case OpKind::wave:  // differs between the waves of a group
         mark_value(op.result, &op);
         return;
+      case OpKind::uniform:  // the user's promise (checked on the CPU under ROCJIT_BOUNDS_CHECK)
+        return;
       case OpKind::var_load:
         if (slot_origin_[op.ref]) mark_value(op.result, slot_origin_[op.ref]);
         return;

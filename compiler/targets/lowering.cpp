@@ -79,12 +79,17 @@ void KernelLowering::bind_arguments(const std::vector<llvm::Value*>& args) {
   const KernelAbi abi = kernel_abi(kernel_);
   for (size_t a = 0; a < abi.arguments.size(); ++a) {
     const AbiArgument& arg = abi.arguments[a];
+    if (arg.kind == AbiArgument::Kind::dynamic_shared) {
+      dynamic_shared_bytes_ = args[a];
+      continue;
+    }
     const ir::Param& p = kernel_.params[arg.param];
     switch (arg.kind) {
       case AbiArgument::Kind::scalar: values_[p.value] = args[a]; break;
       case AbiArgument::Kind::pointer: arrays_[p.memory].base = args[a]; break;
       case AbiArgument::Kind::extent: arrays_[p.memory].shape.push_back(args[a]); break;
       case AbiArgument::Kind::stride: arrays_[p.memory].strides.push_back(args[a]); break;
+      case AbiArgument::Kind::dynamic_shared: break;
     }
   }
 }
@@ -98,6 +103,9 @@ void KernelLowering::continue_in_new_block() {
 }
 
 llvm::Value* KernelLowering::shape_of(const ir::Memory& m, unsigned dim) {
+  if (m.dynamic)  // bytes / sizeof(T), as i32 (the bytes are below the shared-memory limit)
+    return builder_.CreateUDiv(dynamic_shared_bytes_, builder_.getInt32(ir::byte_size(m.element)),
+                               m.name + ".extent");
   if (m.space != ir::MemorySpace::global) return builder_.getInt32(static_cast<uint32_t>(m.shape[dim]));
   auto id = static_cast<ir::MemoryId>(&m - kernel_.memories.data());
   return arrays_.at(id).shape[dim];
@@ -211,12 +219,13 @@ llvm::Value* KernelLowering::binary(const ir::Op& op) {
     case ir::BinaryOp::sub: return f ? builder_.CreateFSub(a, b) : builder_.CreateSub(a, b);
     case ir::BinaryOp::mul: return f ? builder_.CreateFMul(a, b) : builder_.CreateMul(a, b);
     case ir::BinaryOp::div: return f ? builder_.CreateFDiv(a, b) : divide(false, s, a, b);
-    case ir::BinaryOp::rem: return f ? builder_.CreateFRem(a, b) : divide(true, s, a, b);
+    case ir::BinaryOp::rem: return f ? builder_.CreateFRem(a, b) : integer_wrap_guard(divide(true, s, a, b));
     case ir::BinaryOp::min:
       return f ? float_min_max(false, a, b) : builder_.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
     case ir::BinaryOp::max:
       return f ? float_min_max(true, a, b) : builder_.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
-    case ir::BinaryOp::and_: return builder_.CreateAnd(a, b);
+    case ir::BinaryOp::and_:
+      return op.type == Type::i1 ? builder_.CreateAnd(a, b) : integer_wrap_guard(builder_.CreateAnd(a, b));
     case ir::BinaryOp::or_: return builder_.CreateOr(a, b);
     case ir::BinaryOp::xor_: return builder_.CreateXor(a, b);
     case ir::BinaryOp::shl: return builder_.CreateShl(a, shift_amount());
@@ -270,11 +279,21 @@ llvm::Value* KernelLowering::atomic(const ir::Op& op) {
   llvm::Value* ptr = element_address(op, m, base, linear_index(op, m));
   const bool f = ir::is_float(m.element);
   const bool s = ir::is_signed(m.element);
-  llvm::Value* v = value(op.operands[m.rank]);
+  const ir::AtomicOp ao = op.atomic_op();
+  llvm::Value* v = ao == ir::AtomicOp::load ? nullptr : value(op.operands[m.rank]);
   llvm::MaybeAlign align(ir::byte_size(m.element));
   if (plain_atomics(m.space)) return plain_atomic(op, ptr, v, align);
-  auto scope = atomic_scope(m.space);
-  const auto order = llvm::AtomicOrdering::Monotonic;
+  auto scope = atomic_scope(m.space, op.scope);
+  const auto order = llvm_ordering(op.order);
+  if (ao == ir::AtomicOp::load) {
+    llvm::LoadInst* load = builder_.CreateAlignedLoad(llvm_type(m.element), ptr, align);
+    load->setAtomic(order, scope);
+    return load;
+  }
+  if (ao == ir::AtomicOp::store) {
+    builder_.CreateAlignedStore(v, ptr, align)->setAtomic(order, scope);
+    return nullptr;
+  }
   using B = llvm::AtomicRMWInst::BinOp;
   B bop = B::Xchg;
   switch (op.atomic_op()) {
@@ -286,9 +305,13 @@ llvm::Value* KernelLowering::atomic(const ir::Op& op) {
     case ir::AtomicOp::or_: bop = B::Or; break;
     case ir::AtomicOp::xor_: bop = B::Xor; break;
     case ir::AtomicOp::exchange: bop = B::Xchg; break;
+    case ir::AtomicOp::load:
+    case ir::AtomicOp::store: break;  // above
     case ir::AtomicOp::compare_exchange: {
       llvm::Value* desired = value(op.operands[m.rank + 1]);
-      auto* cx = builder_.CreateAtomicCmpXchg(ptr, v, desired, align, order, order, scope);
+      // The failure ordering may not release: release -> relaxed, acq_rel -> acquire.
+      auto failure = llvm::AtomicCmpXchgInst::getStrongestFailureOrdering(order);
+      auto* cx = builder_.CreateAtomicCmpXchg(ptr, v, desired, align, order, failure, scope);
       return builder_.CreateExtractValue(cx, 0);
     }
   }
@@ -302,9 +325,11 @@ llvm::Value* KernelLowering::plain_atomic(const ir::Op& op, llvm::Value* ptr, ll
   const ir::Memory& m = kernel_.memories[op.ref];
   const bool f = ir::is_float(m.element);
   const bool s = ir::is_signed(m.element);
-  llvm::LoadInst* old = builder_.CreateAlignedLoad(v->getType(), ptr, align, "atomic.old");
+  llvm::LoadInst* old = builder_.CreateAlignedLoad(llvm_type(m.element), ptr, align, "atomic.old");
   llvm::Value* updated = nullptr;
   switch (op.atomic_op()) {
+    case ir::AtomicOp::load: return old;
+    case ir::AtomicOp::store: updated = v; break;
     case ir::AtomicOp::add: updated = f ? builder_.CreateFAdd(old, v) : builder_.CreateAdd(old, v); break;
     case ir::AtomicOp::sub: updated = f ? builder_.CreateFSub(old, v) : builder_.CreateSub(old, v); break;
     case ir::AtomicOp::min:
@@ -330,6 +355,21 @@ llvm::Value* KernelLowering::plain_atomic(const ir::Op& op, llvm::Value* ptr, ll
   }
   builder_.CreateAlignedStore(updated, ptr, align);
   return old;
+}
+
+llvm::AtomicOrdering KernelLowering::llvm_ordering(ir::MemoryOrder o) {
+  switch (o) {
+    case ir::MemoryOrder::relaxed: return llvm::AtomicOrdering::Monotonic;
+    case ir::MemoryOrder::acquire: return llvm::AtomicOrdering::Acquire;
+    case ir::MemoryOrder::release: return llvm::AtomicOrdering::Release;
+    case ir::MemoryOrder::acq_rel: return llvm::AtomicOrdering::AcquireRelease;
+    case ir::MemoryOrder::seq_cst: return llvm::AtomicOrdering::SequentiallyConsistent;
+  }
+  return llvm::AtomicOrdering::Monotonic;
+}
+
+void KernelLowering::fence(const ir::Op& op) {
+  builder_.CreateFence(llvm_ordering(op.order), atomic_scope(ir::MemorySpace::global, op.scope));
 }
 
 void KernelLowering::operation(const ir::Op& op) {
@@ -386,6 +426,8 @@ void KernelLowering::operation(const ir::Op& op) {
     case OpKind::var_store: builder_.CreateStore(value(op.operands[0]), slot_pointer(op.ref)); break;
     case OpKind::barrier: barrier(op); break;
     case OpKind::wavebarrier: wavebarrier(op); break;
+    case OpKind::fence: fence(op); break;
+    case OpKind::uniform: result = uniform(op); break;
     case OpKind::wave: wave(op); return;  // defines its result itself
     case OpKind::if_: lower_if(op); break;
     case OpKind::for_: lower_for(op); break;

@@ -50,7 +50,15 @@ class KernelLowering {
   // Float min/max with the IR's semantics (NaN ignored, -0 < +0); targets may lower it differently.
   virtual llvm::Value* float_min_max(bool max, llvm::Value* a, llvm::Value* b);
   bool known_positive(ir::ValueId v) const;
-  virtual llvm::SyncScope::ID atomic_scope(ir::MemorySpace space) = 0;
+  // The LLVM sync scope of an atomic or fence of scope `scope` on memory in `space` (fences:
+  // global). Shared memory is only seen by the work-group, so wider scopes narrow to it there.
+  virtual llvm::SyncScope::ID atomic_scope(ir::MemorySpace space, ir::MemoryScope scope) = 0;
+  // The result of an integer rem or and; the host hides it from LLVM's loop analyses (see there).
+  virtual llvm::Value* integer_wrap_guard(llvm::Value* v) { return v; }
+  // fence(scope, order).
+  virtual void fence(const ir::Op& op);
+  // uniform(x): the value itself (the host checks the promise when bounds checking).
+  virtual llvm::Value* uniform(const ir::Op& op) { return value(op.operands[0]); }
   // Whether atomics on `space` may be plain load-modify-store sequences: where one thread runs
   // every work-item that can reach that memory (the host runs a work-group on one thread).
   virtual bool plain_atomics(ir::MemorySpace space) { return false; }
@@ -64,6 +72,7 @@ class KernelLowering {
                                  unsigned address_space);
 
   llvm::Value* plain_atomic(const ir::Op& op, llvm::Value* ptr, llvm::Value* v, llvm::MaybeAlign align);
+  static llvm::AtomicOrdering llvm_ordering(ir::MemoryOrder o);
 
   // The LLVM value of an IR value at the current insertion point.
   virtual llvm::Value* value(ir::ValueId id) { return values_.at(id); }
@@ -88,6 +97,7 @@ class KernelLowering {
   // Attaches the loop's unroll request (ir::Op::int_value) to its back edge.
   void unroll_metadata(llvm::Instruction* back_edge, const ir::Op& loop);
   std::vector<llvm::Value*> values_;
+  llvm::Value* dynamic_shared_bytes_ = nullptr;  // i32 argument, when the kernel has dynamic shared memory
 
   const ir::Kernel& kernel_;
   llvm::Module& module_;

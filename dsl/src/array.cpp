@@ -48,7 +48,7 @@ Int ArrayRef::shape(int d, std::source_location loc) const {
   const ir::Memory& m = memory_of(memory_, loc, trace_);
   if (d < 0 || static_cast<unsigned>(d) >= m.rank)
     detail::fail(loc, fmt::format("array '{}' has rank {}; shape({}) does not exist", m.name, m.rank, d));
-  if (m.space != ir::MemorySpace::global)
+  if (m.space != ir::MemorySpace::global && !m.dynamic)  // static extents are constants
     return Int(detail::constant(ir::Type::i32, m.shape[d], 0, loc), loc);
   return Int(detail::emit(ir::OpKind::shape, ir::Type::i32, {}, loc, 0, memory_, static_cast<uint8_t>(d)), loc);
 }
@@ -106,6 +106,22 @@ ArrayRef make_array(ir::MemorySpace space, ir::Type element, std::initializer_li
   t.kernel.memories.push_back(std::move(m));
   return ArrayRef(static_cast<ir::MemoryId>(t.kernel.memories.size() - 1), element,
                   static_cast<unsigned>(shape.size()), t.serial);
+}
+
+ArrayRef make_dynamic_shared(ir::Type element, const std::string& name, const std::source_location& loc) {
+  Trace& t = current(loc);
+  ir::Memory m;
+  m.space = ir::MemorySpace::shared;
+  m.element = element;
+  m.rank = 1;
+  m.dynamic = true;
+  m.loc = to_loc(loc);
+  m.name = name.empty() ? fmt::format("shared{}", t.shared_count) : name;
+  ++t.shared_count;
+  for (const ir::Memory& other : t.kernel.memories)
+    if (other.name == m.name) fail(loc, fmt::format("an array named '{}' already exists in this kernel", m.name));
+  t.kernel.memories.push_back(std::move(m));
+  return ArrayRef(static_cast<ir::MemoryId>(t.kernel.memories.size() - 1), element, 1, t.serial);
 }
 
 uint32_t declare_slot(ir::Type type, const std::source_location& loc) {

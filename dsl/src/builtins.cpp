@@ -60,23 +60,47 @@ Value math(ir::MathFn fn, std::initializer_list<const Operand*> args) {
   return detail::emit(ir::OpKind::math, t, std::move(ids), first.loc(), static_cast<uint8_t>(fn));
 }
 
-Value atomic_rmw(ir::AtomicOp op, const ArrayRef& a, std::initializer_list<const Operand*> index,
-                 std::initializer_list<const Operand*> values) {
-  const Operand& v0 = **values.begin();
-  detail::Trace& t = detail::current(v0.loc());
-  ElementRef e = a.element(index);
+// An atomic on element `index` of `a`: `values` are its value operands (none for load), the
+// location is the first operand's. Returns the old (loaded) value; nothing for store.
+Value atomic_op(ir::AtomicOp op, const ArrayRef& a, std::vector<const Operand*> index,
+                std::vector<const Operand*> values, memory_order order, memory_scope scope) {
+  const Operand& first = values.empty() ? *index.front() : *values.front();
+  const std::source_location& loc = first.loc();
+  detail::Trace& t = detail::current(loc);
+  if (index.empty()) detail::fail(loc, fmt::format("atomic {}: the index list is empty", ir::atomic_op_name(op)));
+  if (index.size() > 3)
+    detail::fail(loc, fmt::format("atomic {}: {} indices; arrays have at most 3 dimensions", ir::atomic_op_name(op),
+                                  index.size()));
+  ElementRef e = index.size() == 1   ? a.element({index[0]})
+                 : index.size() == 2 ? a.element({index[0], index[1]})
+                                     : a.element({index[0], index[1], index[2]});
   const ir::Memory& m = t.kernel.memories.at(a.memory());
   if (m.space == ir::MemorySpace::local)
-    detail::fail(v0.loc(), fmt::format("atomic {} on local array '{}': atomics work on global and shared arrays",
-                                       ir::atomic_op_name(op), m.name));
+    detail::fail(loc, fmt::format("atomic {} on local array '{}': atomics work on global and shared arrays",
+                                  ir::atomic_op_name(op), m.name));
   bool bitwise = op == ir::AtomicOp::and_ || op == ir::AtomicOp::or_ || op == ir::AtomicOp::xor_;
   if ((bitwise || op == ir::AtomicOp::compare_exchange || op == ir::AtomicOp::sub) && ir::is_float(m.element))
-    detail::fail(v0.loc(), fmt::format("atomic {} needs an integer array; '{}' holds {}", ir::atomic_op_name(op),
-                                       m.name, ir::type_name(m.element)));
+    detail::fail(loc, fmt::format("atomic {} needs an integer array; '{}' holds {}", ir::atomic_op_name(op), m.name,
+                                  ir::type_name(m.element)));
   std::vector<ir::ValueId> ids = e.indices();
   std::string context = fmt::format("array '{}'", m.name);
   for (const Operand* v : values) ids.push_back(detail::coerce(*v, m.element, false, context.c_str()).id());
-  return detail::emit(ir::OpKind::atomic, m.element, std::move(ids), v0.loc(), static_cast<uint8_t>(op), a.memory());
+  ir::Op o;
+  o.kind = ir::OpKind::atomic;
+  o.type = m.element;
+  o.operands = std::move(ids);
+  o.sub = static_cast<uint8_t>(op);
+  o.ref = a.memory();
+  o.order = order;
+  o.scope = scope;
+  o.loc = detail::to_loc(loc);
+  if (std::string wrong = ir::check_memory_order(o); !wrong.empty())
+    detail::fail(loc, fmt::format("atomic {} on array '{}': {}", ir::atomic_op_name(op), m.name, wrong));
+  if (op != ir::AtomicOp::store) o.result = t.kernel.new_value(m.element);
+  const ir::Op& placed = detail::append(std::move(o));
+  if (!placed.result) return Value();
+  t.kernel.values[placed.result].def = &placed;
+  return Value(placed.result, m.element, t.serial);
 }
 
 std::vector<const Operand*> pointers(atomic::Index i) {
@@ -128,16 +152,12 @@ Value max(const Operand& a, const Operand& b) { return detail::binary(ir::Binary
 Value abs(const Operand& x) { return detail::unary(ir::UnaryOp::abs, x); }
 
 namespace atomic {
-#define ROCJIT_ATOMIC(NAME, OP)                                                              \
-  Value NAME(const ArrayRef& a, const Operand& i, const Operand& v) {                        \
-    return atomic_rmw(ir::AtomicOp::OP, a, {&i}, {&v});                                      \
-  }                                                                                          \
-  Value NAME(const ArrayRef& a, Index i, const Operand& v) {                                 \
-    auto p = pointers(i);                                                                    \
-    if (p.empty()) detail::fail(v.loc(), "atomic " #NAME ": the index list is empty");       \
-    if (p.size() == 1) return atomic_rmw(ir::AtomicOp::OP, a, {p[0]}, {&v});                 \
-    if (p.size() == 2) return atomic_rmw(ir::AtomicOp::OP, a, {p[0], p[1]}, {&v});           \
-    return atomic_rmw(ir::AtomicOp::OP, a, {p[0], p[1], p[2]}, {&v});                        \
+#define ROCJIT_ATOMIC(NAME, OP)                                                                   \
+  Value NAME(const ArrayRef& a, const Operand& i, const Operand& v, memory_order o, memory_scope s) { \
+    return atomic_op(ir::AtomicOp::OP, a, {&i}, {&v}, o, s);                                      \
+  }                                                                                               \
+  Value NAME(const ArrayRef& a, Index i, const Operand& v, memory_order o, memory_scope s) {      \
+    return atomic_op(ir::AtomicOp::OP, a, pointers(i), {&v}, o, s);                               \
   }
 ROCJIT_ATOMIC(add, add)
 ROCJIT_ATOMIC(sub, sub)
@@ -148,18 +168,43 @@ ROCJIT_ATOMIC(or_, or_)
 ROCJIT_ATOMIC(xor_, xor_)
 ROCJIT_ATOMIC(exchange, exchange)
 #undef ROCJIT_ATOMIC
-
-Value compare_exchange(const ArrayRef& a, const Operand& i, const Operand& expected, const Operand& desired) {
-  return atomic_rmw(ir::AtomicOp::compare_exchange, a, {&i}, {&expected, &desired});
+Value compare_exchange(const ArrayRef& a, const Operand& i, const Operand& expected, const Operand& desired,
+                       memory_order o, memory_scope s) {
+  return atomic_op(ir::AtomicOp::compare_exchange, a, {&i}, {&expected, &desired}, o, s);
 }
-Value compare_exchange(const ArrayRef& a, Index i, const Operand& expected, const Operand& desired) {
-  auto p = pointers(i);
-  if (p.empty()) detail::fail(expected.loc(), "atomic compare_exchange: the index list is empty");
-  if (p.size() == 1) return atomic_rmw(ir::AtomicOp::compare_exchange, a, {p[0]}, {&expected, &desired});
-  if (p.size() == 2) return atomic_rmw(ir::AtomicOp::compare_exchange, a, {p[0], p[1]}, {&expected, &desired});
-  return atomic_rmw(ir::AtomicOp::compare_exchange, a, {p[0], p[1], p[2]}, {&expected, &desired});
+Value compare_exchange(const ArrayRef& a, Index i, const Operand& expected, const Operand& desired, memory_order o,
+                       memory_scope s) {
+  return atomic_op(ir::AtomicOp::compare_exchange, a, pointers(i), {&expected, &desired}, o, s);
+}
+Value load(const ArrayRef& a, const Operand& i, memory_order o, memory_scope s) {
+  return atomic_op(ir::AtomicOp::load, a, {&i}, {}, o, s);
+}
+Value load(const ArrayRef& a, Index i, memory_order o, memory_scope s) {
+  return atomic_op(ir::AtomicOp::load, a, pointers(i), {}, o, s);
+}
+void store(const ArrayRef& a, const Operand& i, const Operand& v, memory_order o, memory_scope s) {
+  atomic_op(ir::AtomicOp::store, a, {&i}, {&v}, o, s);
+}
+void store(const ArrayRef& a, Index i, const Operand& v, memory_order o, memory_scope s) {
+  atomic_op(ir::AtomicOp::store, a, pointers(i), {&v}, o, s);
 }
 }  // namespace atomic
+
+void fence(memory_scope scope, memory_order order, std::source_location loc) {
+  detail::current(loc);
+  ir::Op op;
+  op.kind = ir::OpKind::fence;
+  op.order = order;
+  op.scope = scope;
+  op.loc = detail::to_loc(loc);
+  if (std::string wrong = ir::check_memory_order(op); !wrong.empty()) detail::fail(loc, wrong);
+  detail::append(std::move(op));
+}
+
+Value uniform(const Operand& x) {
+  Value v = detail::coerce(x, detail::common_type(x, x), false, "uniform()");
+  return detail::emit(ir::OpKind::uniform, v.type(), {v.id()}, x.loc());
+}
 
 Int lane_id(std::source_location loc) { return workitem(ir::WorkItem::lane_id, 0, loc); }
 Int wave_size(std::source_location loc) { return workitem(ir::WorkItem::wave_size, 0, loc); }

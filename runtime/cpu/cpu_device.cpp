@@ -105,7 +105,9 @@ class CpuStream : public StreamImpl {
   void copy(void* dst, const void* src, size_t bytes, CopyKind, std::vector<std::shared_ptr<void>> keep) override {
     submit([dst, src, bytes, keep = std::move(keep)] { std::memmove(dst, src, bytes); });
   }
-  void launch(std::shared_ptr<CompiledKernel> kernel, Dim3 grid, Dim3 block, std::shared_ptr<ArgumentPack> args) override {
+  // The dynamic shared bytes travel in the arguments (kernel ABI), where run_host reads them.
+  void launch(std::shared_ptr<CompiledKernel> kernel, Dim3 grid, Dim3 block, uint32_t,
+              std::shared_ptr<ArgumentPack> args) override {
     submit([kernel, grid, block, args] {
       run_host(static_cast<CpuKernel&>(*kernel).for_block(block), grid, block, args->pointers.data());
     });
@@ -229,6 +231,7 @@ class CpuDevice : public DeviceImpl {
     check_host_geometry(k.name, k.max_block_size, grid, block);
     static_cast<const CpuKernel&>(k).for_block(block);
   }
+  uint64_t shared_memory_limit() const override { return host_shared_bytes_limit; }
 
  protected:
   std::shared_ptr<CompiledKernel> compile(const std::shared_ptr<const ir::Kernel>& ir) override {
@@ -236,6 +239,7 @@ class CpuDevice : public DeviceImpl {
     k->ir = ir;
     k->name = ir->name;
     k->max_block_size = ir->max_block_size;
+    k->static_shared_bytes = static_cast<uint64_t>(ir->shared_bytes());
     return k;
   }
 };

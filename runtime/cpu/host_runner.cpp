@@ -183,6 +183,15 @@ void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const
   const int64_t groups = grid.count();
   const uint64_t threads = static_cast<uint64_t>(block.count());
   const size_t storage_bytes = kernel.work_item_storage_bytes() * threads;
+  size_t shared_bytes = kernel.shared_bytes();
+  if (const int a = kernel.dynamic_shared_argument(); a >= 0) {
+    shared_bytes += *static_cast<const uint32_t*>(args[a]);
+    if (shared_bytes > host_shared_bytes_limit)
+      throw LaunchError(fmt::format("kernel '{}': {} bytes of shared memory per work-group ({} static + {} dynamic) "
+                                    "exceed the {} bytes the host backend gives a work-group",
+                                    kernel.name(), shared_bytes, kernel.shared_bytes(),
+                                    *static_cast<const uint32_t*>(args[a]), host_shared_bytes_limit));
+  }
   HostBoundsReport report;
   WorkerPool& workers = pool();
   // Chunks small enough to balance, large enough to amortise the call.
@@ -197,7 +206,7 @@ void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const
     context.grid[0] = static_cast<int32_t>(grid.x);
     context.grid[1] = static_cast<int32_t>(grid.y);
     context.grid[2] = static_cast<int32_t>(grid.z);
-    context.shared = aligned_buffer(buffers.shared, buffers.shared_size, std::max<size_t>(kernel.shared_bytes(), 64));
+    context.shared = aligned_buffer(buffers.shared, buffers.shared_size, std::max<size_t>(shared_bytes, 64));
     context.storage = aligned_buffer(buffers.storage, buffers.storage_size, std::max<size_t>(storage_bytes, 64));
     context.report = &report_out_of_bounds;
     context.report_state = &report;

@@ -86,12 +86,13 @@ class HipStream : public StreamImpl {
     api_->check(api_->hipMemcpyAsync(dst, src, bytes, k, stream_), "hipMemcpyAsync");
     finish(Pending{std::move(keep), nullptr});
   }
-  void launch(std::shared_ptr<CompiledKernel> kernel, Dim3 grid, Dim3 block, std::shared_ptr<ArgumentPack> args) override {
+  void launch(std::shared_ptr<CompiledKernel> kernel, Dim3 grid, Dim3 block, uint32_t shared_bytes,
+              std::shared_ptr<ArgumentPack> args) override {
     auto& k = static_cast<HipKernel&>(*kernel);
     api_->check(api_->hipSetDevice(device_), "hipSetDevice");
     hipError_t e = api_->hipModuleLaunchKernel(
         k.function, static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z),
-        static_cast<unsigned>(block.x), static_cast<unsigned>(block.y), static_cast<unsigned>(block.z), 0, stream_,
+        static_cast<unsigned>(block.x), static_cast<unsigned>(block.y), static_cast<unsigned>(block.z), shared_bytes, stream_,
         const_cast<void**>(args->pointers.data()), nullptr);
     // A kernel that ran and failed (on the default stream launches run at once) is a LaunchError
     // carrying the simulator's message; the arguments were checked before, so others are too.
@@ -244,6 +245,8 @@ class HipDevice : public DeviceImpl {
   }
   std::shared_ptr<EventImpl> create_event() override { return std::make_shared<HipEvent>(api_, index_); }
 
+  uint64_t shared_memory_limit() const override { return amdgpu_lds_limit(processor_); }
+
   void check_geometry(const CompiledKernel& k, Dim3 grid, Dim3 block) override {
     int64_t g[] = {grid.x, grid.y, grid.z}, b[] = {block.x, block.y, block.z};
     const char* axis[] = {"x", "y", "z"};
@@ -274,6 +277,7 @@ class HipDevice : public DeviceImpl {
     k->device = index_;
     k->name = ir.name;
     k->max_block_size = ir.max_block_size;
+    k->static_shared_bytes = k->code.kernel(ir.name).group_segment_fixed_size;
     select();
     api_->check(api_->hipModuleLoadData(&k->module, k->code.elf.data()), "hipModuleLoadData");
     api_->check(api_->hipModuleGetFunction(&k->function, k->module, ir.name.c_str()), "hipModuleGetFunction");

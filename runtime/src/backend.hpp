@@ -41,6 +41,7 @@ struct CompiledKernel {
   virtual ~CompiledKernel() = default;
   std::string name;
   uint32_t max_block_size = 1024;
+  uint64_t static_shared_bytes = 0;  // the kernel's shared arrays, as the device lays them out
 };
 
 // Arguments in kernel order, each stored in its own cell; `pointers` is the kernelParams array.
@@ -71,7 +72,8 @@ class StreamImpl {
   // `keep_alive` holds what the operation uses until it has completed.
   virtual void copy(void* dst, const void* src, size_t bytes, CopyKind kind,
                     std::vector<std::shared_ptr<void>> keep_alive) = 0;
-  virtual void launch(std::shared_ptr<CompiledKernel> kernel, Dim3 grid, Dim3 block,
+  // `shared_bytes`: the launch's dynamic shared memory per work-group (checked by the caller).
+  virtual void launch(std::shared_ptr<CompiledKernel> kernel, Dim3 grid, Dim3 block, uint32_t shared_bytes,
                       std::shared_ptr<ArgumentPack> args) = 0;
   // Runs `f` on the host once everything before it on the stream has completed.
   virtual void host_callback(std::function<void()> f) = 0;
@@ -117,6 +119,8 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // How many kernels the device remembers now (at most device_kernel_limit()).
   size_t kernel_count();
   virtual void check_geometry(const CompiledKernel& k, Dim3 grid, Dim3 block) = 0;
+  // Bytes of shared memory (static + dynamic) one work-group may use on this device.
+  virtual uint64_t shared_memory_limit() const = 0;
 
   std::shared_ptr<StreamImpl> default_stream();
   void synchronize();

@@ -114,6 +114,10 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
   const KernelAbi abi = kernel_abi(ir);
   pack->bytes.reserve(8 * abi.arguments.size());
   for (const AbiArgument& arg : abi.arguments) {
+    if (arg.kind == AbiArgument::Kind::dynamic_shared) {
+      put(*pack, static_cast<uint32_t>(std::min<uint64_t>(config.shared_bytes, UINT32_MAX)));
+      continue;
+    }
     const LaunchArgument& a = args[arg.param];
     switch (arg.kind) {
       case AbiArgument::Kind::scalar: put_scalar(kernel, *pack, ir.params[arg.param], a, arg.param); break;
@@ -125,13 +129,22 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
       case AbiArgument::Kind::stride:
         put(*pack, a.array->strides()[arg.dim] / static_cast<int64_t>(a.array->layout().itemsize()));
         break;
+      case AbiArgument::Kind::dynamic_shared: break;  // above
     }
   }
   for (size_t at = 0; at < pack->bytes.size(); at += 8) pack->pointers.push_back(pack->bytes.data() + at);
 
   std::shared_ptr<CompiledKernel> compiled = device->kernel(kernel.ir_ptr());
   device->check_geometry(*compiled, config.grid, config.block);
-  stream.impl().launch(std::move(compiled), config.grid, config.block, std::move(pack));
+  const uint64_t limit = device->shared_memory_limit();
+  if (config.shared_bytes > limit || compiled->static_shared_bytes + config.shared_bytes > limit)
+    throw LaunchError(fmt::format("kernel '{}': {} bytes of shared memory per work-group ({} static + {} dynamic) "
+                                  "exceed the {} bytes device '{}' ({}) gives a work-group",
+                                  kernel.name(), compiled->static_shared_bytes + config.shared_bytes,
+                                  compiled->static_shared_bytes, config.shared_bytes, limit, device->id(),
+                                  device->target()));
+  stream.impl().launch(std::move(compiled), config.grid, config.block, static_cast<uint32_t>(config.shared_bytes),
+                       std::move(pack));
 }
 
 }  // namespace rocjit::runtime

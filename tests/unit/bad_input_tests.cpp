@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "rocjit/compiler/parser.hpp"
+#include "rocjit/compiler/verifier.hpp"
 #include "sample_kernels.hpp"
 
 using namespace rocjit;
@@ -385,4 +387,58 @@ TEST_CASE("wave operations under divergent control, on the wrong types or after 
                       x(0) = wave::count(x(1) > 0);
                     }),
                     Contains("wave.count at") && Contains("Return() at") && Contains("lane_id(0)"));
+}
+
+TEST_CASE("memory orders an atomic or fence cannot have, and a loaded bound governing a barrier, are errors") {
+  int line = 0;
+  auto relaxed_fence = [&] {
+    return kernel("relaxed_fence", [&](Array<int32_t> x) {
+      line = __LINE__ + 1;
+      fence(memory_scope::device, memory_order::relaxed);
+      x(0) = 1;
+    });
+  };
+  CHECK_THROWS_WITH(relaxed_fence(), Contains("kernel 'relaxed_fence'") && Contains("a fence needs memory_order") &&
+                                         Contains(here(line)));
+  auto release_load = [&] {
+    return kernel("release_load", [&](Array<int32_t> x) {
+      line = __LINE__ + 1;
+      x(1) = atomic::load(x, 0, memory_order::release);
+    });
+  };
+  CHECK_THROWS_WITH(release_load(), Contains("kernel 'release_load'") && Contains("atomic load on array 'arg0'") &&
+                                        Contains("cannot be release") && Contains(here(line)));
+  CHECK_THROWS_WITH(kernel("acquire_store", [](Array<int32_t> x) { atomic::store(x, 0, 1, memory_order::acq_rel); }),
+                    Contains("an atomic store cannot be acq_rel"));
+  CHECK_THROWS_WITH(kernel("local_load", [](Array<int32_t> x) {
+                      auto l = local::array<int32_t>({4});
+                      l(0) = 1;
+                      x(0) = atomic::load(l, 0);
+                    }),
+                    Contains("atomic load on local array"));
+  // Without uniform() a bound loaded from memory may differ between work-items.
+  auto loaded_bound = [&] {
+    return kernel("loaded_bound", [&](Array<int32_t> x) {
+      For(0, x(0), [&](Int) { barrier(); });
+    });
+  };
+  CHECK_THROWS_WITH(loaded_bound(), Contains("kernel 'loaded_bound'") && Contains("barrier"));
+  CHECK_NOTHROW(kernel("promised_bound", [](Array<int32_t> x) { For(0, uniform(x(0)), [&](Int) { barrier(); }); }));
+}
+
+TEST_CASE("the verifier rejects a malformed fence, atomic store with a result, and a bad dynamic array") {
+  auto verify_text = [](const std::string& body, const std::string& decl = "") {
+    ir::Kernel k = ir::parse("kernel @v(@x: array<i32, 1, C>) max_block_size(64) {\n" + decl + body + "}\n");
+    ir::verify(k);
+  };
+  CHECK_THROWS_WITH(verify_text("  fence relaxed device\n"), Contains("a fence needs memory_order"));
+  CHECK_THROWS_WITH(verify_text("  %1 = const 0 : i32\n  %2 = atomic.load @x[%1] : i32 release\n"),
+                    Contains("cannot be release"));
+  CHECK_THROWS_WITH(ir::parse("kernel @v(@x: array<i32, 1, C>) max_block_size(64) {\n  %1 = const 0 : i32\n"
+                              "  %2 = atomic.store @x[%1], %1 : i32\n}\n"),
+                    Contains("expected no result before 'atomic.store'"));
+  CHECK_THROWS_WITH(ir::parse("kernel @v(@x: array<i32, 1, C>) max_block_size(64) {\n  fence acquire\n}\n"),
+                    Contains("a memory scope"));
+  CHECK_THROWS_WITH(ir::parse("kernel @v(@x: array<i32, 1, C>) max_block_size(64) {\n  local @l: f32[dynamic]\n}\n"),
+                    Contains("an extent"));
 }

@@ -211,3 +211,69 @@ TEST_CASE("atomics on shared memory are plain read-modify-writes on the host, wi
     for (int i = 0; i <= block; ++i) REQUIRE(seen[i] == i - 1);
   }
 }
+
+TEST_CASE("under bounds checking a broken uniform() promise fails the launch naming it; a kept one runs") {
+  int line = 0;
+  Kernel k = kernel("broken_promise", [&](Array<int32_t> bound, Array<int32_t> out) {
+    auto s = shared::array<int32_t>({64});
+    Int t = local_id(0);
+    line = __LINE__ + 1;
+    Int n = uniform(bound(t));
+    s(t) = 0;
+    barrier();
+    For(0, n, [&](Int) {
+      atomic::add(s, 0, 1);
+      barrier();
+    });
+    out(global_id(0)) = s(0);
+  });
+  HostCompileOptions options;
+  options.bounds_check = true;
+  HostKernel hk = compile_host(k.ir(), options);
+  std::vector<int32_t> bound(32, 3), out(32, 0);
+  HostArgs kept;
+  kept.array(bound).array(out);
+  run_host(hk, {1}, {32}, kept.data());
+  for (int32_t v : out) CHECK(v == 3 * 32);
+  bound[17] = 5;
+  HostArgs broken;
+  broken.array(bound).array(out);
+  CHECK_THROWS_WITH(run_host(hk, {1}, {32}, broken.data()),
+                    Contains("kernel 'broken_promise': uniform() at " + std::string(__FILE__) + ":" +
+                             std::to_string(line)) &&
+                        Contains("got 5 from work-item 17") && Contains("but 3 from work-item 0"));
+  // Without bounds checking the promise is trusted (and not checked).
+  HostKernel unchecked = compile_host(k.ir());
+  bound[17] = 3;
+  HostArgs again;
+  again.array(bound).array(out);
+  run_host(unchecked, {1}, {32}, again.data());
+  for (int32_t v : out) CHECK(v == 3 * 32);
+}
+
+TEST_CASE("dynamic shared memory: bounds checking knows its extent from the launch argument") {
+  Kernel k = kernel("dynamic_overrun", [](Array<int32_t> out) {
+    auto d = shared::dynamic<int32_t>("d");
+    Int t = local_id(0);
+    d(t) = t;
+    out(t) = d(t) + d.shape(0);
+  });
+  HostCompileOptions options;
+  options.bounds_check = true;
+  HostKernel hk = compile_host(k.ir(), options);
+  REQUIRE(hk.dynamic_shared_argument() == 2);  // after out and out.shape0
+  CHECK(metadata_text(hk).find("+ the launch's dynamic shared bytes") != std::string::npos);
+  std::vector<int32_t> out(16, 0);
+  HostArgs fits;
+  fits.array(out).scalar(uint32_t{16 * 4});
+  run_host(hk, {1}, {16}, fits.data());
+  for (int t = 0; t < 16; ++t) CHECK(out[t] == t + 16);
+  HostArgs short_of_it;
+  short_of_it.array(out).scalar(uint32_t{8 * 4 + 3});
+  CHECK_THROWS_WITH(run_host(hk, {1}, {16}, short_of_it.data()),
+                    Contains("out-of-bounds store of array 'd'") && Contains("index (8) is outside shape (8)"));
+  HostArgs too_big;
+  too_big.array(out).scalar(uint32_t{(64u << 20) + 4});
+  CHECK_THROWS_WITH(run_host(hk, {1}, {16}, too_big.data()),
+                    Contains("kernel 'dynamic_overrun'") && Contains("0 static + 67108868 dynamic"));
+}

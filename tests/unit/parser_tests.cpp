@@ -25,6 +25,7 @@ Kernel every_op() {
                                Array<int32_t> counts, Array<float> f, Int n, Float scale) {
     auto tmp = local::array<float>({4}, "tmp");
     auto lds = shared::array<int32_t>({8, 2}, "lds");
+    auto dyn = shared::dynamic<int32_t>("dyn");
     Var<float> acc = 0.0f;
     Var<int32_t> j = 0;
     Int i = global_id(0);
@@ -60,8 +61,12 @@ Kernel every_op() {
     atomic::compare_exchange(counts, i, old, 7);
     atomic::add(f, i, 1.5f);
     atomic::compare_exchange(lds, {local_id(0), 1}, old, 7);
-    atomic::add(lds, {local_id(0), 0}, 1);
-    If(i > 0, [&] { f(i) = lds(1, 1) * 1.0f; });
+    atomic::add(lds, {local_id(0), 0}, 1, memory_order::acq_rel, memory_scope::workgroup);
+    Value seen = atomic::load(counts, i, memory_order::acquire) + atomic::load(dyn, 0);
+    atomic::store(counts, i, seen, memory_order::release, memory_scope::system);
+    fence(memory_scope::wavefront, memory_order::seq_cst);
+    Int promised = uniform(counts(0));
+    If(i > promised, [&] { f(i) = lds(1, 1) * 1.0f; });
     barrier(CLK_LOCAL_MEM_FENCE);
     barrier(CLK_GLOBAL_MEM_FENCE);
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
@@ -127,6 +132,7 @@ TEST_CASE("a kernel using every op kind round-trips, with and without locations"
   ir::Kernel parsed = ir::parse(k.print(true));
   CHECK(parsed.memories.size() == k.ir().memories.size());
   CHECK(parsed.memories[1].layout == ir::Layout::strided);
+  CHECK(parsed.memories.back().dynamic);
   CHECK(parsed.slots.size() == 3);
   CHECK(parsed.values.size() == k.ir().values.size());
 }
@@ -148,8 +154,12 @@ TEST_CASE("every member of every op family, as the registry lists them, prints a
                         (name == "ballot" || name == "any" || name == "all" || name == "count");
       const char* value = info.family == ir::OpFamily::math ? "%2" : vote ? "%18" : "%1";
       std::vector<std::string> operands(members[i].operands, value);
-      std::string line = fmt::format("  %{} = {} ", next++, ir::op_spelling(op));
+      // atomic.store defines no value; atomic.load takes no value operand.
+      const bool no_result = info.family == ir::OpFamily::atomic && name == "store";
+      std::string line = no_result ? fmt::format("  {} ", ir::op_spelling(op))
+                                   : fmt::format("  %{} = {} ", next++, ir::op_spelling(op));
       if (info.family == ir::OpFamily::workitem) line += "0";
+      else if (info.family == ir::OpFamily::atomic && operands.empty()) line += "@c[%1]";
       else if (info.family == ir::OpFamily::atomic) line += fmt::format("@c[%1], {}", fmt::join(operands, ", "));
       else line += fmt::format("{}", fmt::join(operands, ", "));
       const char* type = info.family == ir::OpFamily::math ? "f32"

@@ -225,6 +225,18 @@ class AmdgpuLowering : public KernelLowering {
   }
 
   llvm::Value* memory_base(const ir::Memory& m) override {
+    if (m.dynamic) {
+      // LLVM places a zero-sized external LDS variable after the kernel's static LDS; the
+      // dispatch's group segment size adds the launch's dynamic bytes. All dynamic arrays alias it.
+      if (!dynamic_lds_) {
+        auto* type = llvm::ArrayType::get(builder_.getInt8Ty(), 0);
+        dynamic_lds_ = new llvm::GlobalVariable(module_, type, false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                                "rocjit.dynamic_shared", nullptr, llvm::GlobalValue::NotThreadLocal,
+                                                local_as);
+        dynamic_lds_->setAlignment(llvm::Align(16));
+      }
+      return dynamic_lds_;
+    }
     auto* array_type = llvm::ArrayType::get(llvm_type(m.element), static_cast<uint64_t>(m.element_count()));
     if (m.space == ir::MemorySpace::local)
       return entry_alloca(array_type, nullptr, m.name, private_as);
@@ -235,8 +247,16 @@ class AmdgpuLowering : public KernelLowering {
     return g;
   }
 
-  llvm::SyncScope::ID atomic_scope(ir::MemorySpace space) override {
-    return context_.getOrInsertSyncScopeID(space == ir::MemorySpace::global ? "agent" : "workgroup");
+  // AMDGPU's sync scopes: "wavefront", "workgroup", "agent" and the system ("").
+  llvm::SyncScope::ID atomic_scope(ir::MemorySpace space, ir::MemoryScope scope) override {
+    if (space == ir::MemorySpace::shared && scope > ir::MemoryScope::workgroup) scope = ir::MemoryScope::workgroup;
+    switch (scope) {
+      case ir::MemoryScope::wavefront: return context_.getOrInsertSyncScopeID("wavefront");
+      case ir::MemoryScope::workgroup: return context_.getOrInsertSyncScopeID("workgroup");
+      case ir::MemoryScope::device: return context_.getOrInsertSyncScopeID("agent");
+      case ir::MemoryScope::system: return llvm::SyncScope::System;
+    }
+    return llvm::SyncScope::System;
   }
 
   // Kernel arrays are device arrays: coarse-grained memory of the launching GPU (the runtime
@@ -271,6 +291,7 @@ class AmdgpuLowering : public KernelLowering {
 
  private:
   llvm::Value* dispatch_ptr_ = nullptr;
+  llvm::GlobalVariable* dynamic_lds_ = nullptr;
   unsigned wave_;
   std::vector<std::string> device_lib_users_;
 };

@@ -18,6 +18,7 @@ const std::vector<std::string>& HostKernel::argument_names() const { return impl
 uint64_t HostKernel::work_item_storage_bytes() const { return impl_->storage_bytes_per_work_item; }
 unsigned HostKernel::region_count() const { return impl_->region_count; }
 uint64_t HostKernel::shared_bytes() const { return impl_->shared_bytes; }
+int HostKernel::dynamic_shared_argument() const { return impl_->dynamic_shared_argument; }
 uint32_t HostKernel::max_block_size() const { return impl_->max_block_size; }
 bool HostKernel::bounds_checked() const { return impl_->bounds_check; }
 std::optional<Dim3> HostKernel::fixed_block() const { return impl_->fixed_block; }
@@ -38,7 +39,8 @@ std::string metadata_text(const HostKernel& kernel) {
   s += fmt::format("  barrier-free regions: {}\n", k.region_count);
   s += fmt::format("  work-item storage:    {} bytes per work-item (values and variables live across barriers)\n",
                    k.storage_bytes_per_work_item);
-  s += fmt::format("  shared bytes:         {} per work-group\n", k.shared_bytes);
+  s += fmt::format("  shared bytes:         {} per work-group{}\n", k.shared_bytes,
+                   k.dynamic_shared_argument >= 0 ? " + the launch's dynamic shared bytes" : "");
   s += fmt::format("  bounds checked:       {}\n", k.bounds_check ? "yes" : "no");
   s += "  run() arguments:\n";
   for (size_t i = 0; i < k.argument_names.size(); ++i) s += fmt::format("    {:>3}  {}\n", i, k.argument_names[i]);
@@ -48,9 +50,28 @@ std::string metadata_text(const HostKernel& kernel) {
 std::string HostKernel::out_of_bounds_message(const HostBoundsReport& r, const void* const* args) const {
   const Impl& k = *impl_;
   const targets::host::BoundsCheck& c = k.checks.at(static_cast<size_t>(r.check));
+  if (c.access == "uniform") {
+    auto shown = [&](int64_t bits) {
+      const auto u = static_cast<uint64_t>(bits);
+      if (c.type == ir::Type::f32) return fmt::format("{}", std::bit_cast<float>(static_cast<uint32_t>(u)));
+      if (c.type == ir::Type::f64) return fmt::format("{}", std::bit_cast<double>(u));
+      if (c.type == ir::Type::i1) return std::string(u & 1 ? "true" : "false");
+      const unsigned bits_wide = ir::bit_width(c.type);
+      const uint64_t masked = bits_wide >= 64 ? u : u & ((uint64_t{1} << bits_wide) - 1);
+      if (!ir::is_signed(c.type)) return fmt::format("{}", masked);
+      const int64_t v = bits_wide >= 64 ? static_cast<int64_t>(u)
+                                        : static_cast<int64_t>(masked << (64 - bits_wide)) >> (64 - bits_wide);
+      return fmt::format("{}", v);
+    };
+    return fmt::format("kernel '{}': uniform() at {} got {} from work-item {} (linear local id) but {} from "
+                       "work-item 0 of the same group; uniform(x) promises one value for the whole work-group",
+                       k.name, c.loc.str(), shown(r.index[1]), r.index[0], shown(r.index[2]));
+  }
   std::vector<int64_t> shape = c.static_shape;
   if (c.param_index >= 0)  // extents from the arguments, where the kernel ABI puts them
     for (unsigned d = 0; d < c.rank; ++d) shape.push_back(*static_cast<const int32_t*>(args[c.first_extent + d]));
+  if (c.dynamic_element_bytes)
+    shape.push_back(*static_cast<const uint32_t*>(args[c.first_extent]) / c.dynamic_element_bytes);
   std::vector<int64_t> index(r.index, r.index + c.rank);
   return fmt::format("kernel '{}': out-of-bounds {} of array '{}' at {}: index ({}) is outside shape ({}); "
                      "nothing out of bounds was read or written",
@@ -63,6 +84,37 @@ std::string HostKernel::out_of_bounds_message(const HostBoundsReport& r, const v
 // Called by host kernels for each wave op (targets/host/lower.cpp), once per work-group: gathers
 // each wave's operands from per-work-item storage, applies interpret_wave and scatters the results.
 // Types travel as the bits of ir::Type; a stride of 0 passes one uniform operand.
+// Zero, read by host kernels where the optimiser must not know the value (lower.cpp,
+// integer_wrap_guard).
+extern "C" __attribute__((visibility("default"))) const int64_t rocjit_host_zero = 0;
+
+// Called by bounds-checked host kernels for each uniform(x) the whole group reaches: copies every
+// work-item's operand to its result and reports the first work-item whose value differs from
+// work-item 0's (bit for bit) as check `check`: (work-item, its bits, work-item 0's bits).
+extern "C" __attribute__((visibility("default"))) void rocjit_host_uniform(
+    uint32_t type, const uint8_t* in, uint64_t in_stride, uint8_t* out, uint64_t out_stride, uint32_t threads,
+    void (*report)(rocjit::HostBoundsReport*, int32_t, int64_t, int64_t, int64_t), rocjit::HostBoundsReport* state,
+    int32_t check) {
+  const auto t = std::bit_cast<rocjit::ir::Type>(type);
+  const unsigned bytes = rocjit::ir::byte_size(t);
+  const uint64_t mask = bytes == 1 ? 1 : bytes >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * bytes)) - 1;
+  auto read = [&](uint32_t i) {
+    uint64_t x = 0;
+    std::memcpy(&x, in + i * in_stride, bytes);
+    return x & mask;
+  };
+  const uint64_t first = read(0);
+  bool reported = false;
+  for (uint32_t i = 0; i < threads; ++i) {
+    const uint64_t x = read(i);
+    if (x != first && !reported) {
+      report(state, check, i, static_cast<int64_t>(x), static_cast<int64_t>(first));
+      reported = true;
+    }
+    std::memcpy(out + i * out_stride, &x, bytes);
+  }
+}
+
 extern "C" __attribute__((visibility("default"))) void rocjit_host_wave(
     uint32_t op, uint32_t a_type, const uint8_t* a, uint64_t a_stride, const uint8_t* b, uint64_t b_stride,
     uint32_t result_type, uint8_t* out, uint64_t out_stride, uint32_t threads, uint32_t width) {

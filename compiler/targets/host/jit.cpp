@@ -1,6 +1,7 @@
 // compile() for Target::host(): lower with barrier fission, optimise for this CPU, add to the
 // process's LLJIT.
 #include "targets/host/jit.h"
+#include "rocjit/compiler/kernel_abi.hpp"
 
 #include <fmt/format.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -255,6 +256,8 @@ HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested,
     impl->name = kernel.name;
     impl->max_block_size = kernel.max_block_size;
     impl->bounds_check = bounds_check;
+    if (kernel.has_dynamic_shared())
+      impl->dynamic_shared_argument = static_cast<int>(kernel_abi(kernel).arguments.size() - 1);
     impl->fixed_block = options.block;
     return impl;
   };

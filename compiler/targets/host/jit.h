@@ -20,7 +20,8 @@ struct HostKernel::Impl {
   uint32_t max_block_size = 1024;
   std::vector<std::string> argument_names;
   uint64_t storage_bytes_per_work_item = 0;
-  uint64_t shared_bytes = 0;
+  uint64_t shared_bytes = 0;  // static shared arrays
+  int dynamic_shared_argument = -1;  // the argument holding the launch's dynamic shared bytes, if any
   unsigned region_count = 0;
   std::vector<targets::host::BoundsCheck> checks;
   bool bounds_check = false;

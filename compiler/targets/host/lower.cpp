@@ -165,13 +165,29 @@ class HostLowering : public KernelLowering {
       for (const auto& sub : r.ops) assign(*sub, segment);
   }
 
+  // Under bounds checking, a uniform(x) that the whole group reaches together (at group level,
+  // before any Return) is checked: it ends the segment like a barrier, and one call compares
+  // every work-item's operand (rocjit_host_uniform). Elsewhere the promise cannot be checked.
+  bool checked_uniform(const ir::Op& op) const {
+    return bounds_check_ && op.kind == OpKind::uniform && !return_seen_;
+  }
+
   void plan_region(const ir::Region& r, bool in_loop) {
     int current = group_segment;
     for (const auto& p : r.ops) {
       const ir::Op& op = *p;
+      if (checked_uniform(op)) {
+        current = group_segment;
+        segment_of_[&op] = group_segment;
+        checked_uniform_.insert(&op);
+        continue;
+      }
       if (!group_level(op)) {
         if (current == group_segment) current = new_segment(in_loop);
         assign(op, current);
+        return_seen_ |= op.kind == OpKind::return_;
+        for (const auto& sub : op.regions)
+          ir::walk(sub, [&](const ir::Op& o) { return_seen_ |= o.kind == OpKind::return_; });
         continue;
       }
       current = group_segment;
@@ -199,8 +215,9 @@ class HostLowering : public KernelLowering {
       if (!op.result) return;
       // A wave op runs at group level but gives every work-item its own result, which lives in
       // per-work-item storage (a segment of its own that no other op belongs to).
-      def_segment_[op.result] = op.kind == OpKind::wave ? new_segment(false) : segment_of_.at(&op);
-      if (op.kind == OpKind::wave) spilled_[op.result] = true;
+      const bool collective = op.kind == OpKind::wave || checked_uniform_.count(&op);
+      def_segment_[op.result] = collective ? new_segment(false) : segment_of_.at(&op);
+      if (collective) spilled_[op.result] = true;
     });
     std::vector<std::set<int>> slot_segments(kernel_.slots.size()), memory_segments(kernel_.memories.size());
     ir::walk(kernel_.body, [&](const ir::Op& op) {
@@ -208,7 +225,9 @@ class HostLowering : public KernelLowering {
       for (ir::ValueId v : op.operands) {
         if (def_segment_[v] != group_segment && def_segment_[v] != seg && !rematerializable(v)) spilled_[v] = true;
         // A wave op reads every work-item's operand from storage (constants are passed once).
-        if (op.kind == OpKind::wave && def_segment_[v] != group_segment && !is_constant(v)) spilled_[v] = true;
+        if ((op.kind == OpKind::wave || checked_uniform_.count(&op)) && def_segment_[v] != group_segment &&
+            !is_constant(v))
+          spilled_[v] = true;
       }
       if (op.kind == OpKind::var_load || op.kind == OpKind::var_store) slot_segments[op.ref].insert(seg);
       if (op.kind == OpKind::load || op.kind == OpKind::store || op.kind == OpKind::atomic)
@@ -233,7 +252,7 @@ class HostLowering : public KernelLowering {
     memory_offset_.assign(kernel_.memories.size(), -1);
     for (ir::MemoryId m = 0; m < kernel_.memories.size(); ++m) {
       const ir::Memory& mem = kernel_.memories[m];
-      if (mem.space == ir::MemorySpace::shared) {
+      if (mem.space == ir::MemorySpace::shared && !mem.dynamic) {
         memory_offset_[m] = static_cast<int64_t>(shared_total_);
         shared_total_ += (mem.element_count() * ir::byte_size(mem.element) + 63) / 64 * 64;
       } else if (mem.space == ir::MemorySpace::local && needs_storage(memory_segments[m])) {
@@ -304,7 +323,9 @@ class HostLowering : public KernelLowering {
       llvm::IRBuilder<> b(&function_->getEntryBlock(), function_->getEntryBlock().getTerminator()
                                                            ? function_->getEntryBlock().getTerminator()->getIterator()
                                                            : function_->getEntryBlock().end());
-      return b.CreateInBoundsGEP(b.getInt8Ty(), shared_, b.getInt64(static_cast<uint64_t>(memory_offset_[id])), m.name);
+      // Dynamic shared memory follows the static arrays (the runner allocates both).
+      const uint64_t offset = m.dynamic ? shared_total_ : static_cast<uint64_t>(memory_offset_[id]);
+      return b.CreateInBoundsGEP(b.getInt8Ty(), shared_, b.getInt64(offset), m.name);
     }
     auto* type = llvm::ArrayType::get(llvm_type(m.element), static_cast<uint64_t>(m.element_count()));
     return entry_alloca(type, nullptr, m.name, 0);
@@ -424,17 +445,9 @@ class HostLowering : public KernelLowering {
         args.push_back(builder_.getInt64(0));
         continue;
       }
-      const ir::ValueId v = op.operands[i];
-      const ir::Type t = kernel_.value_type(v);
-      if (spilled_[v] && def_segment_[v] != group_segment) {
-        args.push_back(storage_address(value_offset_[v], item_bytes(t)));  // work-item 0's
-        args.push_back(builder_.getInt64(item_bytes(t)));
-      } else {
-        llvm::AllocaInst* one = entry_alloca(i64, nullptr, "wave.uniform", 0);
-        builder_.CreateStore(value(v), one);
-        args.push_back(one);
-        args.push_back(builder_.getInt64(0));
-      }
+      auto [address, stride] = collective_operand(op.operands[i]);
+      args.push_back(address);
+      args.push_back(stride);
     }
     args.push_back(type_code(op.type));
     args.push_back(storage_address(value_offset_[op.result], item_bytes(op.type)));
@@ -447,11 +460,65 @@ class HostLowering : public KernelLowering {
     builder_.CreateCall(callee, args);
   }
 
+  // LLVM 22's loop vectorizer miscompiles loads indexed by `id % C` or `id & (C - 1)` in the
+  // work-item loops: it takes the address for consecutive and loads s(4) for t = 4 where
+  // s(t % 4) means s(0) (tests/smith/known-external.md). XOR-ing the result with a zero the
+  // optimiser cannot see (rocjit_host_zero, loaded once per call) makes it opaque to scalar
+  // evolution, so such an index is computed per work-item. A freeze would not do: InstCombine
+  // drops it. Cost: one xor.
+  llvm::Value* integer_wrap_guard(llvm::Value* v) override {
+    if (!host_zero_) {
+      llvm::BasicBlock& entry = function_->getEntryBlock();
+      llvm::IRBuilder<> b(&entry, entry.getTerminator() ? entry.getTerminator()->getIterator() : entry.end());
+      auto* zero = module_.getOrInsertGlobal("rocjit_host_zero", b.getInt64Ty());
+      host_zero_ = b.CreateLoad(b.getInt64Ty(), zero, "opaque.zero");
+    }
+    return builder_.CreateXor(v, builder_.CreateTrunc(host_zero_, v->getType()));
+  }
+
+  // Where a collective call (wave op, checked uniform) reads an operand for every work-item: its
+  // per-work-item storage (work-item 0's address, stride = item size) or, for a value the group
+  // computed once, one copy (stride 0).
+  std::pair<llvm::Value*, llvm::Value*> collective_operand(ir::ValueId v) {
+    const ir::Type t = kernel_.value_type(v);
+    if (spilled_[v] && def_segment_[v] != group_segment)
+      return {storage_address(value_offset_[v], item_bytes(t)), builder_.getInt64(item_bytes(t))};
+    llvm::AllocaInst* one = entry_alloca(builder_.getInt64Ty(), nullptr, "collective.uniform", 0);
+    builder_.CreateStore(value(v), one);
+    return {one, builder_.getInt64(0)};
+  }
+
+  // uniform(x): the value; checked for the whole group where plan_region made it a collective.
+  llvm::Value* uniform(const ir::Op& op) override {
+    if (!checked_uniform_.count(&op)) return KernelLowering::uniform(op);
+    auto* ptr = builder_.getPtrTy();
+    auto* i32 = builder_.getInt32Ty();
+    auto* i64 = builder_.getInt64Ty();
+    BoundsCheck check;
+    check.access = "uniform";
+    check.type = op.type;
+    check.loc = op.loc;
+    const auto id = static_cast<int32_t>(checks_.size());
+    checks_.push_back(std::move(check));
+    auto [in, in_stride] = collective_operand(op.operands[0]);
+    llvm::Value* out = storage_address(value_offset_[op.result], item_bytes(op.type));
+    auto* fty = llvm::FunctionType::get(builder_.getVoidTy(), {i32, ptr, i64, ptr, i64, i32, ptr, ptr, i32}, false);
+    builder_.CreateCall(module_.getOrInsertFunction("rocjit_host_uniform", fty),
+                        {builder_.getInt32(std::bit_cast<uint32_t>(op.type)), in, in_stride, out,
+                         builder_.getInt64(item_bytes(op.type)), builder_.CreateTrunc(threads_, i32), report_,
+                         report_state_, builder_.getInt32(id)});
+    // The result lives in storage (the op's own segment); work-items read it from there.
+    return builder_.CreateLoad(llvm_type(op.type), out);
+  }
+
   // Barriers are the boundaries between work-item loops; nothing to emit.
   void barrier(const ir::Op&) override {}
   void wavebarrier(const ir::Op&) override {}
 
-  llvm::SyncScope::ID atomic_scope(ir::MemorySpace) override { return llvm::SyncScope::System; }
+  // One thread runs a whole work-group (its waves too): narrower scopes are that thread's.
+  llvm::SyncScope::ID atomic_scope(ir::MemorySpace, ir::MemoryScope scope) override {
+    return scope <= ir::MemoryScope::workgroup ? llvm::SyncScope::SingleThread : llvm::SyncScope::System;
+  }
   // One worker thread runs all of a work-group's work-items, one after another between barriers:
   // shared (and local) memory is never touched by another thread meanwhile, so its atomics need
   // no lock prefix (histogram's shared-memory counting).
@@ -478,6 +545,10 @@ class HostLowering : public KernelLowering {
     check.param_index = m.param_index;
     if (m.param_index >= 0)
       check.first_extent = static_cast<int>(kernel_abi(kernel_).first_of(static_cast<uint32_t>(m.param_index)) + 1);
+    if (m.dynamic) {
+      check.first_extent = static_cast<int>(kernel_abi(kernel_).arguments.size() - 1);
+      check.dynamic_element_bytes = ir::byte_size(m.element);
+    }
     check.loc = op.loc;
     auto id = static_cast<int32_t>(checks_.size());
     checks_.push_back(std::move(check));
@@ -504,6 +575,8 @@ class HostLowering : public KernelLowering {
   std::unordered_map<const ir::Op*, int> segment_of_;
   std::vector<bool> segment_in_loop_;
   std::set<int> work_item_zero_;
+  std::set<const ir::Op*> checked_uniform_;  // uniform ops checked as collectives
+  bool return_seen_ = false;                 // planning has passed a Return
   std::vector<int> def_segment_;
   std::vector<bool> spilled_;
   std::vector<uint64_t> value_offset_;
@@ -519,6 +592,7 @@ class HostLowering : public KernelLowering {
   llvm::BasicBlock* group_next_ = nullptr;  // starts the next work-group
   llvm::BasicBlock* item_next_ = nullptr;   // starts the next work-item of the current segment
   llvm::AllocaInst* returned_ = nullptr;    // some work-item of the group has returned
+  llvm::Value* host_zero_ = nullptr;        // 0, loaded from rocjit_host_zero (integer_wrap_guard)
 };
 
 }  // namespace

@@ -15,11 +15,14 @@ namespace rocjit::targets::host {
 // What a bounds-checked access reports on failure.
 struct BoundsCheck {
   std::string array;
-  std::string access;  // "load", "store", "atomic"
+  std::string access;  // "load", "store", "atomic", or "uniform" (a broken uniform() promise)
+  ir::Type type = ir::Type::none;     // uniform: the value's type
   unsigned rank = 1;
   std::vector<int64_t> static_shape;  // shared/local arrays
   int param_index = -1;               // global arrays: shape comes from the arguments
-  int first_extent = -1;              // global arrays: argument index of extent 0 (kernel ABI)
+  int first_extent = -1;              // global arrays: argument index of extent 0 (kernel ABI);
+                                      // dynamic shared: of the dynamic bytes (u32)
+  unsigned dynamic_element_bytes = 0; // dynamic shared: the extent is those bytes / this
   ir::SourceLoc loc;
 };
 

@@ -365,7 +365,7 @@ void register_scalar(HandlerTable& t) {
   for (const char* n : {"s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcnt_expcnt", "s_waitcnt_lgkmcnt",
                         "s_waitcnt_depctr", "s_nop", "s_clause", "s_delay_alu", "s_sleep", "s_setprio", "s_sendmsg",
                         "s_icache_inv", "s_dcache_inv", "s_dcache_wb", "s_dcache_inv_vol", "s_dcache_wb_vol",
-                        "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbl2", "buffer_inv", "buffer_wbinvl1",
+                        "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbl2", "buffer_inv", "buffer_invl2", "buffer_wbinvl1",
                         "buffer_wbinvl1_vol", "s_inst_prefetch", "s_code_end", "s_ttracedata", "s_set_inst_prefetch_distance",
                         "s_wait_idle", "s_wait_event", "s_version"})
     add_handler(t, n, nop);

@@ -78,8 +78,11 @@ class HostKernel {
   uint64_t work_item_storage_bytes() const;
   /// Number of barrier-free regions the body was split into.
   unsigned region_count() const;
-  /// Bytes of shared memory one work-group needs.
+  /// Bytes of static shared memory one work-group needs.
   uint64_t shared_bytes() const;
+  /// The argument (a u32) holding the launch's bytes of dynamic shared memory, which follow the
+  /// static bytes; -1 when the kernel has no shared::dynamic array.
+  int dynamic_shared_argument() const;
   /// Largest work-group the kernel accepts.
   uint32_t max_block_size() const;
   /// Whether array accesses are checked (ROCJIT_BOUNDS_CHECK).

@@ -98,6 +98,9 @@ struct InterpretOptions {
   /// Lanes per wavefront for wave operations and lane_id() (the CPU back end's is
   /// host_wave_size; AMDGPU targets use 64 or 32).
   unsigned wave_size = host_wave_size;
+  /// Bytes of dynamic shared memory per work-group (the launch's shared_bytes). Reads of it are
+  /// not checked for unwritten elements; it starts zeroed in each group.
+  size_t dynamic_shared_bytes = 0;
 };
 
 /// The definition of the wave operation `op` on one wavefront of `active` lanes (of `width`, a

@@ -53,7 +53,10 @@ struct Memory {
   unsigned rank = 1;
   /// How indices are linearised.
   Layout layout = Layout::C;
-  std::vector<int64_t> shape;  ///< static extents (shared/local); empty for parameters
+  std::vector<int64_t> shape;  ///< static extents (shared/local); empty for parameters and dynamic shared memory
+  /// Dynamic shared memory (shared::dynamic<T>()): rank 1, its bytes given at launch; every
+  /// dynamic shared array starts at the same address, after the static ones.
+  bool dynamic = false;
   int param_index = -1;        ///< >= 0 for array parameters
   /// Where it was declared.
   SourceLoc loc;
@@ -96,6 +99,11 @@ enum class WorkItem : uint8_t { ROCJIT_WORKITEMS(ROCJIT_ENUMERATOR) };
 enum class AtomicOp : uint8_t { ROCJIT_ATOMIC_OPS(ROCJIT_ENUMERATOR) };
 enum class WaveOp : uint8_t { ROCJIT_WAVE_OPS(ROCJIT_ENUMERATOR) };
 ///@}
+/// Memory order and scope of an atomic or a fence, as C++'s and OpenCL's (device = agent).
+///@{
+enum class MemoryOrder : uint8_t { ROCJIT_MEMORY_ORDERS(ROCJIT_ENUMERATOR) };
+enum class MemoryScope : uint8_t { ROCJIT_MEMORY_SCOPES(ROCJIT_ENUMERATOR) };
+///@}
 #undef ROCJIT_ENUMERATOR
 
 /// Barrier fence flags, values as OpenCL's CLK_*_MEM_FENCE.
@@ -112,6 +120,8 @@ unsigned math_fn_arity(MathFn f);
 std::string_view workitem_name(WorkItem w);
 std::string_view atomic_op_name(AtomicOp o);
 std::string_view wave_op_name(WaveOp o);
+std::string_view memory_order_name(MemoryOrder o);
+std::string_view memory_scope_name(MemoryScope s);
 ///@}
 
 // --- The op registry ---------------------------------------------------------------------
@@ -181,6 +191,9 @@ std::string op_spelling(const Op& op);
 unsigned value_operand_count(const Op& op);
 /// A synchronisation point: barrier (work-group), wavebarrier (wavefront).
 bool is_sync_point(const Op& op);
+/// What is wrong with the memory order and scope of an atomic or fence `op`, or "": atomic loads
+/// cannot be release/acq_rel, stores not acquire/acq_rel, fences not relaxed.
+std::string check_memory_order(const Op& op);
 
 struct Op;
 
@@ -201,6 +214,8 @@ struct Op {
   std::vector<ValueId> operands;
   uint8_t sub = 0;          ///< BinaryOp / UnaryOp / ComparePred / MathFn / WorkItem / AtomicOp / FenceFlags / WaveOp
   uint8_t dim = 0;          ///< workitem, shape
+  MemoryOrder order = MemoryOrder::relaxed;  ///< atomic, fence
+  MemoryScope scope = MemoryScope::device;   ///< atomic, fence
   uint32_t ref = 0;         ///< MemoryId (shape/load/store/atomic) or SlotId (var_load/var_store)
   int64_t int_value = 0;    ///< constant (integers, i1); for/while: the unroll request (0 = LLVM decides, 1 = none)
   double float_value = 0;   ///< constant (floats)
@@ -267,8 +282,10 @@ struct Kernel {
     values.push_back(ValueInfo{t, nullptr});
     return static_cast<ValueId>(values.size() - 1);
   }
-  /// Bytes of statically allocated shared memory (sum over shared arrays).
+  /// Bytes of statically allocated shared memory (sum over static shared arrays).
   int64_t shared_bytes() const;
+  /// Whether a shared array's extent comes from the launch (shared::dynamic<T>()).
+  bool has_dynamic_shared() const;
   /// Re-establishes ValueInfo::def pointers after the op tree was built or moved.
   void index_definitions();
 };

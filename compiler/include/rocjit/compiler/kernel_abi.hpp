@@ -20,6 +20,7 @@ struct AbiArgument {
     pointer,  ///< an array parameter's base address
     extent,   ///< one extent of an array (i32)
     stride,   ///< one element stride of a strided array (i64)
+    dynamic_shared,  ///< bytes of dynamic shared memory of the launch (u32); the last argument
   };
   Kind kind = Kind::scalar;     ///< what it carries
   std::string name;             ///< "x", "x.shape0", "x.stride1": its name in LLVM IR and the metadata
@@ -27,13 +28,14 @@ struct AbiArgument {
   uint32_t size = 0;            ///< bytes in the argument segment
   uint32_t alignment = 0;       ///< bytes; the offset is a multiple of it
   uint32_t offset = 0;          ///< bytes from the start of the explicit arguments
-  uint32_t param = 0;           ///< index of the kernel parameter it belongs to
+  uint32_t param = 0;           ///< index of the kernel parameter it belongs to (dynamic_shared: params.size())
   uint32_t dim = 0;             ///< extent and stride: the dimension
 };
 
 /// A kernel's explicit arguments in order: per array parameter its pointer, one i32 extent per
 /// dimension, then (strided layout only) one i64 element stride per dimension; per scalar
-/// parameter its value. Each argument is naturally aligned, as in the AMDGPU kernarg segment.
+/// parameter its value; last, when the kernel uses shared::dynamic, the launch's dynamic shared
+/// bytes. Each argument is naturally aligned, as in the AMDGPU kernarg segment.
 struct KernelAbi {
   std::vector<AbiArgument> arguments;  ///< in order
   uint32_t size = 0;                   ///< bytes of explicit arguments (end of the last one)

@@ -38,7 +38,8 @@
 #define ROCJIT_ATOMIC_OPS(X)                                                                       \
   X(add, "add", 1, false) X(sub, "sub", 1, false) X(min, "min", 1, false) X(max, "max", 1, false)  \
   X(and_, "and", 1, false) X(or_, "or", 1, false) X(xor_, "xor", 1, false)                          \
-  X(exchange, "exchange", 1, false) X(compare_exchange, "compare_exchange", 2, false)
+  X(exchange, "exchange", 1, false) X(compare_exchange, "compare_exchange", 2, false)                \
+  X(load, "load", 0, false) X(store, "store", 1, false)
 
 // Wave operations (the op `wave`, spelled wave.<member>): every lane of the wavefront takes part.
 // Their results may differ between the waves of a group, so all count as divergent.
@@ -53,6 +54,13 @@
   X(reduce_xor, "reduce_xor", 1, true) X(inclusive_scan_add, "inclusive_scan_add", 1, true)        \
   X(exclusive_scan_add, "exclusive_scan_add", 1, true)
 
+// Memory orders and scopes of atomics and fences: X(enumerator, spelling).
+#define ROCJIT_MEMORY_ORDERS(X)                                                                    \
+  X(relaxed, "relaxed") X(acquire, "acquire") X(release, "release") X(acq_rel, "acq_rel")          \
+  X(seq_cst, "seq_cst")
+#define ROCJIT_MEMORY_SCOPES(X)                                                                    \
+  X(wavefront, "wavefront") X(workgroup, "workgroup") X(device, "device") X(system, "system")
+
 // Op kinds: X(enumerator, spelling, family, operands, reference, result, effect, convergent,
 //             sync, regions).
 //   spelling:   the op's name in .rjir; a family's members are spelled <prefix><member>
@@ -66,6 +74,11 @@
 //   sync:       SyncScope of a synchronisation point (barrier fission splits the host body there)
 //   regions:    nested regions the op owns (while: condition, body and step, the step run after the
 //               body and after a continue, as a C for loop's increment; it may be empty)
+// fence orders memory (Op::order, Op::scope) without waiting for anyone; uniform is the user's
+// promise that its operand is the same for every work-item of the group (its result counts as
+// uniform; the CPU back end checks the promise under ROCJIT_BOUNDS_CHECK).
+// Atomics carry an order and a scope too (default relaxed, device); atomic.load and atomic.store
+// are the plain accesses with those guarantees.
 // clang-format off
 #define ROCJIT_OPS(X)                                                                                              \
   X(constant,    "const",       none,     0,         none,    value,     none,          false, none,      0)       \
@@ -84,6 +97,8 @@
   X(var_store,   "var.store",   none,     1,         slot,    none,      writes_memory, false, none,      0)       \
   X(barrier,     "barrier",     fence,    0,         none,    none,      synchronizes,  true,  workgroup, 0)       \
   X(wavebarrier, "wavebarrier", none,     0,         none,    none,      synchronizes,  true,  wavefront, 0)       \
+  X(fence,       "fence",       none,     0,         none,    none,      synchronizes,  false, none,      0)       \
+  X(uniform,     "uniform",     none,     1,         none,    value,     none,          false, none,      0)       \
   X(wave,        "wave",        wave,     by_member, none,    value,     synchronizes,  true,  wavefront, 0)       \
   X(if_,         "if",          none,     1,         none,    none,      control_flow,  false, none,      2)       \
   X(for_,        "for",         none,     3,         none,    induction, control_flow,  false, none,      1)       \

@@ -118,6 +118,7 @@ class Array : public ArrayRef {
 namespace detail {
 ArrayRef make_array(ir::MemorySpace space, ir::Type element, std::initializer_list<Operand> shape,
                     const std::string& name, const std::source_location& loc);
+ArrayRef make_dynamic_shared(ir::Type element, const std::string& name, const std::source_location& loc);
 }
 
 namespace shared {
@@ -126,6 +127,14 @@ template <Scalar T>
 ArrayRef array(std::initializer_list<Operand> shape, const std::string& name = {},
                std::source_location loc = std::source_location::current()) {
   return detail::make_array(ir::MemorySpace::shared, ir_type_v<T>, shape, name, loc);
+}
+/// Dynamic shared memory (CUDA's `extern __shared__`): a 1-D shared array whose size comes from
+/// the launch, `k[{grid, block, stream, shared_bytes}]`; shape(0) is shared_bytes / sizeof(T).
+/// It follows the static shared arrays, and every dynamic array of a kernel starts at the same
+/// address (16-byte aligned), so two of them view the same bytes.
+template <Scalar T>
+ArrayRef dynamic(const std::string& name = {}, std::source_location loc = std::source_location::current()) {
+  return detail::make_dynamic_shared(ir_type_v<T>, name, loc);
 }
 }  // namespace shared
 

@@ -111,34 +111,70 @@ Value exclusive_scan_add(const Operand& v, std::source_location loc = std::sourc
 ///@}
 }  // namespace wave
 
-// Atomic read-modify-write on a global or shared array element; each returns the old value.
-// The index is one operand for 1-D arrays or a braced list {i, j} for 2-D and 3-D.
+/// Memory orders and scopes of atomics and fence(), as in C++ and OpenCL 2.0:
+/// memory_order::{relaxed, acquire, release, acq_rel, seq_cst} and
+/// memory_scope::{wavefront, workgroup, device, system}. On AMDGPU the scopes are LLVM's sync
+/// scopes "wavefront", "workgroup", "agent" and the system; atomics on shared memory never need
+/// more than workgroup, so wider scopes narrow to it there.
+///@{
+using memory_order = ir::MemoryOrder;
+using memory_scope = ir::MemoryScope;
+///@}
+
+/// Orders this work-item's memory accesses for the work-items of `scope` (no waiting):
+/// release makes earlier writes visible to whoever acquires after reading a later write;
+/// acquire makes later reads see what was released. The order cannot be relaxed.
+void fence(memory_scope scope, memory_order order, std::source_location loc = std::source_location::current());
+
+/// The user's promise that `x` is the same for every work-item of the group (e.g. a loop bound
+/// loaded from memory), so it may govern barriers. Under ROCJIT_BOUNDS_CHECK=1 the CPU device
+/// checks it where the whole group reaches it together (not under barrier-free control flow or
+/// after a Return) and the launch fails naming it.
+Value uniform(const Operand& x);
+
+// Atomics on a global or shared array element; read-modify-writes return the old value.
+// The index is one operand for 1-D arrays or a braced list {i, j} for 2-D and 3-D. Each takes an
+// optional order and scope (default relaxed, device: the atomicity of HIP's atomicAdd).
 namespace atomic {
 /// An index into a 2-D or 3-D array: a braced list {i, j} or {i, j, k}.
 using Index = std::initializer_list<Operand>;
 /// Atomically combines element `i` of `a` with `v` (add, sub, min, max, and, or, xor, or replaces it); returns the old value.
 ///@{
-Value add(const ArrayRef& a, const Operand& i, const Operand& v);
-Value add(const ArrayRef& a, Index i, const Operand& v);
-Value sub(const ArrayRef& a, const Operand& i, const Operand& v);
-Value sub(const ArrayRef& a, Index i, const Operand& v);
-Value min(const ArrayRef& a, const Operand& i, const Operand& v);
-Value min(const ArrayRef& a, Index i, const Operand& v);
-Value max(const ArrayRef& a, const Operand& i, const Operand& v);
-Value max(const ArrayRef& a, Index i, const Operand& v);
-Value and_(const ArrayRef& a, const Operand& i, const Operand& v);
-Value and_(const ArrayRef& a, Index i, const Operand& v);
-Value or_(const ArrayRef& a, const Operand& i, const Operand& v);
-Value or_(const ArrayRef& a, Index i, const Operand& v);
-Value xor_(const ArrayRef& a, const Operand& i, const Operand& v);
-Value xor_(const ArrayRef& a, Index i, const Operand& v);
-Value exchange(const ArrayRef& a, const Operand& i, const Operand& v);
-Value exchange(const ArrayRef& a, Index i, const Operand& v);
+#define ROCJIT_ATOMIC_DECL(NAME)                                                                   \
+  Value NAME(const ArrayRef& a, const Operand& i, const Operand& v, memory_order o = memory_order::relaxed, \
+             memory_scope s = memory_scope::device);                                               \
+  Value NAME(const ArrayRef& a, Index i, const Operand& v, memory_order o = memory_order::relaxed, \
+             memory_scope s = memory_scope::device);
+ROCJIT_ATOMIC_DECL(add)
+ROCJIT_ATOMIC_DECL(sub)
+ROCJIT_ATOMIC_DECL(min)
+ROCJIT_ATOMIC_DECL(max)
+ROCJIT_ATOMIC_DECL(and_)
+ROCJIT_ATOMIC_DECL(or_)
+ROCJIT_ATOMIC_DECL(xor_)
+ROCJIT_ATOMIC_DECL(exchange)
+#undef ROCJIT_ATOMIC_DECL
 ///@}
 /// Stores `desired` if the element equals `expected`; returns the old value (CUDA's atomicCAS).
+/// On failure the order keeps only its acquire part.
 ///@{
-Value compare_exchange(const ArrayRef& a, const Operand& i, const Operand& expected, const Operand& desired);
-Value compare_exchange(const ArrayRef& a, Index i, const Operand& expected, const Operand& desired);
+Value compare_exchange(const ArrayRef& a, const Operand& i, const Operand& expected, const Operand& desired,
+                       memory_order o = memory_order::relaxed, memory_scope s = memory_scope::device);
+Value compare_exchange(const ArrayRef& a, Index i, const Operand& expected, const Operand& desired,
+                       memory_order o = memory_order::relaxed, memory_scope s = memory_scope::device);
+///@}
+/// Atomic read of element `i` (order relaxed, acquire or seq_cst), e.g. to spin on a flag.
+///@{
+Value load(const ArrayRef& a, const Operand& i, memory_order o = memory_order::relaxed,
+           memory_scope s = memory_scope::device);
+Value load(const ArrayRef& a, Index i, memory_order o = memory_order::relaxed, memory_scope s = memory_scope::device);
+///@}
+/// Atomic write of `v` to element `i` (order relaxed, release or seq_cst).
+///@{
+void store(const ArrayRef& a, const Operand& i, const Operand& v, memory_order o = memory_order::relaxed,
+           memory_scope s = memory_scope::device);
+void store(const ArrayRef& a, Index i, const Operand& v, memory_order o = memory_order::relaxed,
+           memory_scope s = memory_scope::device);
 ///@}
 }  // namespace atomic
 

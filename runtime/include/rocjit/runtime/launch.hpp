@@ -14,15 +14,21 @@
 
 namespace rocjit {
 
-/// grid: work-groups per dimension (Numba's blocks per grid); block: work-items per group.
+/// grid: work-groups per dimension (Numba's blocks per grid); block: work-items per group;
+/// shared_bytes: dynamic shared memory per work-group (CUDA's and Numba's `sharedmem`).
 struct LaunchConfig {
-  /// Grid `g` (in work-groups), block `b` (in work-items), on stream `s`.
-  LaunchConfig(Dim3 g, Dim3 b, Stream s = {}) : grid(g), block(b), stream(std::move(s)) {}
+  /// Grid `g` (in work-groups), block `b` (in work-items), on stream `s`, with `shared` bytes of
+  /// dynamic shared memory per work-group (what shared::dynamic<T>() arrays see).
+  LaunchConfig(Dim3 g, Dim3 b, Stream s = {}, uint64_t shared = 0)
+      : grid(g), block(b), stream(std::move(s)), shared_bytes(shared) {}
   /// Work-groups per dimension.
   Dim3 grid;
   /// Work-items per work-group per dimension.
   Dim3 block;
   Stream stream;  ///< empty: the default stream of the default device
+  /// Bytes of dynamic shared memory per work-group; with the kernel's static shared arrays at most
+  /// the device's limit (64 KiB on most AMD GPUs, 160 KiB on gfx950; 64 MiB on the CPU).
+  uint64_t shared_bytes = 0;
 };
 
 namespace runtime {
