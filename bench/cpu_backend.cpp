@@ -146,8 +146,9 @@ std::string launch_text(Dim3 grid, Dim3 block) {
 }
 
 #ifdef ROCJIT_HAVE_OPENCL
-// The sample kernels of sample_kernels.hpp in OpenCL C, line for line; reduce's wave-level finish
-// becomes barriers, as OpenCL has no wavefront. Arrays come with their extents as int arguments.
+// The sample kernels of sample_kernels.hpp in OpenCL C, line for line; reduce's wave finish
+// (wave::reduce_add over the last 32 partial sums) stays a shared-memory tree with barriers, as
+// OpenCL C 1.2 has no wavefront operations. Arrays come with their extents as int arguments.
 const char* opencl_source = R"CL(
 __kernel void saxpy(float a, __global const float* x, __global float* y, int n) {
   int i = get_global_id(0);

@@ -1,6 +1,6 @@
 // sample-reduce: sums a float vector on the device. One launch of the reduce kernel turns every
-// 256-element block into one partial sum (a shared-memory tree with barriers, finished inside a
-// wavefront); launching it again on the partial sums repeats until a single value is left.
+// 256-element block into one partial sum (a shared-memory tree with barriers down to 32 values,
+// finished by wave::reduce_add); launching it again on the partial sums repeats until a single value is left.
 #include <random>
 
 #include "common.hpp"

@@ -55,8 +55,9 @@ inline Kernel matmul() {
   }, {.max_block_size = TPB * TPB, .param_names = {"A", "B", "C"}});
 }
 
-// partial(g) = sum of in over block g: a shared-memory tree with group barriers down to 64
-// partial sums, then a wave-level finish (the first 32 work-items are in one wavefront).
+// partial(g) = sum of in over block g: a shared-memory tree with group barriers down to 32
+// partial sums, then wave::reduce_add finishes in the first wavefront (32 or 64 lanes: the 32
+// partial sums are in it either way).
 inline Kernel reduce() {
   return kernel("reduce", [](Array<float> in, Array<float> partial) {
     auto sums = shared::array<float>({BLOCK}, "sums");
@@ -67,15 +68,14 @@ inline Kernel reduce() {
     sums(t) = 0.0f;
     If(i < in.shape(0), [&] { sums(t) = in(i); });
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = BLOCK / 2; s > 32; s /= 2) {  // unrolled while tracing
+    for (int s = BLOCK / 2; s >= 32; s /= 2) {  // unrolled while tracing
       If(t < s, [&] { sums(t) += sums(t + s); });
       barrier(CLK_LOCAL_MEM_FENCE);
     }
-    for (int s = 32; s > 0; s /= 2) {
-      If(t < s, [&] { sums(t) += sums(t + s); });
-      wavebarrier();
-    }
-    If(t == 0, [&] { partial(group_id(0)) = sums(0); });
+    Var<float> last = 0.0f;
+    If(t < 32, [&] { last = sums(t); });
+    Float total = wave::reduce_add(last);
+    If(t == 0, [&] { partial(group_id(0)) = total; });
   }, {.max_block_size = BLOCK, .param_names = {"in", "partial"}});
 }
 

@@ -22,7 +22,7 @@ struct Sample {
 
 const Sample samples_under_test[] = {
     {samples::saxpy, 0, false},     {samples::reverse, 1, false},   {samples::matmul, 2, false},
-    {samples::reduce, 3, true},     {samples::transpose, 1, false}, {samples::histogram, 2, false},
+    {samples::reduce, 4, false},     {samples::transpose, 1, false}, {samples::histogram, 2, false},
     {samples::jacobi, 0, false},
 };
 

@@ -228,7 +228,7 @@ TEST_CASE("parse errors name the source, line and column") {
   SECTION("a truncated file") {
     std::string text = samples::reduce().print(false);
     text.resize(text.find("barrier local"));
-    CHECK_THROWS_WITH(ir::parse(text, "cut.rjir"), StartsWith("cut.rjir:13:3: expected '}', got end of file"));
+    CHECK_THROWS_WITH(ir::parse(text, "cut.rjir"), StartsWith("cut.rjir:14:3: expected '}', got end of file"));
     CHECK_THROWS_WITH(ir::parse("kernel @k(@x: array<f32, 1", "cut.rjir"),
                       StartsWith("cut.rjir:1:27: expected ',', got end of file"));
   }
