@@ -64,6 +64,9 @@ Value math(ir::MathFn fn, std::initializer_list<const Operand*> args) {
 // location is the first operand's. Returns the old (loaded) value; nothing for store.
 Value atomic_op(ir::AtomicOp op, const ArrayRef& a, std::vector<const Operand*> index,
                 std::vector<const Operand*> values, memory_order order, memory_scope scope) {
+  if (index.empty() && values.empty())  // atomic::load(a, {}): no operand carries the caller's location
+    detail::fail(std::source_location::current(),
+                 fmt::format("atomic {}: the index list is empty", ir::atomic_op_name(op)));
   const Operand& first = values.empty() ? *index.front() : *values.front();
   const std::source_location& loc = first.loc();
   detail::Trace& t = detail::current(loc);
