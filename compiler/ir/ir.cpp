@@ -141,22 +141,21 @@ std::string_view workitem_name(WorkItem w) { return member_name(workitems, w); }
 std::string_view atomic_op_name(AtomicOp o) { return member_name(atomic_ops, o); }
 std::string_view wave_op_name(WaveOp o) { return member_name(wave_ops, o); }
 
+namespace {
+#define ROCJIT_SPELLING(name, spelling) spelling,
+constexpr std::string_view memory_orders[] = {ROCJIT_MEMORY_ORDERS(ROCJIT_SPELLING)};
+constexpr std::string_view memory_scopes[] = {ROCJIT_MEMORY_SCOPES(ROCJIT_SPELLING)};
+#undef ROCJIT_SPELLING
+}  // namespace
+
 std::string_view memory_order_name(MemoryOrder o) {
-  switch (o) {
-#define ROCJIT_CASE(name, spelling) case MemoryOrder::name: return spelling;
-    ROCJIT_MEMORY_ORDERS(ROCJIT_CASE)
-#undef ROCJIT_CASE
-  }
-  return "?";
+  const auto i = static_cast<size_t>(o);
+  return i < std::size(memory_orders) ? memory_orders[i] : "?";
 }
 
 std::string_view memory_scope_name(MemoryScope s) {
-  switch (s) {
-#define ROCJIT_CASE(name, spelling) case MemoryScope::name: return spelling;
-    ROCJIT_MEMORY_SCOPES(ROCJIT_CASE)
-#undef ROCJIT_CASE
-  }
-  return "?";
+  const auto i = static_cast<size_t>(s);
+  return i < std::size(memory_scopes) ? memory_scopes[i] : "?";
 }
 
 std::string check_memory_order(const Op& op) {
