@@ -10,7 +10,10 @@
 // region: an If branch, a For body, a While condition or body). run_until_barrier() executes one
 // work-item's ops until it reaches a barrier (leaving its frames just after it) or the end of the
 // kernel. The group loop runs every work-item up to its next barrier, in order of linear local
-// id, checks that all of them stopped at the same barrier op (or all ended), and repeats. No
+// id, checks that all of them stopped at the same barrier op (or all ended), and repeats. Wave
+// operations and wavebarriers need only their wave: when the group is not together, each wave
+// whose lanes all stopped at the same wave-scope op runs it and goes on (wave-uniform control
+// that differs between waves), while the others wait. No
 // threads, no coroutines: a barrier is simply "return from run_until_barrier()", and the frame
 // stack makes resuming inside nested loops trivial.
 //
@@ -348,6 +351,7 @@ struct Item {
   std::vector<uint8_t> slot_written;
   std::vector<Frame> frames;
   const Op* waiting = nullptr;  // the barrier it stopped at; nullptr when it ended
+  bool held = false;            // waiting for the rest of its group or wave
 };
 
 class Interpreter {
@@ -485,9 +489,35 @@ class Interpreter {
       it.frames.push_back(Frame{&k_.body, 0, Frame::Kind::block, nullptr});
       it.waiting = nullptr;
     }
+    for (Item& it : items_) it.held = false;
     while (true) {
-      for (Item& it : items_) run_until_barrier(it);
+      for (Item& it : items_)
+        if (!it.held) run_until_barrier(it);
+      for (Item& it : items_) it.held = true;
       const Item& first = items_.front();
+      bool together = true;
+      for (const Item& it : items_) together &= it.waiting == first.waiting;
+      if (together) {
+        if (!first.waiting) return;  // all ended
+        if (first.waiting->kind == OpKind::wave) run_wave_op(*first.waiting, 0, items_.size());
+        for (Item& it : items_) it.held = false;
+        continue;
+      }
+      // Not the whole group at one op: a wave whose lanes all stopped at the same wave-scope op
+      // (a wave operation or wavebarrier in wave-uniform control) runs it and goes on.
+      bool progress = false;
+      const size_t width = options_.wave_size;
+      for (size_t w0 = 0; w0 < items_.size(); w0 += width) {
+        const size_t end = std::min(items_.size(), w0 + width);
+        const Op* at = items_[w0].waiting;
+        bool same = at && ir::op_info(at->kind).sync == ir::SyncScope::wavefront;
+        for (size_t i = w0; i < end && same; ++i) same = items_[i].waiting == at;
+        if (!same) continue;
+        if (at->kind == OpKind::wave) run_wave_op(*at, w0, end);
+        for (size_t i = w0; i < end; ++i) items_[i].held = false;
+        progress = true;
+      }
+      if (progress) continue;
       for (const Item& it : items_) {
         if (it.waiting == first.waiting) continue;
         const Item& at = it.waiting ? it : first;
@@ -500,19 +530,16 @@ class Interpreter {
                                  "every work-item of a group must reach the same barriers",
                                  group_name(), item_name(at), where(at), item_name(other), where(other)));
       }
-      if (!first.waiting) return;  // all ended
-      if (first.waiting->kind == OpKind::wave) run_wave_op(*first.waiting);
     }
   }
 
-  // Every work-item stopped at wave op `op`: run it for each wave of the group.
-  void run_wave_op(const Op& op) {
+  // The work-items [begin, end) stopped at wave op `op`: run it for each of their waves.
+  void run_wave_op(const Op& op, size_t begin, size_t end) {
     const unsigned width = options_.wave_size;
-    const size_t n = items_.size();
     std::vector<Bits> a(width), b(width), out(width);
     const Type type = k_.value_type(op.operands[0]);
-    for (size_t w0 = 0; w0 < n; w0 += width) {
-      const auto active = static_cast<unsigned>(std::min<size_t>(width, n - w0));
+    for (size_t w0 = begin; w0 < end; w0 += width) {
+      const auto active = static_cast<unsigned>(std::min<size_t>(width, end - w0));
       for (unsigned l = 0; l < active; ++l) {
         const Item& it = items_[w0 + l];
         a[l] = it.values[op.operands[0]];

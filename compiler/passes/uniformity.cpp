@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "rocjit/compiler/error.hpp"
@@ -16,19 +17,48 @@ namespace {
 
 using namespace ir;
 
+// The analysis runs at two levels. `group`: may a value differ between the work-items of a
+// group (barriers need group-uniform control). `wave`: may it differ between the lanes of one
+// wavefront (wave operations and wavebarriers need only wave-uniform control): work-item ids and
+// memory still diverge, but a reduction's or vote's result is the same for the whole wave, and
+// local_id(0) / wave_size() is wave-uniform where the group's rows are whole waves (a launch
+// check, see UniformityInfo::wave_rows).
+enum class Level { group, wave };
+
 class Uniformity {
  public:
-  explicit Uniformity(const Kernel& k)
-      : kernel_(k), value_origin_(k.values.size(), nullptr), slot_origin_(k.slots.size(), nullptr) {}
+  Uniformity(const Kernel& k, Level level)
+      : kernel_(k),
+        level_(level),
+        value_origin_(k.values.size(), nullptr),
+        slot_origin_(k.slots.size(), nullptr),
+        value_rows_(k.values.size(), nullptr),
+        slot_rows_(k.slots.size(), nullptr) {}
 
-  void run() {
+  void analyze() {
     do {
       changed_ = false;
-      region(kernel_.body, nullptr, nullptr);
+      region(kernel_.body, nullptr, nullptr, nullptr);
     } while (changed_);
     find_divergent_returns(kernel_.body, nullptr);
-    check(kernel_.body, nullptr, nullptr);
   }
+
+  // Group level: barriers in divergent control, and every sync point after a divergent Return.
+  // Wave level: wave-scope sync points in wave-divergent control.
+  void check() { check(kernel_.body, nullptr, nullptr, nullptr); }
+
+  // If/For/While ops whose branches or trip counts may differ between work-items.
+  std::unordered_set<const Op*> divergent_control() const {
+    std::unordered_set<const Op*> out;
+    walk(kernel_.body, [&](const Op& op) {
+      Control mine{};
+      if (inner_control(op, nullptr, mine)) out.insert(&op);
+    });
+    return out;
+  }
+
+  const Op* rows_sync() const { return rows_sync_; }
+  const Op* rows_source() const { return rows_source_; }
 
  private:
   // Why control is divergent: the op whose condition diverges and the root cause.
@@ -51,41 +81,93 @@ class Uniformity {
     }
   }
 
+  // Wave level: `v` is wave-uniform only because `source` (local_id(0) / wave_size()) is.
+  void mark_rows(ValueId v, const Op* source) {
+    if (v && source && !value_rows_[v]) {
+      value_rows_[v] = source;
+      changed_ = true;
+    }
+  }
+
   const Op* operand_origin(const Op& op) const {
     for (ValueId v : op.operands)
       if (value_origin_[v]) return value_origin_[v];
     return nullptr;
   }
 
-  // `loop` is the innermost loop op, `control` the innermost divergent control op (or null).
-  void region(const Region& r, const Op* loop, const Control* control) {
-    for (const auto& p : r.ops) operation(*p, loop, control);
+  const Op* operand_rows(const Op& op) const {
+    for (ValueId v : op.operands)
+      if (value_rows_[v]) return value_rows_[v];
+    return nullptr;
   }
 
-  void operation(const Op& op, const Op* loop, const Control* control) {
+  const Op* def(ValueId v) const { return kernel_.values[v].def; }
+  bool is_workitem(ValueId v, WorkItem w) const {
+    const Op* d = def(v);
+    return d && d->kind == OpKind::workitem && d->workitem() == w;
+  }
+
+  // local_id(0) / wave_size(), or / (wave_size() * c) for a positive constant c: consecutive
+  // work-items of one row share it, so it is wave-uniform when rows are made of whole waves.
+  bool is_wave_row_index(const Op& op) const {
+    if (op.kind != OpKind::binary || op.binary_op() != BinaryOp::div) return false;
+    if (!is_workitem(op.operands[0], WorkItem::local_id) || def(op.operands[0])->dim != 0) return false;
+    ValueId d = op.operands[1];
+    if (is_workitem(d, WorkItem::wave_size)) return true;
+    const Op* m = def(d);
+    if (!m || m->kind != OpKind::binary || m->binary_op() != BinaryOp::mul) return false;
+    for (int i = 0; i < 2; ++i) {
+      const Op* c = def(m->operands[1 - i]);
+      if (is_workitem(m->operands[i], WorkItem::wave_size) && c && c->kind == OpKind::constant && c->int_value > 0)
+        return true;
+    }
+    return false;
+  }
+
+  // `loop` is the innermost loop op, `control` the innermost divergent control op (or null),
+  // `rows` the innermost wave-uniform control that relies on local_id(0) / wave_size().
+  void region(const Region& r, const Op* loop, const Control* control, const Op* rows) {
+    for (const auto& p : r.ops) operation(*p, loop, control, rows);
+  }
+
+  void operation(const Op& op, const Op* loop, const Control* control, const Op* rows) {
+    const bool wave = level_ == Level::wave;
     switch (op.kind) {
       case OpKind::workitem:
         if (family_members(OpFamily::workitem)[op.sub].divergent) mark_value(op.result, &op);
         return;
       case OpKind::load:
       case OpKind::atomic:
-      case OpKind::wave:  // differs between the waves of a group
         mark_value(op.result, &op);
+        return;
+      case OpKind::wave:
+        // Group level: differs between the waves of a group. Wave level: reductions, votes and
+        // broadcasts give the whole wave one value; shuffles and scans differ between lanes.
+        // A broadcast's lane operand must itself be wave-uniform for that.
+        if (!wave || family_members(OpFamily::wave)[op.sub].divergent) mark_value(op.result, &op);
+        else if (op.operands.size() > 1 && value_origin_[op.operands[1]]) mark_value(op.result, value_origin_[op.operands[1]]);
+        else mark_rows(op.result, op.operands.size() > 1 && value_rows_[op.operands[1]] ? value_rows_[op.operands[1]] : rows);
         return;
       case OpKind::uniform:  // the user's promise (checked on the CPU under ROCJIT_BOUNDS_CHECK)
         return;
       case OpKind::var_load:
         if (slot_origin_[op.ref]) mark_value(op.result, slot_origin_[op.ref]);
+        mark_rows(op.result, slot_rows_[op.ref]);
         return;
       case OpKind::var_store:
         if (const Op* o = value_origin_[op.operands[0]]) mark_slot(op.ref, o);
         else if (control) mark_slot(op.ref, control->origin);
+        if (const Op* s = value_rows_[op.operands[0]] ? value_rows_[op.operands[0]] : rows; s && !slot_rows_[op.ref]) {
+          slot_rows_[op.ref] = s;
+          changed_ = true;
+        }
         return;
       case OpKind::break_:
         if (control && loop && !loop_origin_.count(loop)) {
           loop_origin_[loop] = Control{control->condition_op, control->origin};
           changed_ = true;
         }
+        if (rows && loop) note_rows(loop, rows);
         return;
       case OpKind::continue_:
         // The rest of the body runs for some work-items only; the loop itself stays uniform.
@@ -93,23 +175,27 @@ class Uniformity {
           continue_origin_[loop] = Control{control->condition_op, control->origin};
           changed_ = true;
         }
+        if (rows && loop) note_rows(loop, rows);
         return;
       case OpKind::if_: {
         const Control* inner = control;
         Control mine{&op, value_origin_[op.operands[0]]};
         if (mine.origin) inner = &mine;
-        region(op.regions[0], loop, inner);
-        region(op.regions[1], loop, inner);
+        const Op* inner_rows = rows ? rows : value_rows_[op.operands[0]];
+        region(op.regions[0], loop, inner, inner_rows);
+        region(op.regions[1], loop, inner, inner_rows);
         return;
       }
       case OpKind::for_:
       case OpKind::while_: {
         if (op.kind == OpKind::for_) {
           if (const Op* o = operand_origin(op)) note_loop(&op, Control{&op, o});
+          if (const Op* s = operand_rows(op)) note_rows(&op, s);
         } else {
-          region(op.regions[0], &op, control);
+          region(op.regions[0], &op, control, rows ? rows : loop_rows(&op));
           const Op& cond = *op.regions[0].ops.back();
           if (const Op* o = value_origin_[cond.operands[0]]) note_loop(&op, Control{&cond, o});
+          if (const Op* s = value_rows_[cond.operands[0]]) note_rows(&op, s);
         }
         const Control* inner = control;
         auto it = loop_origin_.find(&op);
@@ -119,14 +205,22 @@ class Uniformity {
         } else if (auto c = continue_origin_.find(&op); c != continue_origin_.end()) {
           inner = &c->second;
         }
+        const Op* inner_rows = rows ? rows : loop_rows(&op);
+        if (op.kind == OpKind::for_) mark_rows(op.result, inner_rows);
         const size_t body = op.kind == OpKind::for_ ? 0 : 1;
-        region(op.regions[body], &op, inner);
-        if (op.kind == OpKind::while_) region(op.regions[2], &op, inner);
+        region(op.regions[body], &op, inner, inner_rows);
+        if (op.kind == OpKind::while_) region(op.regions[2], &op, inner, inner_rows);
         return;
       }
       default:
-        if (op.result)
-          if (const Op* o = operand_origin(op)) mark_value(op.result, o);
+        if (op.result) {
+          if (const Op* o = operand_origin(op)) {
+            if (wave && is_wave_row_index(op)) mark_rows(op.result, &op);
+            else mark_value(op.result, o);
+          } else {
+            mark_rows(op.result, operand_rows(op));
+          }
+        }
         return;
     }
   }
@@ -136,6 +230,18 @@ class Uniformity {
       loop_origin_[loop] = c;
       changed_ = true;
     }
+  }
+
+  void note_rows(const Op* loop, const Op* source) {
+    if (!loop_rows_.count(loop)) {
+      loop_rows_[loop] = source;
+      changed_ = true;
+    }
+  }
+
+  const Op* loop_rows(const Op* loop) const {
+    auto it = loop_rows_.find(loop);
+    return it == loop_rows_.end() ? nullptr : it->second;
   }
 
   // The divergent control governing `op`'s regions, given the control `control` around it.
@@ -149,6 +255,13 @@ class Uniformity {
       if (auto it = continue_origin_.find(&op); it != continue_origin_.end()) return &it->second;
     }
     return control;
+  }
+
+  const Op* inner_rows(const Op& op, const Op* rows) const {
+    if (rows) return rows;
+    if (op.kind == OpKind::if_) return value_rows_[op.operands[0]];
+    if (op.kind == OpKind::for_ || op.kind == OpKind::while_) return loop_rows(&op);
+    return nullptr;
   }
 
   // Finds the Returns under divergent control and the loops around them: in such a loop every
@@ -173,19 +286,28 @@ class Uniformity {
   }
 
   // `returned`: a Return under divergent control may have run before this point.
-  const Op* check(const Region& r, const Control* control, const Op* returned) const {
+  const Op* check(const Region& r, const Control* control, const Op* returned, const Op* rows) {
+    const bool wave = level_ == Level::wave;
     for (const auto& p : r.ops) {
       const Op& op = *p;
-      if (is_sync_point(op) && control) fail(op, *control);
-      if (is_sync_point(op) && returned) fail_after_return(op, *returned);
+      if (is_sync_point(op)) {
+        const bool wave_scope = op_info(op.kind).sync == SyncScope::wavefront;
+        if (wave == wave_scope && control) fail(op, *control);
+        if (!wave && returned) fail_after_return(op, *returned);
+        if (wave && rows && !rows_sync_) {
+          rows_sync_ = &op;
+          rows_source_ = rows;
+        }
+      }
       if (op.kind == OpKind::return_ && control && !returned) returned = &op;
       Control mine{};
       const Control* inner = inner_control(op, control, mine);
       const Op* inside = returned;
       if (!inside)
         if (auto it = loop_return_.find(&op); it != loop_return_.end()) inside = it->second;
+      const Op* sub_rows = inner_rows(op, rows);
       for (const auto& sub : op.regions)
-        if (const Op* b = check(sub, inner, inside); b && !returned) returned = b;
+        if (const Op* b = check(sub, inner, inside, sub_rows); b && !returned) returned = b;
     }
     return returned;
   }
@@ -225,26 +347,57 @@ class Uniformity {
     }
   }
 
-  [[noreturn]] void fail(const Op& barrier, const Control& c) const {
+  [[noreturn]] void fail(const Op& sync, const Control& c) const {
+    if (level_ == Level::wave)
+      throw CompileError(fmt::format(
+          "kernel '{}': {}{} is not reached by every lane of its wavefront: the {}. "
+          "Wave operations and wavebarriers must be in wavefront-uniform control flow: conditions that are "
+          "work-group uniform, results of wave reductions and votes, and local_id(0) / wave_size()",
+          kernel_.name, op_spelling(sync), where(sync, 0), divergent_condition(c)));
     throw CompileError(fmt::format(
         "kernel '{}': {}{} is not reached by every work-item: the {}. "
         "Barriers must be in work-group-uniform control flow: conditions built from scalar arguments, "
         "array shapes, group ids, constants and uniform loop counters",
-        kernel_.name, op_spelling(barrier), where(barrier, 0), divergent_condition(c)));
+        kernel_.name, op_spelling(sync), where(sync, 0), divergent_condition(c)));
   }
 
   const Kernel& kernel_;
+  Level level_;
   std::vector<const Op*> value_origin_;
   std::vector<const Op*> slot_origin_;
+  std::vector<const Op*> value_rows_;  // wave level: uniform thanks to local_id(0) / wave_size()
+  std::vector<const Op*> slot_rows_;
   std::unordered_map<const Op*, Control> loop_origin_;
   std::unordered_map<const Op*, Control> continue_origin_;  // loops with a Continue under divergent control
+  std::unordered_map<const Op*, const Op*> loop_rows_;      // wave level: loops whose trip count relies on rows
   std::unordered_map<const Op*, Control> return_control_;   // Returns under divergent control
   std::unordered_map<const Op*, const Op*> loop_return_;    // loops containing one: that Return
+  const Op* rows_sync_ = nullptr;    // the first wave-scope sync point in control relying on rows
+  const Op* rows_source_ = nullptr;  // and the local_id(0) / wave_size() it relies on
   bool changed_ = false;
 };
 
 }  // namespace
 
-void check_barrier_uniformity(const ir::Kernel& kernel) { Uniformity(kernel).run(); }
+UniformityInfo analyze_uniformity(const ir::Kernel& kernel) {
+  Uniformity group(kernel, Level::group);
+  group.analyze();
+  group.check();
+  Uniformity wave(kernel, Level::wave);
+  wave.analyze();
+  wave.check();
+  UniformityInfo info;
+  info.divergent_control = group.divergent_control();
+  if (wave.rows_sync()) info.wave_rows = ir::WaveRowsAssumption{wave.rows_sync(), wave.rows_source()};
+  return info;
+}
+
+void check_barrier_uniformity(const ir::Kernel& kernel) { analyze_uniformity(kernel); }
 
 }  // namespace rocjit::passes
+
+namespace rocjit::ir {
+std::optional<WaveRowsAssumption> wave_rows_assumption(const Kernel& kernel) {
+  return passes::analyze_uniformity(kernel).wave_rows;
+}
+}  // namespace rocjit::ir

@@ -240,6 +240,8 @@ class CpuDevice : public DeviceImpl {
     k->name = ir->name;
     k->max_block_size = ir->max_block_size;
     k->static_shared_bytes = static_cast<uint64_t>(ir->shared_bytes());
+    k->wave_size = host_wave_size;
+    k->wave_rows = describe_wave_rows(*ir);
     return k;
   }
 };

@@ -278,6 +278,8 @@ class HipDevice : public DeviceImpl {
     k->name = ir.name;
     k->max_block_size = ir.max_block_size;
     k->static_shared_bytes = k->code.kernel(ir.name).group_segment_fixed_size;
+    k->wave_size = k->code.kernel(ir.name).wavefront_size;
+    k->wave_rows = describe_wave_rows(ir);
     select();
     api_->check(api_->hipModuleLoadData(&k->module, k->code.elf.data()), "hipModuleLoadData");
     api_->check(api_->hipModuleGetFunction(&k->function, k->module, ir.name.c_str()), "hipModuleGetFunction");

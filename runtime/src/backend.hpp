@@ -42,7 +42,14 @@ struct CompiledKernel {
   std::string name;
   uint32_t max_block_size = 1024;
   uint64_t static_shared_bytes = 0;  // the kernel's shared arrays, as the device lays them out
+  uint32_t wave_size = 64;           // of the code the device runs
+  // Non-empty when a wave operation relies on local_id(0) / wave_size() being wave-uniform (see
+  // ir::wave_rows_assumption): what, for the launch check's message.
+  std::string wave_rows;
 };
+
+// CompiledKernel::wave_rows for `kernel`.
+std::string describe_wave_rows(const ir::Kernel& kernel);
 
 // Arguments in kernel order, each stored in its own cell; `pointers` is the kernelParams array.
 struct ArgumentPack {

@@ -8,6 +8,7 @@
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
+#include "rocjit/compiler/verifier.hpp"
 #include "runtime/src/backend.hpp"
 
 namespace rocjit::runtime {
@@ -136,6 +137,12 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
 
   std::shared_ptr<CompiledKernel> compiled = device->kernel(kernel.ir_ptr());
   device->check_geometry(*compiled, config.grid, config.block);
+  const Dim3 b = config.block;
+  if (!compiled->wave_rows.empty() && (b.y > 1 || b.z > 1) && b.x % compiled->wave_size != 0)
+    throw LaunchError(fmt::format("kernel '{}': {}, which is the same for a whole wavefront only when the work-group "
+                                  "is 1-D or its x extent is a multiple of the wave size ({} on device '{}'); "
+                                  "block ({}, {}, {}) is neither",
+                                  kernel.name(), compiled->wave_rows, compiled->wave_size, device->id(), b.x, b.y, b.z));
   const uint64_t limit = device->shared_memory_limit();
   if (config.shared_bytes > limit || compiled->static_shared_bytes + config.shared_bytes > limit)
     throw LaunchError(fmt::format("kernel '{}': {} bytes of shared memory per work-group ({} static + {} dynamic) "
@@ -145,6 +152,13 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
                                   device->target()));
   stream.impl().launch(std::move(compiled), config.grid, config.block, static_cast<uint32_t>(config.shared_bytes),
                        std::move(pack));
+}
+
+std::string describe_wave_rows(const ir::Kernel& kernel) {
+  const auto rows = ir::wave_rows_assumption(kernel);
+  if (!rows) return {};
+  return fmt::format("the {} at {} is in control flow built from local_id(0) / wave_size() at {}",
+                     ir::op_spelling(*rows->sync), rows->sync->loc.str(), rows->source->loc.str());
 }
 
 }  // namespace rocjit::runtime

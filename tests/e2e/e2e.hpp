@@ -5,4 +5,6 @@
 
 namespace rocjit::testing {
 Device& test_device();
+// The wave size of the kernels the device under test runs, read back from a kernel.
+int device_wave_size();
 }

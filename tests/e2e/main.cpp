@@ -15,6 +15,14 @@ Device& test_device() {
   static Device d;
   return d;
 }
+
+int device_wave_size() {
+  using namespace rocjit::dsl;
+  Kernel k = kernel("wave_size_probe", [](Array<int32_t> out) { out(global_id(0)) = wave_size(); });
+  auto d = device_array<int32_t>({1});
+  k[{1, 1}](d);
+  return d.copy_to_host().to_vector()[0];
+}
 }  // namespace rocjit::testing
 
 int main(int argc, char** argv) {

@@ -14,16 +14,9 @@
 
 using namespace rocjit;
 using namespace rocjit::dsl;
+using rocjit::testing::device_wave_size;
 
 namespace {
-
-// The wave size the device's compiled kernels use, read back from a kernel.
-int device_wave_size() {
-  Kernel k = kernel("wave_size_probe", [](Array<int32_t> out) { out(global_id(0)) = wave_size(); });
-  auto d = device_array<int32_t>({1});
-  k[{1, 1}](d);
-  return d.copy_to_host().to_vector()[0];
-}
 
 // The lanes of the wave holding linear id `t` in a group of `n` work-items: [begin, end).
 struct WaveSpan {

@@ -389,6 +389,65 @@ TEST_CASE("wave operations under divergent control, on the wrong types or after 
                     Contains("wave.count at") && Contains("Return() at") && Contains("lane_id(0)"));
 }
 
+TEST_CASE("wave operations need only wave-uniform control: the wave index, votes and reductions") {
+  // Accepted: conditions and trip counts from local_id(0) / wave_size() (also times a positive
+  // constant), from votes and reductions, and from broadcasts of a uniform lane.
+  int if_line = 0, div_line = 0, op_line = 0;
+  Kernel ok = kernel("wave_uniform", [&](Array<int32_t> x) {
+    Int t = local_id(0);
+    div_line = __LINE__ + 1;
+    Int wid = t / wave_size();
+    if_line = __LINE__ + 1;
+    If(wid == 1, [&] {
+      op_line = __LINE__ + 1;
+      x(t) = wave::reduce_add(x(t));
+    });
+    For(0, t / (wave_size() * 2), [&](Int) { x(t) = wave::shuffle_xor(x(t), 1); });
+    If(wave::any(x(t) > 0) && wave::broadcast(x(t), 3) > 1, [&] { x(t) = wave::count(x(t) > 2); wavebarrier(); });
+  });
+  const auto rows = ir::wave_rows_assumption(ok.ir());
+  REQUIRE(rows.has_value());
+  CHECK(rows->sync->loc.line == static_cast<uint32_t>(op_line));
+  CHECK(rows->source->loc.line == static_cast<uint32_t>(div_line));
+  // The wave index only as an index assumes nothing about rows.
+  Kernel index_only = kernel("wave_index_only", [](Array<int32_t> x) {
+    Int s = wave::reduce_add(x(local_id(0)));
+    If(lane_id() == 0, [&] { x(local_id(0) / wave_size()) = s; });
+  });
+  CHECK_FALSE(ir::wave_rows_assumption(index_only.ir()).has_value());
+
+  // Rejected: barriers still need group-uniform control.
+  CHECK_THROWS_WITH(kernel("barrier_per_wave", [](Array<int32_t> x) {
+                      If(local_id(0) / wave_size() == 0, [&] { barrier(); });
+                    }),
+                    Contains("barrier at") && Contains("local_id(0)") && Contains("work-group-uniform"));
+  // Rejected: shuffles, scans and broadcasts of a lane-dependent lane differ within a wave.
+  CHECK_THROWS_WITH(kernel("shuffle_condition", [](Array<int32_t> x) {
+                      If(wave::shuffle_up(x(local_id(0)), 1) > 0, [&] { x(0) = wave::reduce_max(x(1)); });
+                    }),
+                    Contains("wave.reduce_max at") && Contains("not reached by every lane of its wavefront") &&
+                        Contains("a wave operation's result (wave.shuffle_up)"));
+  CHECK_THROWS_WITH(kernel("broadcast_lane", [](Array<int32_t> x) {
+                      If(wave::broadcast(x(0), lane_id()) > 0, [&] { x(0) = wave::reduce_max(x(1)); });
+                    }),
+                    Contains("wave.reduce_max at") && Contains("lane_id(0)"));
+  // Rejected: other dimensions and other divisors are not wave indices.
+  CHECK_THROWS_WITH(kernel("wrong_dim", [](Array<int32_t> x) {
+                      If(local_id(1) / wave_size() == 0, [&] { x(0) = wave::read_first(x(1)); });
+                    }),
+                    Contains("wave.read_first at") && Contains("local_id(1)") && Contains("wavefront-uniform"));
+  CHECK_THROWS_WITH(kernel("fixed_divisor", [](Array<int32_t> x) {
+                      If(local_id(0) / 32 == 0, [&] { x(0) = wave::read_first(x(1)); });
+                    }),
+                    Contains("wave.read_first at") && Contains("local_id(0)"));
+  // Rejected: a wave operation after a Return() that only some waves take.
+  CHECK_THROWS_WITH(kernel("wave_return_then_wave_op", [](Array<int32_t> x) {
+                      If(local_id(0) / wave_size() == 1, [&] { Return(); });
+                      x(0) = wave::reduce_min(x(1));
+                    }),
+                    Contains("wave.reduce_min at") && Contains("Return() at") && Contains("local_id(0)"));
+}
+
 TEST_CASE("memory orders an atomic or fence cannot have, and a loaded bound governing a barrier, are errors") {
   int line = 0;
   auto relaxed_fence = [&] {

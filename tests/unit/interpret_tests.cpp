@@ -3,7 +3,8 @@
 // tables of awkward values (bit-exact for integer ops, conversions and correctly rounded float
 // ops; within bounds for the approximate math functions), barriers with shared arrays,
 // While/Break, every atomic kind, 3-D ids, and the interpreter's own checks (bounds, arguments,
-// operation budget).
+// operation budget). Return/Continue, wave operations, dynamic shared memory and the memory
+// model are in interpret_control_tests.cpp.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -23,144 +24,17 @@
 #include <rocjit/compiler/interpret.hpp>
 #include <rocjit/compiler/parser.hpp>
 
+#include "interpret_harness.hpp"
 #include "op_tables.hpp"
 #include "sample_kernels.hpp"
 
 using namespace rocjit;
 using namespace rocjit::dsl;
 using Catch::Matchers::Contains;
+using namespace rocjit::testing;
 using namespace rocjit::testing::ops;
 
 namespace {
-
-// One owned kernel argument: an array's bytes (with shape and strides) or a scalar's bits.
-struct Arg {
-  ir::Type type = ir::Type::none;
-  bool array = false;
-  std::vector<std::byte> bytes;
-  std::vector<int64_t> shape, strides;
-  uint64_t bits = 0;
-
-  template <class T>
-  std::vector<T> as() const {
-    std::vector<T> v(bytes.size() / sizeof(T));
-    std::memcpy(v.data(), bytes.data(), bytes.size());
-    return v;
-  }
-};
-
-struct Args {
-  std::vector<Arg> list;
-  template <class T>
-  Args& array(const std::vector<T>& v, std::vector<int64_t> shape = {}, std::vector<int64_t> strides = {}) {
-    Arg a;
-    a.type = InterpretArgument::type_of<T>();
-    a.array = true;
-    a.bytes.resize(v.size() * sizeof(T));
-    std::memcpy(a.bytes.data(), v.data(), a.bytes.size());
-    a.shape = shape.empty() ? std::vector<int64_t>{static_cast<int64_t>(v.size())} : std::move(shape);
-    a.strides = std::move(strides);
-    list.push_back(std::move(a));
-    return *this;
-  }
-  template <class T>
-  Args& scalar(T v) {
-    Arg a;
-    a.type = InterpretArgument::type_of<T>();
-    std::memcpy(&a.bits, &v, sizeof(T));
-    list.push_back(std::move(a));
-    return *this;
-  }
-};
-
-std::vector<Arg> run_interpreter(const ir::Kernel& k, Dim3 grid, Dim3 block, std::vector<Arg> args,
-                                 InterpretOptions options = {}) {
-  std::vector<InterpretArgument> ia;
-  for (Arg& a : args) {
-    InterpretArgument x;
-    x.type = a.type;
-    if (a.array) {
-      x.kind = InterpretArgument::Kind::array;
-      x.data = a.bytes.data();
-      x.size = static_cast<int64_t>(a.bytes.size() / ir::byte_size(a.type));
-      x.shape = a.shape;
-      x.strides = a.strides;
-    } else {
-      x.bits = a.bits;
-    }
-    ia.push_back(std::move(x));
-  }
-  interpret(k, grid, block, ia, options);
-  return args;
-}
-
-std::vector<Arg> run_cpu(const ir::Kernel& k, Dim3 grid, Dim3 block, std::vector<Arg> args) {
-  // run_host's arguments: per array its pointer, one i32 per extent and (strided) one i64 per stride.
-  std::vector<void*> pointers;
-  std::vector<int32_t> extents;
-  std::vector<int64_t> strides;
-  extents.reserve(64);
-  strides.reserve(64);
-  std::vector<void*> cells;
-  cells.reserve(64);
-  for (size_t i = 0; i < args.size(); ++i) {
-    Arg& a = args[i];
-    if (!a.array) {
-      pointers.push_back(&a.bits);
-      continue;
-    }
-    cells.push_back(a.bytes.data());
-    pointers.push_back(&cells.back());
-    for (int64_t e : a.shape) {
-      extents.push_back(static_cast<int32_t>(e));
-      pointers.push_back(&extents.back());
-    }
-    if (k.memories[k.params[i].memory].layout == ir::Layout::strided)
-      for (int64_t s : a.strides) {
-        strides.push_back(s);
-        pointers.push_back(&strides.back());
-      }
-  }
-  run_host(compile_host(k), grid, block, pointers.data());
-  return args;
-}
-
-std::string show(ir::Type t, const std::byte* p) {
-  auto get = [&](auto v) { std::memcpy(&v, p, sizeof(v)); return v; };
-  if (t == ir::Type::f32) { float f = get(float{}); return fmt::format("{} ({:#010x})", f, std::bit_cast<uint32_t>(f)); }
-  if (t == ir::Type::f64) { double d = get(double{}); return fmt::format("{} ({:#018x})", d, std::bit_cast<uint64_t>(d)); }
-  std::string text = "?";
-  if (t != ir::Type::i1) ir::with_cpp_type(t, [&](auto zero) { text = fmt::format("{}", get(zero)); });
-  return text;
-}
-
-// Checks that two runs left every array bit-identical; names the first differing elements.
-void require_same(const ir::Kernel& k, const std::vector<Arg>& interp, const std::vector<Arg>& cpu) {
-  for (size_t i = 0; i < interp.size(); ++i) {
-    if (!interp[i].array || interp[i].bytes == cpu[i].bytes) continue;
-    size_t size = ir::byte_size(interp[i].type);
-    std::string report;
-    int shown = 0, count = 0;
-    for (size_t e = 0; e * size < interp[i].bytes.size(); ++e) {
-      if (std::memcmp(&interp[i].bytes[e * size], &cpu[i].bytes[e * size], size) == 0) continue;
-      ++count;
-      if (shown++ < 8)
-        report += fmt::format("\n  element {}: interpreter {}, cpu {}", e, show(interp[i].type, &interp[i].bytes[e * size]),
-                              show(interp[i].type, &cpu[i].bytes[e * size]));
-    }
-    FAIL(fmt::format("kernel '{}', argument {} ('{}'): {} elements differ{}", k.name, i, k.params[i].name, count, report));
-  }
-}
-
-// Runs the kernel on the interpreter and on the CPU back end from the same inputs, requires
-// bit-identical results and returns the interpreter's.
-std::vector<Arg> run_both(const ir::Kernel& k, Dim3 grid, Dim3 block, const Args& args) {
-  std::vector<Arg> interp = run_interpreter(k, grid, block, args.list);
-  std::vector<Arg> cpu = run_cpu(k, grid, block, args.list);
-  require_same(k, interp, cpu);
-  SUCCEED("interpreter and cpu agree on kernel '" << k.name << "'");
-  return interp;
-}
 
 std::vector<float> random_floats(size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -886,68 +760,4 @@ TEST_CASE("the interpreter reports reads of unwritten shared and local memory an
   std::vector<InterpretArgument> largs{InterpretArgument::array(f)};
   CHECK_THROWS_WITH(interpret(local.ir(), {1}, {2}, largs),
                     Contains("reads element (1) of local array 'mine' before the work-item wrote it"));
-}
-
-TEST_CASE("Return, Continue and the C-style For with its step region") {
-  Kernel k = kernel("exits", [](Array<int32_t> out, Int n) {
-    Int t = global_id(0);
-    If(t >= n, [&] { Return(); });
-    Var<int32_t> odd = 0;
-    For(0, t, [&](Int j) {
-      If(j % 2 == 0, [&] { Continue(); });
-      odd += j;
-    });
-    Var<int32_t> skipped = 0;
-    For(t, [](Int s) { return s >= 0; }, [](Int s) { return s - 3; }, [&](Int s) {
-      If(s % 2 == 1, [&] { Continue(); });
-      skipped += s;
-    });
-    For(0, 50, [&](Int j) {
-      If(j == t % 5, [&] {
-        out(t) = odd * 1000 + skipped * 10 + j;
-        Return();
-      });
-    });
-    out(t) = -1;
-  });
-  auto out = run_both(k.ir(), {2}, {32}, Args().array(std::vector<int32_t>(40, 99)).scalar(40));
-  std::vector<int32_t> o = out[0].as<int32_t>();
-  for (int t = 0; t < 40; ++t) {
-    int odd = 0, skipped = 0;
-    for (int j = 0; j < t; ++j)
-      if (j % 2) odd += j;
-    for (int s = t; s >= 0; s -= 3)
-      if (s % 2 != 1) skipped += s;
-    REQUIRE(o[t] == odd * 1000 + skipped * 10 + t % 5);
-  }
-}
-
-TEST_CASE("wave operations: the interpreter and the CPU back end agree, with a partial last wave") {
-  Kernel k = kernel("waves", [](Array<int32_t> out, Array<float> f) {
-    Int t = local_id(0) + local_size(0) * local_id(1);
-    Int g = group_id(0) * 90 + t;
-    Int v = t * 3 - 40;
-    out(6 * g) = wave::shuffle_xor(v, 9) + lane_id() * 1000;
-    out(6 * g + 1) = wave::reduce_max(v);
-    out(6 * g + 2) = wave::exclusive_scan_add(v);
-    out(6 * g + 3) = cast<int32_t>(wave::ballot(t % 4 == 1) % uint64_t{1000003});
-    out(6 * g + 4) = wave::count(v > 0) + wave::shuffle_down(v, 1);
-    out(6 * g + 5) = wave_size();
-    f(g) = wave::reduce_add(cast<float>(v) * 0.1f) + wave::inclusive_scan_add(cast<float>(t) * 0.3f);
-  }, {.max_block_size = 256});
-  auto out = run_both(k.ir(), {2}, {10, 9}, Args().array(std::vector<int32_t>(6 * 180)).array(std::vector<float>(180)));
-  std::vector<int32_t> o = out[0].as<int32_t>();
-  for (int g = 0; g < 180; ++g) {
-    const int t = g % 90, begin = t / 64 * 64, end = std::min(90, begin + 64);
-    REQUIRE(o[6 * g + 5] == 64);
-    int mx = -1000, excl = 0;
-    for (int l = begin; l < end; ++l) {
-      mx = std::max(mx, l * 3 - 40);
-      if (l < t) excl += l * 3 - 40;
-    }
-    const int partner = begin + ((t - begin) ^ 9);
-    REQUIRE(o[6 * g] == (partner < end ? partner : t) * 3 - 40 + (t - begin) * 1000);
-    REQUIRE(o[6 * g + 1] == mx);
-    REQUIRE(o[6 * g + 2] == excl);
-  }
 }

@@ -5,6 +5,13 @@
 // group level: their conditions and bounds are work-group uniform (the verifier's rule), so
 // work-item 0's value stands for the group. Values used outside the segment that defined them,
 // and variables and local arrays touched by several segments, live in per-work-item storage.
+//
+// Wave operations need only wave-uniform control. A group-level If/For/While whose control may
+// differ between work-items (passes::analyze_uniformity; it then holds no barrier, only wave
+// operations) runs wave by wave: a loop over the group's waves, inside which the op is lowered
+// like group-level code whose segments loop over the wave's work-items only and whose
+// conditions are the wave's first work-item's. A Return() in such an op marks its work-items
+// returned, one flag each, and later segments skip them.
 #include "targets/host/lower.h"
 
 #include <fmt/format.h>
@@ -12,9 +19,11 @@
 #include <bit>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
+#include "passes/uniformity.h"
 #include "targets/host/launch_context.h"
 #include "targets/lowering.h"
 
@@ -55,7 +64,10 @@ bool has_return(const ir::Region& body) {
 class HostLowering : public KernelLowering {
  public:
   HostLowering(const ir::Kernel& k, llvm::Module& m, bool bounds_check, const std::array<int32_t, 3>& block)
-      : KernelLowering(k, m), bounds_check_(bounds_check), fixed_block_(block) {}
+      : KernelLowering(k, m),
+        bounds_check_(bounds_check),
+        divergent_control_(passes::analyze_uniformity(k).divergent_control),
+        fixed_block_(block) {}
 
   HostModule run(const std::string& name) {
     plan();
@@ -119,6 +131,8 @@ class HostLowering : public KernelLowering {
     builder_.CreateCondBr(builder_.CreateICmpSLT(g, end), body, exit);
     builder_.SetInsertPoint(body);
     if (returned_) builder_.CreateStore(builder_.getFalse(), returned_);
+    if (wave_returns_)
+      builder_.CreateMemSet(storage_address(item_returned_offset_, 1), builder_.getInt8(0), threads_, llvm::MaybeAlign(8));
     llvm::Value* gx64 = builder_.CreateZExt(grid_[0], i64);
     llvm::Value* gy64 = builder_.CreateZExt(grid_[1], i64);
     group_[0] = builder_.CreateTrunc(builder_.CreateURem(g, gx64), builder_.getInt32Ty(), "group.x");
@@ -192,6 +206,13 @@ class HostLowering : public KernelLowering {
       }
       current = group_segment;
       segment_of_[&op] = group_segment;
+      const bool starts_wave_level = !planning_wave_ && divergent_control_.count(&op);
+      if (starts_wave_level) {
+        wave_level_.insert(&op);
+        planning_wave_ = true;
+        for (const auto& sub : op.regions)
+          ir::walk(sub, [&](const ir::Op& o) { wave_returns_ |= o.kind == OpKind::return_; });
+      }
       if (op.kind == OpKind::if_) {
         plan_region(op.regions[0], in_loop);
         plan_region(op.regions[1], in_loop);
@@ -204,6 +225,7 @@ class HostLowering : public KernelLowering {
         plan_region(op.regions[1], true);
         plan_region(op.regions[2], true);
       }
+      if (starts_wave_level) planning_wave_ = false;
     }
   }
 
@@ -237,6 +259,10 @@ class HostLowering : public KernelLowering {
       if (segs.size() > 1) return true;
       return segs.size() == 1 && *segs.begin() >= 0 && segment_in_loop_[*segs.begin()];
     };
+    if (wave_returns_) {
+      item_returned_offset_ = storage_per_item_;
+      storage_per_item_ += 8;
+    }
     value_offset_.assign(kernel_.values.size(), 0);
     for (ir::ValueId v = 1; v < kernel_.values.size(); ++v)
       if (spilled_[v]) {
@@ -279,11 +305,14 @@ class HostLowering : public KernelLowering {
   // ---- per-work-item storage ------------------------------------------------------------
   // storage + offset * threads + work_item * item_bytes: each item is contiguous over work-items.
   llvm::Value* storage_address(uint64_t offset, uint64_t item_bytes) {
-    llvm::Value* wi = segment_ == group_segment || work_item_zero_.count(segment_) ? builder_.getInt64(0) : work_item_;
+    llvm::Value* wi = segment_ == group_segment || work_item_zero_.count(segment_) ? group_item() : work_item_;
     llvm::Value* at = builder_.CreateNUWAdd(builder_.CreateNUWMul(builder_.getInt64(offset), threads_),
                                             builder_.CreateNUWMul(wi, builder_.getInt64(item_bytes)));
     return builder_.CreateInBoundsGEP(builder_.getInt8Ty(), storage_, at);
   }
+
+  // The work-item whose values group-level code uses: 0, or in a wave-level op the wave's first.
+  llvm::Value* group_item() { return in_wave_ ? wave_first_ : builder_.getInt64(0); }
 
   llvm::Value* value(ir::ValueId id) override {
     if (spilled_[id] && def_segment_[id] != segment_)
@@ -338,7 +367,8 @@ class HostLowering : public KernelLowering {
     for (const auto& p : r.ops) {
       if (segment_of_.at(p.get()) == group_segment) {
         flush(run);
-        operation(*p);
+        if (!in_wave_ && wave_level_.count(p.get())) wave_by_wave(*p);
+        else operation(*p);
       } else {
         run.push_back(p.get());
       }
@@ -369,14 +399,65 @@ class HostLowering : public KernelLowering {
     builder_.SetInsertPoint(exit);
   }
 
+  // A group-level op in wave-uniform control: for each wave of the group, the op lowered at
+  // "group level" for that wave (group_item() = its first work-item).
+  void wave_by_wave(const ir::Op& op) {
+    const uint64_t width = host_wave_size;
+    auto* i64 = builder_.getInt64Ty();
+    llvm::Value* waves = builder_.CreateUDiv(builder_.CreateNUWAdd(threads_, builder_.getInt64(width - 1)),
+                                             builder_.getInt64(width));
+    counted_loop(builder_.CreateTrunc(waves, builder_.getInt32Ty()), "wave", [&](llvm::Value* w, llvm::BasicBlock*) {
+      in_wave_ = true;
+      wave_first_ = builder_.CreateNUWMul(builder_.CreateZExt(w, i64), builder_.getInt64(width), "wave.first");
+      wave_count_ = builder_.CreateBinaryIntrinsic(
+          llvm::Intrinsic::umin, builder_.CreateNUWSub(threads_, wave_first_), builder_.getInt64(width), nullptr,
+          "wave.items");
+      set_work_item(wave_first_);
+      operation(op);
+      in_wave_ = false;
+    });
+  }
+
+  // work_item_ and local_[] for linear local id `linear` (x fastest).
+  void set_work_item(llvm::Value* linear) {
+    work_item_ = linear;
+    llvm::Value* l32 = builder_.CreateTrunc(linear, builder_.getInt32Ty());
+    local_[0] = builder_.CreateURem(l32, block_[0]);
+    llvm::Value* rest = builder_.CreateUDiv(l32, block_[0]);
+    local_[1] = builder_.CreateURem(rest, block_[1]);
+    local_[2] = builder_.CreateUDiv(rest, block_[1]);
+  }
+
+  // In a kernel whose wave-level ops may Return, a work-item that returned skips the segment.
+  void skip_returned_item() {
+    if (!wave_returns_) return;
+    llvm::Value* flag = builder_.CreateLoad(builder_.getInt8Ty(), storage_address(item_returned_offset_, 1));
+    auto* live = llvm::BasicBlock::Create(context_, "item.live", function_);
+    builder_.CreateCondBr(builder_.CreateICmpNE(flag, builder_.getInt8(0)), item_next_, live);
+    builder_.SetInsertPoint(live);
+  }
+
   void flush(std::vector<const ir::Op*>& run) {
     if (run.empty()) return;
     int seg = segment_of_.at(run.front());
     segment_ = seg;
     if (work_item_zero_.count(seg)) {
-      for (unsigned d = 0; d < 3; ++d) local_[d] = builder_.getInt32(0);
-      work_item_ = builder_.getInt64(0);
+      if (in_wave_) {
+        set_work_item(wave_first_);
+      } else {
+        for (unsigned d = 0; d < 3; ++d) local_[d] = builder_.getInt32(0);
+        work_item_ = builder_.getInt64(0);
+      }
       for (const ir::Op* op : run) operation(*op);
+    } else if (in_wave_) {
+      counted_loop(builder_.CreateTrunc(wave_count_, builder_.getInt32Ty()), "wi.lane",
+                   [&](llvm::Value* lane, llvm::BasicBlock* next) {
+                     item_next_ = next;
+                     set_work_item(builder_.CreateNUWAdd(wave_first_, builder_.CreateZExt(lane, builder_.getInt64Ty())));
+                     skip_returned_item();
+                     for (const ir::Op* op : run) operation(*op);
+                   });
+      set_work_item(wave_first_);
     } else {
       counted_loop(block_[2], "wi.z", [&](llvm::Value* z, llvm::BasicBlock*) {
         counted_loop(block_[1], "wi.y", [&](llvm::Value* y, llvm::BasicBlock*) {
@@ -388,6 +469,7 @@ class HostLowering : public KernelLowering {
             llvm::Value* zy = builder_.CreateNUWAdd(builder_.CreateNUWMul(z, block_[1]), y);
             llvm::Value* linear = builder_.CreateNUWAdd(builder_.CreateNUWMul(zy, block_[0]), x);
             work_item_ = builder_.CreateZExt(linear, builder_.getInt64Ty());
+            skip_returned_item();
             for (const ir::Op* op : run) operation(*op);
           });
         });
@@ -405,7 +487,10 @@ class HostLowering : public KernelLowering {
   }
 
   void return_(const ir::Op&) override {
-    builder_.CreateStore(builder_.getTrue(), returned_);
+    // In a wave-level op only this work-item (its whole wave, by the rule) is done; elsewhere a
+    // Return is either the whole group's or followed by no other segment.
+    if (in_wave_) builder_.CreateStore(builder_.getInt8(1), storage_address(item_returned_offset_, 1));
+    else builder_.CreateStore(builder_.getTrue(), returned_);
     builder_.CreateBr(item_next_);
     continue_in_new_block();
   }
@@ -452,7 +537,7 @@ class HostLowering : public KernelLowering {
     args.push_back(type_code(op.type));
     args.push_back(storage_address(value_offset_[op.result], item_bytes(op.type)));
     args.push_back(builder_.getInt64(item_bytes(op.type)));
-    args.push_back(builder_.CreateTrunc(threads_, i32));
+    args.push_back(builder_.CreateTrunc(collective_items(), i32));
     args.push_back(builder_.getInt32(host_wave_size));
     auto* fty = llvm::FunctionType::get(builder_.getVoidTy(), {i32, i32, ptr, i64, ptr, i64, i32, ptr, i64, i32, i32},
                                         false);
@@ -475,6 +560,9 @@ class HostLowering : public KernelLowering {
     }
     return builder_.CreateXor(v, builder_.CreateTrunc(host_zero_, v->getType()));
   }
+
+  // How many work-items a collective call covers, from group_item(): the group's or the wave's.
+  llvm::Value* collective_items() { return in_wave_ ? wave_count_ : threads_; }
 
   // Where a collective call (wave op, checked uniform) reads an operand for every work-item: its
   // per-work-item storage (work-item 0's address, stride = item size) or, for a value the group
@@ -505,7 +593,7 @@ class HostLowering : public KernelLowering {
     auto* fty = llvm::FunctionType::get(builder_.getVoidTy(), {i32, ptr, i64, ptr, i64, i32, ptr, ptr, i32}, false);
     builder_.CreateCall(module_.getOrInsertFunction("rocjit_host_uniform", fty),
                         {builder_.getInt32(std::bit_cast<uint32_t>(op.type)), in, in_stride, out,
-                         builder_.getInt64(item_bytes(op.type)), builder_.CreateTrunc(threads_, i32), report_,
+                         builder_.getInt64(item_bytes(op.type)), builder_.CreateTrunc(collective_items(), i32), report_,
                          report_state_, builder_.getInt32(id)});
     // The result lives in storage (the op's own segment); work-items read it from there.
     return builder_.CreateLoad(llvm_type(op.type), out);
@@ -577,6 +665,13 @@ class HostLowering : public KernelLowering {
   std::set<int> work_item_zero_;
   std::set<const ir::Op*> checked_uniform_;  // uniform ops checked as collectives
   bool return_seen_ = false;                 // planning has passed a Return
+  std::unordered_set<const ir::Op*> divergent_control_;  // control that differs between work-items
+  std::set<const ir::Op*> wave_level_;       // group-level ops run wave by wave
+  bool planning_wave_ = false;               // planning inside a wave-level op
+  bool wave_returns_ = false;                // a wave-level op holds a Return: per-item flags
+  uint64_t item_returned_offset_ = 0;        // their storage item
+  bool in_wave_ = false;                     // lowering inside a wave-level op
+  llvm::Value* wave_first_ = nullptr, * wave_count_ = nullptr;  // its wave: first work-item, size
   std::vector<int> def_segment_;
   std::vector<bool> spilled_;
   std::vector<uint64_t> value_offset_;

@@ -42,16 +42,18 @@
   X(load, "load", 0, false) X(store, "store", 1, false)
 
 // Wave operations (the op `wave`, spelled wave.<member>): every lane of the wavefront takes part.
-// Their results may differ between the waves of a group, so all count as divergent.
+// Their results may differ between the waves of a group, so all count as divergent there; the
+// flag says whether they may also differ between the lanes of one wave (shuffles, scans) or give
+// the whole wave one value (broadcasts of a wave-uniform lane, votes, reductions).
 #define ROCJIT_WAVE_OPS(X)                                                                         \
   X(shuffle, "shuffle", 2, true) X(shuffle_xor, "shuffle_xor", 2, true)                            \
   X(shuffle_up, "shuffle_up", 2, true) X(shuffle_down, "shuffle_down", 2, true)                    \
-  X(broadcast, "broadcast", 2, true) X(read_first, "read_first", 1, true)                          \
-  X(ballot, "ballot", 1, true) X(any, "any", 1, true) X(all, "all", 1, true)                       \
-  X(count, "count", 1, true) X(reduce_add, "reduce_add", 1, true)                                  \
-  X(reduce_min, "reduce_min", 1, true) X(reduce_max, "reduce_max", 1, true)                        \
-  X(reduce_and, "reduce_and", 1, true) X(reduce_or, "reduce_or", 1, true)                          \
-  X(reduce_xor, "reduce_xor", 1, true) X(inclusive_scan_add, "inclusive_scan_add", 1, true)        \
+  X(broadcast, "broadcast", 2, false) X(read_first, "read_first", 1, false)                        \
+  X(ballot, "ballot", 1, false) X(any, "any", 1, false) X(all, "all", 1, false)                    \
+  X(count, "count", 1, false) X(reduce_add, "reduce_add", 1, false)                                \
+  X(reduce_min, "reduce_min", 1, false) X(reduce_max, "reduce_max", 1, false)                      \
+  X(reduce_and, "reduce_and", 1, false) X(reduce_or, "reduce_or", 1, false)                        \
+  X(reduce_xor, "reduce_xor", 1, false) X(inclusive_scan_add, "inclusive_scan_add", 1, true)       \
   X(exclusive_scan_add, "exclusive_scan_add", 1, true)
 
 // Memory orders and scopes of atomics and fences: X(enumerator, spelling).

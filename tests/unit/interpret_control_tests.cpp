@@ -1,0 +1,142 @@
+// The reference interpreter against the CPU back end on control flow and synchronisation beyond
+// barriers: Return/Continue and the C-style For, wave operations (also in wave-uniform control
+// that differs between the waves of a group), dynamic shared memory, atomic load/store with
+// orders and scopes, and fences. Every case requires bit-identical results and checks some of
+// them against plain C++.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "interpret_harness.hpp"
+
+using namespace rocjit;
+using namespace rocjit::dsl;
+using namespace rocjit::testing;
+
+TEST_CASE("Return, Continue and the C-style For with its step region") {
+  Kernel k = kernel("exits", [](Array<int32_t> out, Int n) {
+    Int t = global_id(0);
+    If(t >= n, [&] { Return(); });
+    Var<int32_t> odd = 0;
+    For(0, t, [&](Int j) {
+      If(j % 2 == 0, [&] { Continue(); });
+      odd += j;
+    });
+    Var<int32_t> skipped = 0;
+    For(t, [](Int s) { return s >= 0; }, [](Int s) { return s - 3; }, [&](Int s) {
+      If(s % 2 == 1, [&] { Continue(); });
+      skipped += s;
+    });
+    For(0, 50, [&](Int j) {
+      If(j == t % 5, [&] {
+        out(t) = odd * 1000 + skipped * 10 + j;
+        Return();
+      });
+    });
+    out(t) = -1;
+  });
+  auto out = run_both(k.ir(), {2}, {32}, Args().array(std::vector<int32_t>(40, 99)).scalar(40));
+  std::vector<int32_t> o = out[0].as<int32_t>();
+  for (int t = 0; t < 40; ++t) {
+    int odd = 0, skipped = 0;
+    for (int j = 0; j < t; ++j)
+      if (j % 2) odd += j;
+    for (int s = t; s >= 0; s -= 3)
+      if (s % 2 != 1) skipped += s;
+    REQUIRE(o[t] == odd * 1000 + skipped * 10 + t % 5);
+  }
+}
+
+TEST_CASE("wave operations: the interpreter and the CPU back end agree, with a partial last wave") {
+  Kernel k = kernel("waves", [](Array<int32_t> out, Array<float> f) {
+    Int t = local_id(0) + local_size(0) * local_id(1);
+    Int g = group_id(0) * 90 + t;
+    Int v = t * 3 - 40;
+    out(6 * g) = wave::shuffle_xor(v, 9) + lane_id() * 1000;
+    out(6 * g + 1) = wave::reduce_max(v);
+    out(6 * g + 2) = wave::exclusive_scan_add(v);
+    out(6 * g + 3) = cast<int32_t>(wave::ballot(t % 4 == 1) % uint64_t{1000003});
+    out(6 * g + 4) = wave::count(v > 0) + wave::shuffle_down(v, 1);
+    out(6 * g + 5) = wave_size();
+    f(g) = wave::reduce_add(cast<float>(v) * 0.1f) + wave::inclusive_scan_add(cast<float>(t) * 0.3f);
+  }, {.max_block_size = 256});
+  auto out = run_both(k.ir(), {2}, {10, 9}, Args().array(std::vector<int32_t>(6 * 180)).array(std::vector<float>(180)));
+  std::vector<int32_t> o = out[0].as<int32_t>();
+  for (int g = 0; g < 180; ++g) {
+    const int t = g % 90, begin = t / 64 * 64, end = std::min(90, begin + 64);
+    REQUIRE(o[6 * g + 5] == 64);
+    int mx = -1000, excl = 0;
+    for (int l = begin; l < end; ++l) {
+      mx = std::max(mx, l * 3 - 40);
+      if (l < t) excl += l * 3 - 40;
+    }
+    const int partner = begin + ((t - begin) ^ 9);
+    REQUIRE(o[6 * g] == (partner < end ? partner : t) * 3 - 40 + (t - begin) * 1000);
+    REQUIRE(o[6 * g + 1] == mx);
+    REQUIRE(o[6 * g + 2] == excl);
+  }
+}
+
+TEST_CASE("wave operations in control that differs between waves, and a Return() of whole waves") {
+  Kernel k = kernel("wave_control", [](Array<int32_t> out) {
+    Int t = local_id(0);
+    Int g = global_id(0);
+    Int wid = t / wave_size();
+    Int v = (t * 7) % 23 - 5;
+    If(wid == 0, [&] { out(3 * g) = wave::reduce_add(v); }).Else([&] { out(3 * g) = wave::inclusive_scan_add(v); });
+    Var<int32_t> acc = 0;
+    For(0, wid + 2, [&](Int k) { acc += wave::shuffle_xor(v + k, 1); });
+    out(3 * g + 1) = acc;
+    If(wave::all(v > -6) && wid == 2, [&] {
+      out(3 * g + 2) = wave::count(v > 3);
+      Return();
+    });
+    out(3 * g + 2) = -wid;
+  }, {.max_block_size = 256});
+  // 150 work-items: waves of 64, 64 and 22 (the host's and the interpreter's wave64).
+  auto out = run_both(k.ir(), {2}, {150}, Args().array(std::vector<int32_t>(3 * 300)));
+  std::vector<int32_t> o = out[0].as<int32_t>();
+  for (int g = 0; g < 300; ++g) {
+    const int t = g % 150, wid = t / 64, begin = wid * 64, end = std::min(150, begin + 64);
+    auto v = [](int i) { return (i * 7) % 23 - 5; };
+    int sum = 0, prefix = 0, big = 0;
+    for (int i = begin; i < end; ++i) {
+      sum += v(i);
+      if (i <= t) prefix += v(i);
+      big += v(i) > 3;
+    }
+    INFO("work-item " << g);
+    REQUIRE(o[3 * g] == (wid == 0 ? sum : prefix));
+    const int partner = begin + ((t - begin) ^ 1) < end ? t ^ 1 : t;
+    REQUIRE(o[3 * g + 1] == (wid + 2) * v(partner) + (wid + 1) * (wid + 2) / 2);
+    REQUIRE(o[3 * g + 2] == (wid == 2 ? big : -wid));
+  }
+}
+
+TEST_CASE("dynamic shared memory next to a static array, atomic load and store, and fences") {
+  Kernel k = kernel("dynamic_atomics", [](Array<int32_t> out, Array<int32_t> flag) {
+    auto fixed = shared::array<int32_t>({2}, "fixed");
+    auto tile = shared::dynamic<int32_t>("tile");
+    Int t = local_id(0);
+    Int n = local_size(0);
+    If(t < 2, [&] { atomic::store(fixed, t, t + 10, memory_order::relaxed, memory_scope::workgroup); });
+    tile(t) = t * t;
+    fence(memory_scope::workgroup, memory_order::release);
+    barrier();
+    Int seen = atomic::load(fixed, t % 2, memory_order::acquire, memory_scope::workgroup);
+    out(global_id(0)) = tile(n - 1 - t) * 100 + seen + tile.shape(0) * 10000;
+    If(t == 0, [&] { atomic::store(flag, group_id(0), group_id(0) + 1, memory_order::release); });
+    fence(memory_scope::device, memory_order::seq_cst);
+  });
+  const int block = 40, groups = 3, bytes = (block + 6) * 4;
+  auto out = run_both(k.ir(), {groups}, {block},
+                      Args().array(std::vector<int32_t>(block * groups)).array(std::vector<int32_t>(groups)), bytes);
+  std::vector<int32_t> o = out[0].as<int32_t>();
+  for (int i = 0; i < block * groups; ++i) {
+    const int t = i % block;
+    REQUIRE(o[i] == (block - 1 - t) * (block - 1 - t) * 100 + 10 + t % 2 + (block + 6) * 10000);
+  }
+  REQUIRE(out[1].as<int32_t>() == std::vector<int32_t>{1, 2, 3});
+}
