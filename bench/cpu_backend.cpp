@@ -148,7 +148,8 @@ std::string launch_text(Dim3 grid, Dim3 block) {
 #ifdef ROCJIT_HAVE_OPENCL
 // The sample kernels of sample_kernels.hpp in OpenCL C, line for line; reduce's wave finish
 // (wave::reduce_add over the last 32 partial sums) stays a shared-memory tree with barriers, as
-// OpenCL C 1.2 has no wavefront operations. Arrays come with their extents as int arguments.
+// OpenCL C 1.2 has no wavefront operations, and scan_blocks' wave scans become a Hillis-Steele
+// scan in local memory with a barrier per step. Arrays come with their extents as int arguments.
 const char* opencl_source = R"CL(
 __kernel void saxpy(float a, __global const float* x, __global float* y, int n) {
   int i = get_global_id(0);
@@ -187,6 +188,23 @@ __kernel void reduce(__global const float* in, __global float* partial, int n) {
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (t == 0) partial[get_group_id(0)] = sums[0];
+}
+__kernel void scan_blocks(__global const int* in, __global int* out, __global int* totals, int n) {
+  __local int s[2][256];
+  int t = get_local_id(0), i = get_global_id(0);
+  int v = i < n ? in[i] : 0;
+  s[0][t] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  int src = 0;
+  for (int d = 1; d < 256; d <<= 1) {
+    int x = s[src][t];
+    if (t >= d) x += s[src][t - d];
+    s[1 - src][t] = x;
+    src = 1 - src;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (i < n) out[i] = s[src][t] - v;
+  if (t == 255) totals[get_group_id(0)] = s[src][t];
 }
 __kernel void transpose(__global const float* in, __global float* out, int rows, int cols) {
   __local float tile[16][17];
@@ -346,6 +364,45 @@ Row bench_reduce(int n, Pocl& pocl) {
     cl_kernel ck = pocl.kernel("reduce", bi, bp, n);
     row.pocl = measure([&] { pocl.run(ck, global_size(grid, block), local_size(block)); },
                        [&] { verify(row.kernel, "PoCL", pocl.read<float>(bp, groups), reference, 1e-4); });
+  }
+#endif
+  return row;
+}
+
+// The block pass of sample-scan: wave scans (exclusive, per 256-item block) and block totals.
+Row bench_scan(int n, Pocl& pocl) {
+  Dim3 grid{ceil_div(n, samples::SCAN_BLOCK)}, block{samples::SCAN_BLOCK};
+  const int groups = int(grid.x);
+  Row row{"scan", fmt::format("n={}", n), launch_text(grid, block)};
+  std::vector<int32_t> in(n), reference(n), out(n), totals(groups), reference_totals(groups);
+  for (int i = 0; i < n; ++i) in[i] = (i * 37 + i / 1000) % 201 - 100;
+  row.cxx = measure([&] {
+    parallel_for(groups, [&](unsigned, int64_t b, int64_t e) {
+      for (int64_t g = b; g < e; ++g) {
+        int32_t sum = 0;
+        for (int64_t i = g * samples::SCAN_BLOCK; i < std::min<int64_t>(n, (g + 1) * samples::SCAN_BLOCK); ++i) {
+          reference[i] = sum;
+          sum += in[i];
+        }
+        reference_totals[g] = sum;
+      }
+    });
+  }, {});
+  HostKernel k = compile_host(samples::scan_blocks().ir(), shaped(block));
+  Args args;
+  args.array(in, {n}).array(out, {n}).array(totals, {groups});
+  row.rocjit = measure([&] { run_host(k, grid, block, args.data()); }, [&] {
+    verify(row.kernel, "rocjit", out, reference);
+    verify(row.kernel, "rocjit (totals)", totals, reference_totals);
+  });
+#ifdef ROCJIT_HAVE_OPENCL
+  if (pocl.available()) {
+    auto bi = pocl.buffer(in), bo = pocl.buffer(std::vector<int32_t>(n)), bt = pocl.buffer(std::vector<int32_t>(groups));
+    cl_kernel ck = pocl.kernel("scan_blocks", bi, bo, bt, n);
+    row.pocl = measure([&] { pocl.run(ck, global_size(grid, block), local_size(block)); }, [&] {
+      verify(row.kernel, "PoCL", pocl.read<int32_t>(bo, n), reference);
+      verify(row.kernel, "PoCL (totals)", pocl.read<int32_t>(bt, groups), reference_totals);
+    });
   }
 #endif
   return row;
@@ -531,6 +588,7 @@ int main(int argc, char** argv) {
              [&] { return bench_reverse(n, pocl); },
              [&] { return bench_matmul(matmul_n, pocl); },
              [&] { return bench_reduce(n, pocl); },
+             [&] { return bench_scan(n, pocl); },
              [&] { return bench_transpose(rows, cols, pocl); },
              [&] { return bench_histogram(n, quick ? 3 : 64, pocl); },
              [&] { return bench_jacobi(rows, cols, pocl); }}) {

@@ -12,48 +12,6 @@ using namespace rocjit;
 using namespace rocjit::dsl;
 using namespace rocjit::samples;
 
-namespace {
-
-constexpr int SCAN_BLOCK = 256;
-
-// out(i) = in(0) + ... + in(i - 1) within i's block; totals(g) = the sum of block g.
-Kernel scan_blocks() {
-  return kernel("scan_blocks", [](Array<int32_t> in, Array<int32_t> out, Array<int32_t> totals) {
-    // One total per wavefront: at most SCAN_BLOCK / 32 of them (wave32).
-    auto wave_totals = shared::array<int32_t>({SCAN_BLOCK / 32}, "wave_totals");
-    Int t = local_id(0);
-    Int i = global_id(0);
-    Int n = in.shape(0);
-    Var<int32_t> v = 0;
-    If(i < n, [&] { v = in(i); });
-    Int inclusive = wave::inclusive_scan_add(v);
-    Int wave = t / wave_size();
-    If(lane_id() == wave_size() - 1, [&] { wave_totals(wave) = inclusive; });
-    barrier(CLK_LOCAL_MEM_FENCE);
-    // Every wavefront scans the wavefronts' totals (a few lanes' worth) and takes its own offset.
-    Int waves = local_size(0) / wave_size();
-    Var<int32_t> total = 0;
-    If(lane_id() < waves, [&] { total = wave_totals(lane_id()); });
-    Int offsets = wave::exclusive_scan_add(total);
-    Int offset = wave::broadcast(offsets, wave);
-    Int block_total = wave::reduce_add(total);
-    If(i >= n, [&] { Return(); });
-    out(i) = offset + inclusive - v;
-    If(t == 0, [&] { totals(group_id(0)) = block_total; });
-  }, {.max_block_size = SCAN_BLOCK, .param_names = {"in", "out", "totals"}});
-}
-
-// out(i) += offsets(i's block).
-Kernel add_offsets() {
-  return kernel("add_offsets", [](Array<int32_t> out, Array<int32_t> offsets) {
-    Int i = global_id(0);
-    If(i >= out.shape(0), [&] { Return(); });
-    out(i) = out(i) + offsets(group_id(0));
-  }, {.max_block_size = SCAN_BLOCK, .param_names = {"out", "offsets"}});
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   const SampleInfo info{"scan", "exclusive prefix sum of ints: wave scans per block, block totals scanned the same way",
                         "elements", 1 << 22};

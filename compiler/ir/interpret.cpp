@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -390,6 +391,8 @@ class Interpreter {
   }
 
   void check_geometry() {
+    if (options_.wave_size < 1 || options_.wave_size > 64)
+      launch_error(fmt::format("InterpretOptions::wave_size is {}; waves have 1 to 64 lanes", options_.wave_size));
     const char* axis[] = {"x", "y", "z"};
     int64_t g[] = {grid_.x, grid_.y, grid_.z}, b[] = {block_.x, block_.y, block_.z};
     for (int d = 0; d < 3; ++d) {
@@ -849,18 +852,37 @@ void interpret_wave(ir::WaveOp op, ir::Type type, const uint64_t* a, const uint6
       // every lane receives (lanes past the wave's end are simply absent from the tree).
       const B bo = op == W::reduce_add ? B::add : op == W::reduce_min ? B::min : op == W::reduce_max ? B::max
                    : op == W::reduce_and ? B::and_ : op == W::reduce_or ? B::or_ : B::xor_;
-      std::vector<Bits> x(a, a + active);
-      for (unsigned k = 1; k < width; k <<= 1)
-        for (unsigned l = 0; l + k < active; ++l) x[l] = binary(bo, type, x[l], x[l + k]);
-      std::fill(out, out + active, x[0]);
+      Bits r = a[0];
+      if (is_integer(type)) {
+        // Integer operations (wrapping add, min, max, bit ops) are associative and commutative:
+        // the tree's result is the left fold's, at active - 1 operations.
+        for (unsigned l = 1; l < active; ++l) r = binary(bo, type, r, a[l]);
+      } else {
+        // Only lanes that are multiples of 2k feed lane 0 at step k: active - 1 operations.
+        std::array<Bits, 64> x{};
+        std::copy(a, a + active, x.begin());
+        for (unsigned k = 1; k < width; k <<= 1)
+          for (unsigned l = 0; l + k < active; l += 2 * k) x[l] = binary(bo, type, x[l], x[l + k]);
+        r = x[0];
+      }
+      std::fill(out, out + active, r);
       return;
     }
     case W::inclusive_scan_add: case W::exclusive_scan_add: {
-      // Hillis-Steele: at step k lane l >= k computes (partial of lane l - k) + (its own).
-      std::vector<Bits> x(a, a + active), next(active);
-      for (unsigned k = 1; k < width; k <<= 1) {
-        for (unsigned l = 0; l < active; ++l) next[l] = l >= k ? binary(B::add, type, x[l - k], x[l]) : x[l];
-        x.swap(next);
+      std::array<Bits, 64> x{};
+      if (is_integer(type)) {
+        // Wrapping add is associative: Hillis-Steele's partial sums are the running sums.
+        Bits sum = a[0];
+        x[0] = sum;
+        for (unsigned l = 1; l < active; ++l) x[l] = sum = binary(B::add, type, sum, a[l]);
+      } else {
+        // Hillis-Steele: at step k lane l >= k computes (partial of lane l - k) + (its own).
+        std::array<Bits, 64> next{};
+        std::copy(a, a + active, x.begin());
+        for (unsigned k = 1; k < width; k <<= 1) {
+          for (unsigned l = 0; l < active; ++l) next[l] = l >= k ? binary(B::add, type, x[l - k], x[l]) : x[l];
+          x.swap(next);
+        }
       }
       for (unsigned l = 0; l < active; ++l)
         out[l] = op == W::inclusive_scan_add ? x[l] : l == 0 ? Bits{0} : x[l - 1];

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <vector>
@@ -121,7 +122,7 @@ extern "C" __attribute__((visibility("default"))) void rocjit_host_wave(
   const auto at = std::bit_cast<rocjit::ir::Type>(a_type);
   const auto rt = std::bit_cast<rocjit::ir::Type>(result_type);
   const unsigned a_bytes = rocjit::ir::byte_size(at), r_bytes = rocjit::ir::byte_size(rt);
-  std::vector<uint64_t> av(width), bv(width), rv(width);
+  std::array<uint64_t, 64> av{}, bv{}, rv{};  // width is host_wave_size (64)
   for (uint32_t w0 = 0; w0 < threads; w0 += width) {
     const uint32_t active = std::min(width, threads - w0);
     for (uint32_t l = 0; l < active; ++l) {
