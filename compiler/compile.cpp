@@ -126,17 +126,20 @@ std::string verified_fingerprint(const ir::Kernel& kernel, const std::shared_ptr
 }
 
 CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir::Kernel>* shared,
-                        const Target& target, const CompileOptions& options) {
+                        const Target& target, const CompileOptions& requested) {
   time_trace::Record record(kernel.name, target.str());
   if (target.kind == Target::Kind::host) {
     CodeObject co;
     co.target = target;
-    co.host = targets::host::compile(kernel, options, [&] { return verified_fingerprint(kernel, shared); });
+    co.host = targets::host::compile(kernel, requested, [&] { return verified_fingerprint(kernel, shared); });
     co.llvm_ir = co.host.llvm_ir();
     co.llvm_ir_optimized = co.host.llvm_ir_optimized();
     co.assembly = co.host.assembly();
     return co;
   }
+  // AMDGPU bounds checking checks uniform() promises (a trap); part of the cache key.
+  CompileOptions options = requested;
+  options.bounds_check = options.bounds_check || targets::bounds_check_from_environment();
   const dump::Request dump = dump::from_environment();
   if (dump.stages || options.emit_llvm_ir || options.emit_llvm_ir_optimized || options.emit_assembly ||
       options.emit_object || targets::llvm_args_given()) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -148,7 +149,7 @@ class Uniformity {
         else if (op.operands.size() > 1 && value_origin_[op.operands[1]]) mark_value(op.result, value_origin_[op.operands[1]]);
         else mark_rows(op.result, op.operands.size() > 1 && value_rows_[op.operands[1]] ? value_rows_[op.operands[1]] : rows);
         return;
-      case OpKind::uniform:  // the user's promise (checked on the CPU under ROCJIT_BOUNDS_CHECK)
+      case OpKind::uniform:  // the user's promise (checked under ROCJIT_BOUNDS_CHECK)
         return;
       case OpKind::var_load:
         if (slot_origin_[op.ref]) mark_value(op.result, slot_origin_[op.ref]);
@@ -393,6 +394,22 @@ UniformityInfo analyze_uniformity(const ir::Kernel& kernel) {
 }
 
 void check_barrier_uniformity(const ir::Kernel& kernel) { analyze_uniformity(kernel); }
+
+std::unordered_set<const ir::Op*> group_reached_uniform_ops(const ir::Kernel& kernel) {
+  const auto divergent = analyze_uniformity(kernel).divergent_control;
+  std::unordered_set<const ir::Op*> out;
+  bool returned = false;
+  std::function<void(const ir::Region&, bool)> visit = [&](const ir::Region& r, bool together) {
+    for (const auto& p : r.ops) {
+      if (p->kind == ir::OpKind::uniform && together && !returned) out.insert(p.get());
+      if (p->kind == ir::OpKind::return_) returned = true;
+      const bool inner = together && !divergent.count(p.get());
+      for (const auto& sub : p->regions) visit(sub, inner);
+    }
+  };
+  visit(kernel.body, true);
+  return out;
+}
 
 }  // namespace rocjit::passes
 

@@ -26,4 +26,8 @@ struct UniformityInfo {
 UniformityInfo analyze_uniformity(const ir::Kernel& kernel);
 void check_barrier_uniformity(const ir::Kernel& kernel);
 
+// The uniform(x) ops that every work-item of the group reaches together: no control around them
+// differs between work-items, and no Return() comes before them. A check there may use barriers.
+std::unordered_set<const ir::Op*> group_reached_uniform_ops(const ir::Kernel& kernel);
+
 }  // namespace rocjit::passes

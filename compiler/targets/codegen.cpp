@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string_view>
 #include <optional>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -153,6 +154,11 @@ std::string to_string(const llvm::Module& module) {
   llvm::raw_string_ostream os(s);
   module.print(os, nullptr);
   return s;
+}
+
+bool bounds_check_from_environment() {
+  const char* v = std::getenv("ROCJIT_BOUNDS_CHECK");
+  return v && *v && std::string_view(v) != "0";
 }
 
 }  // namespace rocjit::targets

@@ -30,4 +30,7 @@ void prepare_compile(const std::string& kernel);
 // Whether ROCJIT_LLVM_ARGS is set (such compiles bypass the kernel cache).
 bool llvm_args_given();
 
+// ROCJIT_BOUNDS_CHECK is set (and not 0): compile with CompileOptions::bounds_check.
+bool bounds_check_from_environment();
+
 }  // namespace rocjit::targets

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <numeric>
 #include <vector>
 
@@ -203,4 +204,39 @@ TEST_CASE("uniform() lets a loop bound loaded from memory govern barriers") {
     std::vector<int32_t> out = dout.copy_to_host().to_vector();
     for (int i = 0; i < 128; ++i) REQUIRE(out[i] == (i % 64 + rounds) % 64);
   }
+}
+
+TEST_CASE("under ROCJIT_BOUNDS_CHECK=1 a broken uniform() promise fails the launch; a kept one runs") {
+  // Set while the kernel compiles (the CPU names the op and the work-items; the GPU traps).
+  struct CheckBounds {
+    CheckBounds() { setenv("ROCJIT_BOUNDS_CHECK", "1", 1); }
+    ~CheckBounds() { unsetenv("ROCJIT_BOUNDS_CHECK"); }
+  } check;
+  Kernel k = kernel("checked_promise", [](Array<int32_t> bound, Array<int32_t> out) {
+    auto s = shared::array<int32_t>({128});
+    Int t = local_id(0);
+    Int n = uniform(bound(global_id(0)));  // the user promises every work-item reads the same
+    s(t) = 0;
+    barrier();
+    For(0, n, [&](Int) {
+      If(t == 0, [&] { s(0) = s(0) + 1; });
+      barrier();
+    });
+    out(global_id(0)) = s(0);
+  }, {.max_block_size = 128});
+  auto run = [&](std::vector<int32_t> bound) {
+    auto dout = device_array<int32_t>({256});
+    k[{2, 128}](to_device(bound), dout);
+    return dout.copy_to_host().to_vector();
+  };
+  for (int32_t v : run(std::vector<int32_t>(256, 3))) REQUIRE(v == 3);
+  // Broken within the first wavefront, and only across wavefronts (work-item 100 of group 1).
+  for (int broken : {5, 128 + 100}) {
+    INFO("work-item " << broken << " reads another bound");
+    std::vector<int32_t> bound(256, 3);
+    bound[broken] = 4;
+    const bool cpu = rocjit::testing::test_device().target() == "host";
+    REQUIRE_THROWS_WITH(run(bound), Catch::Matchers::Contains(cpu ? "uniform() at " : "trap"));
+  }
+  for (int32_t v : run(std::vector<int32_t>(256, 2))) REQUIRE(v == 2);
 }

@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 #include <llvm/IR/IntrinsicsAMDGPU.h>
 
+#include <unordered_set>
+
+#include "passes/uniformity.h"
 #include "targets/amdgpu/target_machine.h"
 #include "targets/lowering.h"
 
@@ -15,8 +18,10 @@ constexpr unsigned global_as = 1, local_as = 3, private_as = 5;
 
 class AmdgpuLowering : public KernelLowering {
  public:
-  AmdgpuLowering(const ir::Kernel& k, llvm::Module& m, unsigned wave_size) : KernelLowering(k, m), wave_(wave_size) {
+  AmdgpuLowering(const ir::Kernel& k, llvm::Module& m, unsigned wave_size, bool check_uniform)
+      : KernelLowering(k, m), wave_(wave_size), check_uniform_(check_uniform) {
     private_address_space_ = private_as;
+    if (check_uniform_) group_reached_ = passes::group_reached_uniform_ops(k);
   }
 
   LoweredModule run(llvm::Module* module, int code_object_version) {
@@ -208,6 +213,52 @@ class AmdgpuLowering : public KernelLowering {
     define(op, r);
   }
 
+  // uniform(x) when checking (CompileOptions::bounds_check): the active lanes of each wave
+  // compare their x with the first lane's; where the whole group reaches the op together
+  // (passes::group_reached_uniform_ops) the first work-item's x also goes through LDS to every
+  // wave, between two barriers. A broken promise traps (s_trap): the launch fails. The CPU device
+  // names the op and the work-items; the GPU cannot.
+  llvm::Value* uniform(const ir::Op& op) override {
+    llvm::Value* x = value(op.operands[0]);
+    if (!check_uniform_) return x;
+    const unsigned width = std::max(32u, static_cast<unsigned>(x->getType()->getPrimitiveSizeInBits()));
+    llvm::Type* bits_type = builder_.getIntNTy(width);
+    llvm::Value* bits = x->getType()->isIntegerTy() ? builder_.CreateZExt(x, bits_type) : builder_.CreateBitCast(x, bits_type);
+    auto differs = [&](llvm::Value* other) {
+      return builder_.CreateICmpNE(ballot(builder_.CreateICmpNE(bits, other)), builder_.getInt64(0));
+    };
+    llvm::Value* broken = differs(intrinsic(llvm::Intrinsic::amdgcn_readfirstlane, {bits_type}, {bits}));
+    if (group_reached_.count(&op)) {
+      if (!uniform_slot_)
+        uniform_slot_ = new llvm::GlobalVariable(module_, builder_.getInt64Ty(), false, llvm::GlobalValue::InternalLinkage,
+                                                 llvm::UndefValue::get(builder_.getInt64Ty()), "rocjit.uniform.check",
+                                                 nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+      llvm::Value* first_item = builder_.getTrue();
+      for (unsigned d = 0; d < 3; ++d)
+        first_item = builder_.CreateAnd(first_item, builder_.CreateICmpEQ(workitem(ir::WorkItem::local_id, d),
+                                                                          builder_.getInt32(0)));
+      auto* publish = llvm::BasicBlock::Create(context_, "uniform.publish", function_);
+      auto* published = llvm::BasicBlock::Create(context_, "uniform.published", function_);
+      builder_.CreateCondBr(first_item, publish, published);
+      builder_.SetInsertPoint(publish);
+      builder_.CreateStore(builder_.CreateZExtOrTrunc(bits, builder_.getInt64Ty()), uniform_slot_);
+      builder_.CreateBr(published);
+      builder_.SetInsertPoint(published);
+      barrier(op);
+      llvm::Value* group_first = builder_.CreateZExtOrTrunc(builder_.CreateLoad(builder_.getInt64Ty(), uniform_slot_), bits_type);
+      broken = builder_.CreateOr(broken, differs(group_first));
+      barrier(op);  // before a later check overwrites the slot
+    }
+    auto* trap = llvm::BasicBlock::Create(context_, "uniform.broken", function_);
+    auto* kept = llvm::BasicBlock::Create(context_, "uniform.kept", function_);
+    builder_.CreateCondBr(broken, trap, kept);
+    builder_.SetInsertPoint(trap);
+    builder_.CreateIntrinsic(llvm::Intrinsic::trap, llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+    builder_.CreateUnreachable();
+    builder_.SetInsertPoint(kept);
+    return x;
+  }
+
   void barrier(const ir::Op&) override {
     auto workgroup = context_.getOrInsertSyncScopeID("workgroup");
     builder_.CreateFence(llvm::AtomicOrdering::Release, workgroup);
@@ -293,18 +344,21 @@ class AmdgpuLowering : public KernelLowering {
   llvm::Value* dispatch_ptr_ = nullptr;
   llvm::GlobalVariable* dynamic_lds_ = nullptr;
   unsigned wave_;
+  bool check_uniform_;
+  std::unordered_set<const ir::Op*> group_reached_;  // uniform ops the whole group reaches together
+  llvm::GlobalVariable* uniform_slot_ = nullptr;    // LDS: the first work-item's value
   std::vector<std::string> device_lib_users_;
 };
 
 }  // namespace
 
 LoweredModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, llvm::TargetMachine& tm,
-                    int code_object_version) {
+                    int code_object_version, bool check_uniform) {
   auto module = std::make_unique<llvm::Module>(kernel.name, context);
   module->setTargetTriple(llvm::Triple(triple));
   module->setDataLayout(tm.createDataLayout());
   AmdgpuLowering lowering(kernel, *module,
-                          wavefront_size(tm.getTargetCPU().str(), tm.getTargetFeatureString().str()));
+                          wavefront_size(tm.getTargetCPU().str(), tm.getTargetFeatureString().str()), check_uniform);
   LoweredModule out = lowering.run(module.get(), code_object_version);
   out.module = std::move(module);
   return out;

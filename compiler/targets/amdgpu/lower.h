@@ -19,7 +19,8 @@ struct LoweredModule {
   std::vector<std::string> device_lib_users;  // "f64 sin at file:line" for messages
 };
 
+// check_uniform: uniform(x) checks the promise and traps when it is broken (bounds checking).
 LoweredModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, llvm::TargetMachine& tm,
-                    int code_object_version);
+                    int code_object_version, bool check_uniform);
 
 }  // namespace rocjit::targets::amdgpu

@@ -62,11 +62,6 @@ HostJit& host_jit() {
   return *instance;
 }
 
-bool bounds_check_from_environment() {
-  const char* v = std::getenv("ROCJIT_BOUNDS_CHECK");
-  return v && *v && std::string(v) != "0";
-}
-
 std::string cpu_description(const HostJit& h) {
   return fmt::format("{}, {}", h.jit->getTargetTriple().str(), h.tm->getTargetCPU().str());
 }
@@ -223,7 +218,7 @@ HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested,
   const Target host = Target::host();
   CompileOptions options = requested;
   dump::ask_for_texts(dump, options);
-  const bool bounds_check = options.bounds_check || bounds_check_from_environment();
+  const bool bounds_check = options.bounds_check || targets::bounds_check_from_environment();
   // Plain compiles go through the kernel cache. Bounds-checked kernels do not (their reports
   // carry source locations, which the IR fingerprint leaves out), nor do compiles that ask for
   // texts, dump stages, or run under ROCJIT_LLVM_ARGS.

@@ -21,7 +21,9 @@ struct CompileOptions {
   bool emit_assembly = false;       ///< fill CodeObject::assembly
   bool emit_object = false;         ///< AMDGPU: fill CodeObject::object (the object before lld links it)
   /// Host: every array access is checked and reports kernel, array, index and file:line instead
-  /// of touching memory out of bounds. Also enabled by ROCJIT_BOUNDS_CHECK=1.
+  /// of touching memory out of bounds, and uniform() promises are checked by name. AMDGPU:
+  /// uniform() promises are checked and a broken one traps (the launch fails). Also enabled by
+  /// ROCJIT_BOUNDS_CHECK=1.
   bool bounds_check = false;
   /// Host: false produces the requested texts and facts only; nothing is added to the process's
   /// JIT and the kernel cannot run (Kernel::llvm_ir / assembly / metadata use this).

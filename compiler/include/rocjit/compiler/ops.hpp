@@ -78,7 +78,7 @@
 //               body and after a continue, as a C for loop's increment; it may be empty)
 // fence orders memory (Op::order, Op::scope) without waiting for anyone; uniform is the user's
 // promise that its operand is the same for every work-item of the group (its result counts as
-// uniform; the CPU back end checks the promise under ROCJIT_BOUNDS_CHECK).
+// uniform; every back end checks the promise under ROCJIT_BOUNDS_CHECK).
 // Atomics carry an order and a scope too (default relaxed, device); atomic.load and atomic.store
 // are the plain accesses with those guarantees.
 // clang-format off

@@ -129,7 +129,8 @@ void fence(memory_scope scope, memory_order order, std::source_location loc = st
 /// The user's promise that `x` is the same for every work-item of the group (e.g. a loop bound
 /// loaded from memory), so it may govern barriers. Under ROCJIT_BOUNDS_CHECK=1 the CPU device
 /// checks it where the whole group reaches it together (not under barrier-free control flow or
-/// after a Return) and the launch fails naming it.
+/// after a Return) and the launch fails naming it; GPU code checks it per wave, and across the
+/// group where the whole group reaches it, and traps when it is broken.
 Value uniform(const Operand& x);
 
 // Atomics on a global or shared array element; read-modify-writes return the old value.
