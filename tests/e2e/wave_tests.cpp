@@ -30,8 +30,8 @@ TEST_CASE("lane ids, shuffles, broadcast and read_first follow lanes of consecut
   const int w = device_wave_size();
   REQUIRE((w == 32 || w == 64));
   Kernel k = kernel("shuffles", [](Array<int32_t> out, Array<int64_t> wide, Int delta) {
-    Int t = local_id(0) + local_size(0) * local_id(1);
-    Int g = group_id(0) * local_size(0) * local_size(1) + t;
+    Int t = local_id(0) + local_size(0) * (local_id(1) + local_size(1) * local_id(2));
+    Int g = group_id(0) * local_size(0) * local_size(1) * local_size(2) + t;
     Int v = t * 7 + 1;
     out(8 * g + 0) = lane_id();
     out(8 * g + 1) = wave::shuffle(v, (lane_id() * 5 + 3) % 70);  // some sources past the wave
@@ -43,17 +43,21 @@ TEST_CASE("lane ids, shuffles, broadcast and read_first follow lanes of consecut
     out(8 * g + 7) = cast<int32_t>(wave::shuffle(cast<float>(v) * 0.5f, lane_id() + 1) * 2.0f);
     wide(g) = wave::shuffle_xor(cast<int64_t>(v) * int64_t{1000000007}, 3);
   }, {.max_block_size = 256});
-  // 1-D groups of 100 (a partial last wave for both sizes) and a 2-D group of 12 x 9.
-  for (auto [bx, by] : {std::pair{100, 1}, std::pair{12, 9}}) {
-    const int n = bx * by, groups = 2;
+  // 1-D groups of 100 (a partial last wave for both sizes), a 2-D group of 12 x 9 and a 3-D
+  // group of 5 x 4 x 7 (waves cross rows and planes).
+  struct Shape {
+    int bx, by, bz;
+  };
+  for (auto [bx, by, bz] : {Shape{100, 1, 1}, Shape{12, 9, 1}, Shape{5, 4, 7}}) {
+    const int n = bx * by * bz, groups = 2;
     auto dout = device_array<int32_t>({8 * n * groups});
     auto dwide = device_array<int64_t>({n * groups});
-    k[{{groups}, {bx, by}}](dout, dwide, 3);
+    k[{{groups}, {bx, by, bz}}](dout, dwide, 3);
     std::vector<int32_t> out = dout.copy_to_host().to_vector();
     std::vector<int64_t> wide = dwide.copy_to_host().to_vector();
     for (int g = 0; g < groups; ++g)
       for (int t = 0; t < n; ++t) {
-        INFO("group " << g << " block " << bx << "x" << by << " item " << t << " wave size " << w);
+        INFO("group " << g << " block " << bx << "x" << by << "x" << bz << " item " << t << " wave size " << w);
         const WaveSpan s = wave_of(t, n, w);
         const int lane = t - s.begin;
         auto v = [&](int l) { return (s.begin + l) * 7 + 1; };
