@@ -399,11 +399,18 @@ std::unordered_set<const ir::Op*> group_reached_uniform_ops(const ir::Kernel& ke
   const auto divergent = analyze_uniformity(kernel).divergent_control;
   std::unordered_set<const ir::Op*> out;
   bool returned = false;
+  auto holds_return = [](const ir::Op& op) {
+    bool found = false;
+    for (const auto& sub : op.regions) ir::walk(sub, [&](const ir::Op& o) { found |= o.kind == ir::OpKind::return_; });
+    return found;
+  };
   std::function<void(const ir::Region&, bool)> visit = [&](const ir::Region& r, bool together) {
     for (const auto& p : r.ops) {
       if (p->kind == ir::OpKind::uniform && together && !returned) out.insert(p.get());
       if (p->kind == ir::OpKind::return_) returned = true;
-      const bool inner = together && !divergent.count(p.get());
+      // A loop holding a Return may run its next iterations without the work-items that left.
+      const bool loop_returns = (p->kind == ir::OpKind::for_ || p->kind == ir::OpKind::while_) && holds_return(*p);
+      const bool inner = together && !divergent.count(p.get()) && !loop_returns;
       for (const auto& sub : p->regions) visit(sub, inner);
     }
   };

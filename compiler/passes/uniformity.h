@@ -27,7 +27,8 @@ UniformityInfo analyze_uniformity(const ir::Kernel& kernel);
 void check_barrier_uniformity(const ir::Kernel& kernel);
 
 // The uniform(x) ops that every work-item of the group reaches together: no control around them
-// differs between work-items, and no Return() comes before them. A check there may use barriers.
+// differs between work-items, no Return() comes before them, and no loop around them holds one.
+// A check there may use barriers.
 std::unordered_set<const ir::Op*> group_reached_uniform_ops(const ir::Kernel& kernel);
 
 }  // namespace rocjit::passes

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "compiler/passes/pipeline.h"
+#include "compiler/passes/uniformity.h"
 
 using namespace rocjit;
 using namespace rocjit::dsl;
@@ -470,4 +471,28 @@ TEST_CASE("arithmetic_row_t finds the table's C++ type for any arithmetic type; 
   CHECK(ir::is_supported(ir::Type::u64));
   CHECK_FALSE(ir::is_supported(ir::Type(ir::Type::Code::int_, 16)));
   CHECK_FALSE(ir::is_supported(ir::Type::f32.with_lanes(4)));
+}
+
+TEST_CASE("uniform() ops the whole group reaches together: not under divergent control, after a Return() or in a loop that returns") {
+  Kernel k = kernel("promises", [](Array<int32_t> x, Int n) {
+    Int t = local_id(0);
+    Int a = uniform(x(0));                              // together
+    If(n > 2, [&] { x(1) = uniform(x(2)) + a; });       // uniform If: together
+    If(t > 2, [&] { x(3) = uniform(x(4)); });           // divergent If: not
+    For(0, n, [&](Int) {
+      x(5) = uniform(x(6));                             // the loop holds a Return: not
+      If(t == 7, [&] { Return(); });
+    });
+    x(7) = uniform(x(8));                               // after a Return: not
+  });
+  std::vector<int> checked;
+  const auto together = passes::group_reached_uniform_ops(k.ir());
+  int index = 0;
+  ir::walk(k.ir().body, [&](const ir::Op& op) {
+    if (op.kind != ir::OpKind::uniform) return;
+    if (together.count(&op)) checked.push_back(index);
+    ++index;
+  });
+  CHECK(index == 5);
+  CHECK(checked == std::vector<int>{0, 1});
 }
