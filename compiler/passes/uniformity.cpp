@@ -182,9 +182,9 @@ class Uniformity {
         const Control* inner = control;
         Control mine{&op, value_origin_[op.operands[0]]};
         if (mine.origin) inner = &mine;
-        const Op* inner_rows = rows ? rows : value_rows_[op.operands[0]];
-        region(op.regions[0], loop, inner, inner_rows);
-        region(op.regions[1], loop, inner, inner_rows);
+        const Op* sub_rows = inner_rows(op, rows);
+        region(op.regions[0], loop, inner, sub_rows);
+        region(op.regions[1], loop, inner, sub_rows);
         return;
       }
       case OpKind::for_:
@@ -193,7 +193,7 @@ class Uniformity {
           if (const Op* o = operand_origin(op)) note_loop(&op, Control{&op, o});
           if (const Op* s = operand_rows(op)) note_rows(&op, s);
         } else {
-          region(op.regions[0], &op, control, rows ? rows : loop_rows(&op));
+          region(op.regions[0], &op, control, inner_rows(op, rows));
           const Op& cond = *op.regions[0].ops.back();
           if (const Op* o = value_origin_[cond.operands[0]]) note_loop(&op, Control{&cond, o});
           if (const Op* s = value_rows_[cond.operands[0]]) note_rows(&op, s);
@@ -206,11 +206,11 @@ class Uniformity {
         } else if (auto c = continue_origin_.find(&op); c != continue_origin_.end()) {
           inner = &c->second;
         }
-        const Op* inner_rows = rows ? rows : loop_rows(&op);
-        if (op.kind == OpKind::for_) mark_rows(op.result, inner_rows);
+        const Op* sub_rows = inner_rows(op, rows);
+        if (op.kind == OpKind::for_) mark_rows(op.result, sub_rows);
         const size_t body = op.kind == OpKind::for_ ? 0 : 1;
-        region(op.regions[body], &op, inner, inner_rows);
-        if (op.kind == OpKind::while_) region(op.regions[2], &op, inner, inner_rows);
+        region(op.regions[body], &op, inner, sub_rows);
+        if (op.kind == OpKind::while_) region(op.regions[2], &op, inner, sub_rows);
         return;
       }
       default:
