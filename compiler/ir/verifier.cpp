@@ -229,6 +229,15 @@ class Verifier {
           fail(op.loc, fmt::format("{} is not defined on {}", binary_op_name(bo), type_name(a)));
         if (!bitwise && a == Type::i1)
           fail(op.loc, fmt::format("{} is not defined on i1", binary_op_name(bo)));
+        // An integer division by the constant 0 is undefined behaviour that the optimiser would
+        // silently delete along with whatever depends on it: refuse it where it was written.
+        if ((bo == BinaryOp::div || bo == BinaryOp::rem) && is_integer(a)) {
+          const Op* divisor = kernel_.values[op.operands[1]].def;
+          if (divisor && divisor->kind == OpKind::constant && divisor->int_value == 0)
+            fail(op.loc, fmt::format("integer {} by the constant 0 (undefined: the result and every store of it "
+                                     "would be dropped); guard the divisor or divide floats",
+                                     bo == BinaryOp::div ? "division" : "remainder"));
+        }
         break;
       }
       case OpKind::unary: {

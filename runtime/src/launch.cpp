@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "rocjit/compiler/error.hpp"
@@ -25,6 +27,7 @@ std::string describe_argument(const LaunchArgument& a) {
                                 k.signature(), k.ir().loc.str()));
 }
 
+// Appends one 8-byte argument slot holding `value`.
 template <class T>
 void put(ArgumentPack& pack, T value) {
   size_t at = pack.bytes.size();
@@ -32,41 +35,84 @@ void put(ArgumentPack& pack, T value) {
   std::memcpy(pack.bytes.data() + at, &value, sizeof(T));
 }
 
-// Scalars: exact types, or integers whose value fits the parameter's integer type.
-void put_scalar(const Kernel& k, ArgumentPack& pack, const ir::Param& p, const LaunchArgument& a, size_t index) {
-  ir::Type want = p.type, have = a.scalar_type;
-  if (have == want) {
-    size_t at = pack.bytes.size();
-    pack.bytes.resize(at + 8);
-    std::memcpy(pack.bytes.data() + at, a.bits, 8);
-    return;
-  }
-  if (ir::is_integer(want) && ir::is_integer(have)) {
-    __int128 v = 0;
-    if (have == ir::Type::i32) { int32_t x; std::memcpy(&x, a.bits, 4); v = x; }
-    else if (have == ir::Type::i64) { int64_t x; std::memcpy(&x, a.bits, 8); v = x; }
-    else if (have == ir::Type::u32) { uint32_t x; std::memcpy(&x, a.bits, 4); v = x; }
-    else { uint64_t x; std::memcpy(&x, a.bits, 8); v = x; }
-    bool fits = false;
-    if (want == ir::Type::i32) {
-      fits = v >= INT32_MIN && v <= INT32_MAX;
-      if (fits) put(pack, static_cast<int32_t>(v));
-    } else if (want == ir::Type::i64) {
-      fits = v >= INT64_MIN && v <= INT64_MAX;
-      if (fits) put(pack, static_cast<int64_t>(v));
-    } else if (want == ir::Type::u32) {
-      fits = v >= 0 && v <= UINT32_MAX;
-      if (fits) put(pack, static_cast<uint32_t>(v));
-    } else if (want == ir::Type::u64) {
-      fits = v >= 0;
-      if (fits) put(pack, static_cast<uint64_t>(v));
+// A scalar argument's value, read from its bits: an integer (bool as 0 or 1) or a float.
+struct ScalarValue {
+  bool is_float = false;
+  __int128 i = 0;
+  double f = 0;
+};
+
+ScalarValue read_scalar(const LaunchArgument& a) {
+  ScalarValue v;
+  ir::with_cpp_type(a.scalar_type, [&](auto x) {
+    using T = decltype(x);
+    T value;
+    std::memcpy(&value, a.bits, sizeof value);
+    if constexpr (std::is_floating_point_v<T>) {
+      v.is_float = true;
+      v.f = static_cast<double>(value);
+    } else {
+      v.i = static_cast<__int128>(value);
     }
-    if (fits) return;
-    refuse(k, fmt::format("argument {} ('{}') does not fit {}", index, p.name, ir::type_name(want)));
+  });
+  return v;
+}
+
+// The value as the parameter's type when that type holds it exactly, written to `out`.
+bool convert_exactly(const ScalarValue& v, ir::Type want, unsigned char (&out)[8]) {
+  bool ok = false;
+  ir::with_cpp_type(want, [&](auto x) {
+    using T = decltype(x);
+    T result{};
+    if constexpr (std::is_floating_point_v<T>) {
+      if (v.is_float) {
+        result = static_cast<T>(v.f);
+        ok = std::isnan(v.f) || static_cast<double>(result) == v.f;
+      } else {
+        result = static_cast<T>(v.i);
+        ok = std::isfinite(result) && static_cast<__int128>(result) == v.i;
+      }
+    } else {
+      __int128 i = v.i;
+      if (v.is_float) {
+        // An integral float within 2^100 converts through __int128; anything else cannot fit.
+        if (!std::isfinite(v.f) || std::trunc(v.f) != v.f || std::fabs(v.f) >= 0x1p100) return;
+        i = static_cast<__int128>(v.f);
+      }
+      using Limits = std::numeric_limits<T>;
+      if (i < static_cast<__int128>(Limits::min()) || i > static_cast<__int128>(Limits::max())) return;
+      result = static_cast<T>(i);
+      ok = true;
+    }
+    if (ok) std::memcpy(out, &result, sizeof result);
+  });
+  return ok;
+}
+
+std::string describe_value(const ScalarValue& v) {
+  if (v.is_float) return fmt::format("{}", v.f);
+  return v.i < 0 ? fmt::format("-{}", static_cast<unsigned __int128>(-v.i) > UINT64_MAX ? UINT64_MAX
+                                                                                      : static_cast<uint64_t>(-v.i))
+                 : fmt::format("{}", static_cast<uint64_t>(v.i));
+}
+
+// Scalars convert implicitly when the parameter's type holds the value exactly (2 or 2.0 for a
+// float, 7.0 for an int, 300 for a uint8_t); anything else is refused, saying what to pass.
+void put_scalar(const Kernel& k, ArgumentPack& pack, const ir::Param& p, const LaunchArgument& a, size_t index) {
+  ir::Type want = p.type;
+  unsigned char bits[8] = {};
+  if (a.scalar_type == want) {
+    std::memcpy(bits, a.bits, 8);
+  } else if (!convert_exactly(read_scalar(a), want, bits)) {
+    ScalarValue v = read_scalar(a);
+    refuse(k, fmt::format("argument {} ('{}') is {} {}, which the parameter's type {} ({}) cannot hold exactly; "
+                          "pass a {} (e.g. static_cast<{}>(x)) if the conversion is meant",
+                          index, p.name, describe_argument(a), describe_value(v), ir::type_name(want),
+                          ir::cpp_type_name(want), ir::cpp_type_name(want), ir::cpp_type_name(want)));
   }
-  refuse(k, fmt::format("argument {} ('{}') is {} but the parameter is {} (convert it explicitly, e.g. {})", index,
-                        p.name, describe_argument(a), ir::type_name(want),
-                        want == ir::Type::f32 ? "2.5f or static_cast<float>(x)" : "static_cast<T>(x)"));
+  uint64_t slot;
+  std::memcpy(&slot, bits, 8);
+  put(pack, slot);
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
 // Bad input to the runtime: each a clear error, and no data lost.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include "e2e.hpp"
 #include "sample_kernels.hpp"
 
 using namespace rocjit;
+using namespace rocjit::dsl;
 using Catch::Matchers::Contains;
 using rocjit::testing::test_device;
 
@@ -15,7 +19,10 @@ TEST_CASE("launch arguments are checked against the signature before anything is
   auto signature = Contains("saxpy(f32 a, array<f32, 1> x, array<f32, 1> y)");
   CHECK_THROWS_AS((k[{1, 64}](2.0f, dx)), LaunchError);
   CHECK_THROWS_WITH((k[{1, 64}](2.0f, dx)), Contains("takes 3 arguments, 2 were given") && signature);
-  CHECK_THROWS_WITH((k[{1, 64}](2.0, dx, dy)), Contains("argument 0 ('a') is scalar f64 but the parameter is f32"));
+  CHECK_THROWS_WITH((k[{1, 64}](0.1, dx, dy)),
+                    Contains("argument 0 ('a') is scalar f64 0.1, which the parameter's type f32 (float) cannot hold "
+                             "exactly") && Contains("static_cast<float>(x)"));
+  CHECK_THROWS_WITH((k[{1, 64}]((1 << 24) + 1, dx, dy)), Contains("scalar i32 16777217"));
   auto di = to_device(std::vector<int32_t>(64, 1));
   CHECK_THROWS_WITH((k[{1, 64}](2.0f, di, dy)),
                     Contains("argument 1 ('x') is a DeviceArray<i32> of rank 1, but the parameter is array<f32, 1>"));
@@ -29,10 +36,50 @@ TEST_CASE("launch arguments are checked against the signature before anything is
   CHECK(dy.copy_to_host().to_vector() == y);
 }
 
+TEST_CASE("launch scalars convert when the parameter's type holds their value exactly") {
+  Kernel k = samples::saxpy();
+  std::vector<float> x{1.0f, 2.0f}, y{10.0f, 20.0f};
+  auto dx = to_device(x), dy = to_device(y);
+  k[{1, 2}](2.0, dx, dy);  // a double 2.0 is the float 2.0
+  k[{1, 2}](3, dx, dy);    // an int 3 is the float 3.0
+  k[{1, 2}](int64_t{-1}, dx, dy);
+  k[{1, 2}](std::nan(""), dx, dy);  // NaN is NaN in every float type
+  std::vector<float> out = dy.copy_to_host().to_vector();
+  CHECK(std::isnan(out[0]));
+  CHECK(std::isnan(out[1]));
+  Kernel fill = kernel("fill_int", [](Array<int32_t> a, Int v, UInt w, Double d) {
+    Int i = global_id(0);
+    a(i) = v + cast<int32_t>(w) + cast<int32_t>(d);
+  });
+  auto da = device_array<int32_t>({1});
+  fill[{1, 1}](da, 7.0, 2.0f, 5);  // integral floats convert to integers
+  CHECK(da.copy_to_host().to_vector() == std::vector<int32_t>{14});
+  fill[{1, 1}](da, uint64_t{1}, true, 1.5f);  // a bool is 0 or 1; f32 -> f64 is always exact
+  CHECK(da.copy_to_host().to_vector() == std::vector<int32_t>{3});
+  CHECK_THROWS_WITH((fill[{1, 1}](da, 7.5, 1, 1.0)), Contains("is scalar f64 7.5, which the parameter's type i32"));
+  CHECK_THROWS_WITH((fill[{1, 1}](da, 1, -1, 1.0)), Contains("is scalar i32 -1, which the parameter's type u32"));
+  CHECK_THROWS_WITH((fill[{1, 1}](da, int64_t{1} << 40, 1, 1.0)), Contains("scalar i64 1099511627776"));
+  CHECK_THROWS_WITH((fill[{1, 1}](da, std::numeric_limits<double>::infinity(), 1, 1.0)), Contains("inf"));
+  CHECK(da.copy_to_host().to_vector() == std::vector<int32_t>{3});  // nothing ran
+}
+
 TEST_CASE("host buffers must match the shape; copies must match shape and dtype") {
   std::vector<float> v(10);
   CHECK_THROWS_WITH(to_device(std::span<const float>(v), {3, 4}),
                     Contains("holds 10 elements but shape (3, 4) needs 12"));
+  CHECK_THROWS_WITH(to_device(v, {3, 4}), Contains("holds 10 elements but shape (3, 4) needs 12"));
+  CHECK_THROWS_WITH(to_device(std::vector<float>(5), {2, 2}), Contains("holds 5 elements but shape (2, 2) needs 4"));
+  // A vector with a shape: its elements in C order; the order is the device array's layout.
+  std::vector<int32_t> m{1, 2, 3, 4, 5, 6};
+  auto dm = to_device(m, {2, 3});
+  CHECK(dm.shape() == Shape{2, 3});
+  CHECK(dm.copy_to_host().to_vector() == m);
+  auto df = to_device(std::vector<int32_t>(m), {3, 2}, Order::F, Stream());
+  CHECK(df.shape() == Shape{3, 2});
+  HostArray<int32_t> back = df.copy_to_host();
+  CHECK(back(0, 1) == 2);
+  CHECK(back(2, 0) == 5);
+  CHECK(back.to_vector() == std::vector<int32_t>{1, 3, 5, 2, 4, 6});  // F order in memory
   auto d = to_device(std::vector<float>(12, 7.0f)).reshape({3, 4});
   HostArray<float> wrong({4, 3});
   wrong.data()[0] = -1.0f;

@@ -17,8 +17,17 @@ echo "== cmake --install $build --prefix $prefix"
 test -f "$prefix/include/rocjit/rocjit.hpp"
 ls "$prefix"/lib*/cmake/rocjit/rocjitConfig.cmake >/dev/null
 # The installed headers must not need LLVM's or lld's include path.
-if grep -rnE '#include *[<"](llvm|lld)/' "$prefix/include"; then
-  echo "FAIL: installed headers include LLVM or lld headers"
+if grep -rnE '#include *[<"](llvm|lld|fmt)/' "$prefix/include"; then
+  echo "FAIL: installed headers include LLVM, lld or fmt headers"
+  exit 1
+fi
+# ... so the package asks its consumers for nothing but threads: no fmt, LLVM or lld.
+if grep -nE 'find_dependency\((fmt|LLVM|LLD)' "$prefix"/lib*/cmake/rocjit/rocjitConfig.cmake; then
+  echo "FAIL: rocjitConfig.cmake makes consumers find a private dependency"
+  exit 1
+fi
+if grep -nE 'INTERFACE_LINK_LIBRARIES.*(fmt|LLVM|lld)' "$prefix"/lib*/cmake/rocjit/rocjitTargets*.cmake; then
+  echo "FAIL: the exported target passes a private dependency on to its consumers"
   exit 1
 fi
 

@@ -501,3 +501,34 @@ TEST_CASE("the verifier rejects a malformed fence, atomic store with a result, a
   CHECK_THROWS_WITH(ir::parse("kernel @v(@x: array<i32, 1, C>) max_block_size(64) {\n  local @l: f32[dynamic]\n}\n"),
                     Contains("an extent"));
 }
+
+TEST_CASE("an integer division or remainder by the constant 0 is a CompileError at the user's line") {
+  int line = 0;
+  // (The lambdas are defined outside CHECK_THROWS_WITH: inside a macro's arguments GCC gives
+  // std::source_location::current() the macro's line.)
+  auto div_zero = [&] {
+    return kernel("div_zero", [&](Array<int32_t> x) {
+      Int i = global_id(0);
+      line = __LINE__ + 1;
+      x(i) = x(i) / 0;
+    });
+  };
+  CHECK_THROWS_WITH(div_zero(), Contains("kernel 'div_zero'") && Contains("integer division by the constant 0") &&
+                                    Contains(here(line)));
+  auto rem_zero = [&] {
+    return kernel("rem_zero", [&](Array<uint64_t> x) {
+      Int i = global_id(0);
+      line = __LINE__ + 1;
+      x(i) %= ULong(0);
+    });
+  };
+  CHECK_THROWS_WITH(rem_zero(), Contains("kernel 'rem_zero'") && Contains("integer remainder by the constant 0") &&
+                                    Contains(here(line)));
+  // Floats divide by zero as IEEE says; a computed integer zero divides totally (x / 0 = 0).
+  CHECK_NOTHROW(kernel("fdiv_zero", [](Array<float> x) { x(0) = x(1) / 0; }));
+  CHECK_NOTHROW(kernel("computed_zero", [](Array<int32_t> x) { x(0) = x(1) / (x(2) - x(2)); }));
+  // Text IR too: the parser's kernels go through the same verifier.
+  CHECK_THROWS_WITH(ir::verify(ir::parse("kernel @k(%1 n: i32) max_block_size(64) {\n  %2 = const 0 : i32\n"
+                                         "  %3 = div %1, %2 : i32\n}\n")),
+                    Contains("integer division by the constant 0"));
+}

@@ -205,6 +205,13 @@ class Gen {
     else e.bits = is_float(t) ? float_bits(r, t) : int_bits(r, t);
     return e;
   }
+  // rocjit refuses an integer division or remainder by the constant 0 when the kernel is traced
+  // (a CompileError: the user almost certainly did not mean it), so zero divisors come only from
+  // computed values; a constant 0 divisor becomes 3.
+  void nonzero_divisor(Ty t, int bin, Expr& divisor) {
+    if (is_float(t) || (bin != static_cast<int>(Bin::div) && bin != static_cast<int>(Bin::rem))) return;
+    if (divisor.k == EK::konst && divisor.bits == 0) divisor.bits = 3;
+  }
   Expr i32const(int v) {
     Expr e;
     e.k = EK::konst;
@@ -349,6 +356,10 @@ class Gen {
       if (is_float(t) && e.op == static_cast<uint8_t>(Bin::sub) && !opt.fsub_zero && e.kids[0].k == EK::konst &&
           e.kids[0].bits == 0)
         e.kids[0].bits = t == Ty::f32 ? 0x3f800000u : 0x3ff0000000000000ull;  // 1.0
+      // rocjit refuses an integer division or remainder by the constant 0 when the kernel is
+      // traced (a CompileError, as the user almost certainly did not mean it): a zero divisor
+      // comes from computed values only.
+      nonzero_divisor(t, e.op, e.kids[1]);
       return e;
     }
     if (c < 12) {
@@ -415,6 +426,7 @@ class Gen {
         // op 0: v = e; else v op= e with op - 1 a Bin (Var's += -= *= /= %= &= |= ^=).
         if (r.chance(40)) s.op = static_cast<uint8_t>(1 + r.below(is_float(s.t) ? 4 : 8));
         s.e.push_back(expr(s.t, r.range(1, 4)));
+        if (s.op) nonzero_divisor(s.t, s.op - 1, s.e.back());
         return s;
       }
       if (c < 8) {
@@ -443,6 +455,7 @@ class Gen {
         s.t = p.shared[s.a].t;
         if (r.chance(40)) s.op = static_cast<uint8_t>(1 + r.below(4));  // element += -= *= /=
         s.e.push_back(expr(s.t, 3));
+        if (s.op) nonzero_divisor(s.t, s.op - 1, s.e.back());
         return s;
       }
       if (c == 10) {
@@ -453,6 +466,7 @@ class Gen {
         if (r.chance(40)) s.op = static_cast<uint8_t>(1 + r.below(4));
         s.e.push_back(opt.local_dynamic ? index_expr(false) : i32const(r.below(p.locals[s.a].size)));
         s.e.push_back(expr(s.t, 3));
+        if (s.op) nonzero_divisor(s.t, s.op - 1, s.e.back());
         return s;
       }
       if (c == 11) {

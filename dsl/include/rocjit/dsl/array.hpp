@@ -44,6 +44,14 @@ class ElementRef {
   const ElementRef& operator*=(const Operand& v) const { return update(ir::BinaryOp::mul, v); }
   /// Records element /= v.
   const ElementRef& operator/=(const Operand& v) const { return update(ir::BinaryOp::div, v); }
+  /// Records element %= v.
+  const ElementRef& operator%=(const Operand& v) const { return update(ir::BinaryOp::rem, v); }
+  /// Records element &= v.
+  const ElementRef& operator&=(const Operand& v) const { return update(ir::BinaryOp::and_, v); }
+  /// Records element |= v.
+  const ElementRef& operator|=(const Operand& v) const { return update(ir::BinaryOp::or_, v); }
+  /// Records element ^= v.
+  const ElementRef& operator^=(const Operand& v) const { return update(ir::BinaryOp::xor_, v); }
 
   /// The array it indexes.
   ir::MemoryId memory() const { return memory_; }

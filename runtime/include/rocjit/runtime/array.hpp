@@ -252,6 +252,16 @@ DeviceArray<T> to_device(std::vector<T>&& host, const Stream& stream = {}, const
 template <class T>
 DeviceArray<T> to_device(std::span<const T> host, const Shape& shape, Order order = Order::C,
                          const Stream& stream = {}, const Device& device = {});
+/// A vector with an explicit shape, e.g. to_device(v, {rows, cols}): its length must equal the
+/// shape's element count.
+template <class T>
+DeviceArray<T> to_device(const std::vector<T>& host, const Shape& shape, Order order = Order::C,
+                         const Stream& stream = {}, const Device& device = {});
+/// A temporary vector with an explicit shape; like to_device(std::vector<T>&&), the call waits for
+/// the copy on a non-default stream.
+template <class T>
+DeviceArray<T> to_device(std::vector<T>&& host, const Shape& shape, Order order = Order::C,
+                         const Stream& stream = {}, const Device& device = {});
 
 namespace runtime {
 /// Non-template helpers behind the templates above.
@@ -322,6 +332,20 @@ DeviceArray<T> to_device(std::span<const T> host, const Shape& shape, Order orde
   runtime::check_host_size("to_device", host.size(), shape);
   DeviceArray<T> d = device_array<T>(shape, order, device ? device : stream ? stream.device() : Device());
   d.copy_to_device(host, stream);
+  return d;
+}
+
+template <class T>
+DeviceArray<T> to_device(const std::vector<T>& host, const Shape& shape, Order order, const Stream& stream,
+                         const Device& device) {
+  return to_device<T>(std::span<const T>(host), shape, order, stream, device);
+}
+
+template <class T>
+DeviceArray<T> to_device(std::vector<T>&& host, const Shape& shape, Order order, const Stream& stream,
+                         const Device& device) {
+  DeviceArray<T> d = to_device<T>(std::span<const T>(host), shape, order, stream, device);
+  if (stream) stream.synchronize();
   return d;
 }
 
