@@ -8,6 +8,7 @@ packages=(
   zlib1g-dev libzstd-dev libfmt-dev catch2
   libamdhip64-dev libhsa-runtime-dev rocm-device-libs
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
+  libmpfr-dev  # tests only: rocjit-accuracy's reference (MPFR, with libgmp-dev)
 )
 
 missing=()

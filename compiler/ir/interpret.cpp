@@ -70,6 +70,10 @@ double f64(Bits v) { return std::bit_cast<double>(v); }
 Bits bits(float f) { return std::bit_cast<uint32_t>(f); }
 Bits bits(double d) { return std::bit_cast<uint64_t>(d); }
 
+// glibc's exp10 (C23), in the operand's precision.
+float exp10_of(float x) { return ::exp10f(x); }
+double exp10_of(double x) { return ::exp10(x); }
+
 // Applies f to the operands as float or double (per t) and returns the result's bits.
 template <class F>
 Bits float_op(Type t, F&& f, Bits a, Bits b = 0, Bits c = 0) {
@@ -237,29 +241,114 @@ bool compare(ir::ComparePred p, Type t, Bits a, Bits b) {
   return false;
 }
 
-// Math functions: the C++ library in the op's type. rsqrt is 1 / sqrt(x), rounded twice, as the
-// lowering defines it; fmin/fmax are min_num/max_num above.
+// lgamma without glibc's global signgam (lgamma writes it: a data race between threads).
+float lgamma_reentrant(float x) {
+  int sign;
+  return lgammaf_r(x, &sign);
+}
+double lgamma_reentrant(double x) {
+  int sign;
+  return lgamma_r(x, &sign);
+}
+
+// Integer math functions on the low width(t) bits: counts of the type's width (clz(0) = ctz(0) =
+// width), rotations by the amount modulo the width, the high half of the double-width product.
+Bits integer_math(ir::MathFn fn, Type t, Bits a, Bits b) {
+  using M = ir::MathFn;
+  const unsigned w = width(t);
+  const Bits x = normalise(t, a);
+  switch (fn) {
+    case M::popcount: return static_cast<Bits>(std::popcount(x));
+    case M::clz: return static_cast<Bits>(std::countl_zero(x) - (64 - static_cast<int>(w)));
+    case M::ctz: return x == 0 ? w : static_cast<Bits>(std::countr_zero(x));
+    case M::bitreverse: {
+      Bits r = 0;
+      for (unsigned i = 0; i < w; ++i) r |= ((x >> i) & 1) << (w - 1 - i);
+      return r;
+    }
+    case M::rotl:
+    case M::rotr: {
+      unsigned n = static_cast<unsigned>(normalise(t, b) % w);
+      if (fn == M::rotr) n = (w - n) % w;
+      return n == 0 ? x : normalise(t, (x << n) | (x >> (w - n)));
+    }
+    case M::mul_hi: {
+      if (ir::is_signed(t)) {
+        __int128 p = static_cast<__int128>(sext(t, a)) * static_cast<__int128>(sext(t, b));
+        return normalise(t, static_cast<Bits>(p >> w));
+      }
+      unsigned __int128 p = static_cast<unsigned __int128>(x) * static_cast<unsigned __int128>(normalise(t, b));
+      return normalise(t, static_cast<Bits>(p >> w));
+    }
+    default: return 0;
+  }
+}
+
+// Math functions: the C++ library in the op's type (glibc, as the CPU back end calls it).
+// rsqrt is 1 / sqrt(x), rounded twice, as the lowering defines it; fmin/fmax are min_num/max_num
+// above; round is half away from zero, rint half to even.
 Bits math(ir::MathFn fn, Type t, Bits a, Bits b, Bits c) {
   using M = ir::MathFn;
-  switch (fn) {
-    case M::sqrt: return float_op(t, [](auto x, auto, auto) { return std::sqrt(x); }, a);
-    case M::rsqrt: return float_op(t, [](auto x, auto, auto) { return decltype(x)(1) / std::sqrt(x); }, a);
-    case M::exp: return float_op(t, [](auto x, auto, auto) { return std::exp(x); }, a);
-    case M::exp2: return float_op(t, [](auto x, auto, auto) { return std::exp2(x); }, a);
-    case M::log: return float_op(t, [](auto x, auto, auto) { return std::log(x); }, a);
-    case M::log2: return float_op(t, [](auto x, auto, auto) { return std::log2(x); }, a);
-    case M::sin: return float_op(t, [](auto x, auto, auto) { return std::sin(x); }, a);
-    case M::cos: return float_op(t, [](auto x, auto, auto) { return std::cos(x); }, a);
-    case M::tan: return float_op(t, [](auto x, auto, auto) { return std::tan(x); }, a);
-    case M::pow: return float_op(t, [](auto x, auto y, auto) { return std::pow(x, y); }, a, b);
-    case M::fma: return float_op(t, [](auto x, auto y, auto z) { return std::fma(x, y, z); }, a, b, c);
-    case M::fabs: return float_op(t, [](auto x, auto, auto) { return std::fabs(x); }, a);
-    case M::floor: return float_op(t, [](auto x, auto, auto) { return std::floor(x); }, a);
-    case M::ceil: return float_op(t, [](auto x, auto, auto) { return std::ceil(x); }, a);
-    case M::fmin: return float_op(t, [](auto x, auto y, auto) { return min_num(x, y); }, a, b);
-    case M::fmax: return float_op(t, [](auto x, auto y, auto) { return max_num(x, y); }, a, b);
+  switch (ir::math_fn_domain(fn)) {
+    case ir::MathDomain::integer: return integer_math(fn, t, a, b);
+    case ir::MathDomain::ldexp: {
+      const int n = static_cast<int>(sext(Type::i32, b));
+      return float_op(t, [n](auto x, auto, auto) { return std::ldexp(x, n); }, a);
+    }
+    case ir::MathDomain::floating: break;
   }
-  return 0;
+#define ROCJIT_UNARY(name, expr) \
+  case M::name: return float_op(t, [](auto x, auto, auto) { return expr; }, a);
+#define ROCJIT_BINARY(name, expr) \
+  case M::name: return float_op(t, [](auto x, auto y, auto) { return expr; }, a, b);
+  switch (fn) {
+    ROCJIT_UNARY(sqrt, std::sqrt(x))
+    ROCJIT_UNARY(rsqrt, decltype(x)(1) / std::sqrt(x))
+    ROCJIT_UNARY(exp, std::exp(x))
+    ROCJIT_UNARY(exp2, std::exp2(x))
+    ROCJIT_UNARY(log, std::log(x))
+    ROCJIT_UNARY(log2, std::log2(x))
+    ROCJIT_UNARY(sin, std::sin(x))
+    ROCJIT_UNARY(cos, std::cos(x))
+    ROCJIT_UNARY(tan, std::tan(x))
+    ROCJIT_BINARY(pow, std::pow(x, y))
+    case M::fma: return float_op(t, [](auto x, auto y, auto z) { return std::fma(x, y, z); }, a, b, c);
+    ROCJIT_UNARY(fabs, std::fabs(x))
+    ROCJIT_UNARY(floor, std::floor(x))
+    ROCJIT_UNARY(ceil, std::ceil(x))
+    ROCJIT_BINARY(fmin, min_num(x, y))
+    ROCJIT_BINARY(fmax, max_num(x, y))
+    ROCJIT_UNARY(asin, std::asin(x))
+    ROCJIT_UNARY(acos, std::acos(x))
+    ROCJIT_UNARY(atan, std::atan(x))
+    ROCJIT_BINARY(atan2, std::atan2(x, y))
+    ROCJIT_UNARY(sinh, std::sinh(x))
+    ROCJIT_UNARY(cosh, std::cosh(x))
+    ROCJIT_UNARY(tanh, std::tanh(x))
+    ROCJIT_UNARY(asinh, std::asinh(x))
+    ROCJIT_UNARY(acosh, std::acosh(x))
+    ROCJIT_UNARY(atanh, std::atanh(x))
+    ROCJIT_UNARY(exp10, exp10_of(x))
+    ROCJIT_UNARY(expm1, std::expm1(x))
+    ROCJIT_UNARY(log10, std::log10(x))
+    ROCJIT_UNARY(log1p, std::log1p(x))
+    ROCJIT_UNARY(cbrt, std::cbrt(x))
+    ROCJIT_BINARY(hypot, std::hypot(x, y))
+    ROCJIT_UNARY(erf, std::erf(x))
+    ROCJIT_UNARY(erfc, std::erfc(x))
+    ROCJIT_UNARY(tgamma, std::tgamma(x))
+    ROCJIT_UNARY(lgamma, lgamma_reentrant(x))
+    ROCJIT_BINARY(fmod, std::fmod(x, y))
+    ROCJIT_BINARY(remainder, std::remainder(x, y))
+    ROCJIT_UNARY(trunc, std::trunc(x))
+    ROCJIT_UNARY(round, std::round(x))
+    ROCJIT_UNARY(rint, std::rint(x))
+    ROCJIT_BINARY(copysign, std::copysign(x, y))
+    ROCJIT_BINARY(nextafter, std::nextafter(x, y))
+    default: return 0;
+  }
+#undef ROCJIT_UNARY
+#undef ROCJIT_BINARY
 }
 
 // For loops. The step's bits read as a signed number give the direction: a positive step counts
@@ -746,6 +835,7 @@ class Interpreter {
       case OpKind::compare: r = compare(op.pred(), k_.value_type(op.operands[0]), operand(0), operand(1)); break;
       case OpKind::select: r = operand(0) ? operand(1) : operand(2); break;
       case OpKind::cast: r = cast(k_.value_type(op.operands[0]), op.type, operand(0)); break;
+      case OpKind::bitcast: r = normalise(op.type, operand(0)); break;
       case OpKind::math:
         r = math(op.math_fn(), op.type, operand(0), op.operands.size() > 1 ? operand(1) : 0,
                  op.operands.size() > 2 ? operand(2) : 0);

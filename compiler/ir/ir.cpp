@@ -133,6 +133,17 @@ std::string_view binary_op_name(BinaryOp o) { return member_name(binary_ops, o);
 std::string_view unary_op_name(UnaryOp o) { return member_name(unary_ops, o); }
 std::string_view compare_pred_name(ComparePred p) { return member_name(compare_preds, p); }
 std::string_view math_fn_name(MathFn f) { return member_name(math_fns, f); }
+MathDomain math_fn_domain(MathFn f) {
+#define ROCJIT_MATH_CASE(name, ...) case MathFn::name:
+  switch (f) {
+    ROCJIT_INTEGER_MATH_FNS(ROCJIT_MATH_CASE) return MathDomain::integer;
+    ROCJIT_LDEXP_MATH_FNS(ROCJIT_MATH_CASE) return MathDomain::ldexp;
+    ROCJIT_FLOAT_MATH_FNS(ROCJIT_MATH_CASE) return MathDomain::floating;
+  }
+#undef ROCJIT_MATH_CASE
+  return MathDomain::floating;
+}
+
 unsigned math_fn_arity(MathFn f) {
   const auto i = static_cast<size_t>(f);
   return i < std::size(math_fns) ? math_fns[i].operands : 0;

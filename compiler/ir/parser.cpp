@@ -532,7 +532,13 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       op.type = annotated_type();
       const OpKind k = op.kind;
       arity(value_operand_count(op));
-      for (size_t i = 0; i < uses.size(); ++i) check_type(uses[i], k == OpKind::select && i == 0 ? Type::i1 : op.type);
+      // select's condition is i1 and ldexp's exponent i32; every other operand has the op's type.
+      auto operand_type = [&](size_t i) {
+        if (k == OpKind::select && i == 0) return Type::i1;
+        if (k == OpKind::math && math_fn_domain(op.math_fn()) == MathDomain::ldexp && i == 1) return Type::i32;
+        return op.type;
+      };
+      for (size_t i = 0; i < uses.size(); ++i) check_type(uses[i], operand_type(i));
       if (k == OpKind::compare) op.type = Type::i1;
       break;
     }
@@ -542,6 +548,7 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       arity(value_operand_count(op));
       break;
     case OpKind::cast:
+    case OpKind::bitcast:
       uses.push_back(use());
       check_type(uses[0], annotated_type());
       expect_word("to");

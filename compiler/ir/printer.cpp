@@ -135,7 +135,8 @@ class Printer {
         out_ += fmt::format("select {} : {}", operand_list(op), t);
         break;
       case OpKind::cast:
-        out_ += fmt::format("cast {} : {} to {}", v(op.operands[0]),
+      case OpKind::bitcast:
+        out_ += fmt::format("{} {} : {} to {}", op_kind_name(op.kind), v(op.operands[0]),
                             type_name(kernel_.value_type(op.operands[0])), t);
         break;
       case OpKind::workitem:

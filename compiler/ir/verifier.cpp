@@ -263,16 +263,27 @@ class Verifier {
         use(op, op.operands[0]);
         if (op.type == Type::none) fail(op.loc, "cast without a target type");
         break;
+      case OpKind::bitcast: {
+        Type from = use(op, op.operands[0]);
+        if (from.bytes() != op.type.bytes() || from == Type::i1 || op.type == Type::i1)
+          fail(op.loc, fmt::format("bitcast from {} to {}: both types must have the same size in bytes "
+                                   "(and neither be i1)",
+                                   type_name(from), type_name(op.type)));
+        break;
+      }
       case OpKind::math: {
-        for (ValueId v : op.operands) {
-          Type t = use(op, v);
-          if (t != op.type)
-            fail(op.loc, fmt::format("{} takes {} operands here, got {}", math_fn_name(op.math_fn()),
-                                     type_name(op.type), type_name(t)));
+        const MathFn fn = op.math_fn();
+        const MathDomain domain = math_fn_domain(fn);
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+          Type t = use(op, op.operands[i]);
+          Type want = domain == MathDomain::ldexp && i == 1 ? Type::i32 : op.type;
+          if (t != want)
+            fail(op.loc, fmt::format("{} takes {} as operand {} here, got {}", math_fn_name(fn), type_name(want), i,
+                                     type_name(t)));
         }
-        if (!is_float(op.type))
-          fail(op.loc, fmt::format("{} is defined on f32 and f64, not {}", math_fn_name(op.math_fn()),
-                                   type_name(op.type)));
+        if (domain == MathDomain::integer ? !is_integer(op.type) : !is_float(op.type))
+          fail(op.loc, fmt::format("{} is defined on {}, not {}", math_fn_name(fn),
+                                   domain == MathDomain::integer ? "integers" : "f32 and f64", type_name(op.type)));
         break;
       }
       case OpKind::workitem:

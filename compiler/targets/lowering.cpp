@@ -155,26 +155,84 @@ llvm::Value* KernelLowering::element_address(const ir::Op&, const ir::Memory& m,
 llvm::Value* KernelLowering::math(const ir::Op& op, const std::vector<llvm::Value*>& args) {
   llvm::Type* t = llvm_type(op.type);
   auto intrinsic = [&](llvm::Intrinsic::ID id) { return builder_.CreateIntrinsic(id, {t}, args); };
+  using M = ir::MathFn;
   switch (op.math_fn()) {
-    case ir::MathFn::sqrt: return intrinsic(llvm::Intrinsic::sqrt);
-    case ir::MathFn::rsqrt:
+    case M::sqrt: return intrinsic(llvm::Intrinsic::sqrt);
+    case M::rsqrt:
       return builder_.CreateFDiv(llvm::ConstantFP::get(t, 1.0), builder_.CreateIntrinsic(llvm::Intrinsic::sqrt, {t}, args));
-    case ir::MathFn::exp: return intrinsic(llvm::Intrinsic::exp);
-    case ir::MathFn::exp2: return intrinsic(llvm::Intrinsic::exp2);
-    case ir::MathFn::log: return intrinsic(llvm::Intrinsic::log);
-    case ir::MathFn::log2: return intrinsic(llvm::Intrinsic::log2);
-    case ir::MathFn::sin: return intrinsic(llvm::Intrinsic::sin);
-    case ir::MathFn::cos: return intrinsic(llvm::Intrinsic::cos);
-    case ir::MathFn::tan: return intrinsic(llvm::Intrinsic::tan);
-    case ir::MathFn::pow: return intrinsic(llvm::Intrinsic::pow);
-    case ir::MathFn::fma: return intrinsic(llvm::Intrinsic::fma);
-    case ir::MathFn::fabs: return intrinsic(llvm::Intrinsic::fabs);
-    case ir::MathFn::floor: return intrinsic(llvm::Intrinsic::floor);
-    case ir::MathFn::ceil: return intrinsic(llvm::Intrinsic::ceil);
-    case ir::MathFn::fmin: return float_min_max(false, args[0], args[1]);
-    case ir::MathFn::fmax: return float_min_max(true, args[0], args[1]);
+    case M::exp: return intrinsic(llvm::Intrinsic::exp);
+    case M::exp2: return intrinsic(llvm::Intrinsic::exp2);
+    case M::exp10: return intrinsic(llvm::Intrinsic::exp10);
+    case M::log: return intrinsic(llvm::Intrinsic::log);
+    case M::log2: return intrinsic(llvm::Intrinsic::log2);
+    case M::log10: return intrinsic(llvm::Intrinsic::log10);
+    case M::sin: return intrinsic(llvm::Intrinsic::sin);
+    case M::cos: return intrinsic(llvm::Intrinsic::cos);
+    case M::tan: return intrinsic(llvm::Intrinsic::tan);
+    case M::asin: return intrinsic(llvm::Intrinsic::asin);
+    case M::acos: return intrinsic(llvm::Intrinsic::acos);
+    case M::atan: return intrinsic(llvm::Intrinsic::atan);
+    case M::atan2: return intrinsic(llvm::Intrinsic::atan2);
+    case M::sinh: return intrinsic(llvm::Intrinsic::sinh);
+    case M::cosh: return intrinsic(llvm::Intrinsic::cosh);
+    case M::tanh: return intrinsic(llvm::Intrinsic::tanh);
+    case M::pow: return intrinsic(llvm::Intrinsic::pow);
+    case M::fma: return intrinsic(llvm::Intrinsic::fma);
+    case M::fabs: return intrinsic(llvm::Intrinsic::fabs);
+    case M::floor: return intrinsic(llvm::Intrinsic::floor);
+    case M::ceil: return intrinsic(llvm::Intrinsic::ceil);
+    case M::trunc: return intrinsic(llvm::Intrinsic::trunc);
+    case M::round: return intrinsic(llvm::Intrinsic::round);
+    case M::rint: return intrinsic(llvm::Intrinsic::rint);
+    case M::copysign: return intrinsic(llvm::Intrinsic::copysign);
+    case M::fmod: return builder_.CreateFRem(args[0], args[1]);
+    case M::fmin: return float_min_max(false, args[0], args[1]);
+    case M::fmax: return float_min_max(true, args[0], args[1]);
+    case M::ldexp: return builder_.CreateIntrinsic(llvm::Intrinsic::ldexp, {t, builder_.getInt32Ty()}, args);
+    // Integer functions: counts of a zero operand are the width (not poison); rotations are
+    // funnel shifts of the value with itself (the amount taken modulo the width).
+    case M::popcount: return intrinsic(llvm::Intrinsic::ctpop);
+    case M::clz: return builder_.CreateIntrinsic(llvm::Intrinsic::ctlz, {t}, {args[0], builder_.getFalse()});
+    case M::ctz: return builder_.CreateIntrinsic(llvm::Intrinsic::cttz, {t}, {args[0], builder_.getFalse()});
+    case M::bitreverse: return intrinsic(llvm::Intrinsic::bitreverse);
+    case M::rotl: return builder_.CreateIntrinsic(llvm::Intrinsic::fshl, {t}, {args[0], args[0], args[1]});
+    case M::rotr: return builder_.CreateIntrinsic(llvm::Intrinsic::fshr, {t}, {args[0], args[0], args[1]});
+    case M::mul_hi: {
+      const unsigned w = ir::bit_width(op.type);
+      llvm::Type* wide = builder_.getIntNTy(2 * w);
+      const bool s = ir::is_signed(op.type);
+      llvm::Value* p = builder_.CreateMul(builder_.CreateIntCast(args[0], wide, s), builder_.CreateIntCast(args[1], wide, s));
+      return builder_.CreateTrunc(builder_.CreateLShr(p, w), t);
+    }
+    // No LLVM intrinsic: the target's math library.
+    case M::asinh: case M::acosh: case M::atanh: case M::expm1: case M::log1p: case M::cbrt: case M::hypot:
+    case M::erf: case M::erfc: case M::tgamma: case M::lgamma: case M::remainder: case M::nextafter:
+      return library_call(op, args);
   }
   return nullptr;
+}
+
+// The C library's function (glibc's libm, which the host JIT resolves in the process): `name` for
+// f64, `namef` for f32. lgamma is lgamma_r, which returns the sign through a pointer instead of
+// writing the global signgam (a data race between the threads running work-groups).
+llvm::Value* KernelLowering::library_call(const ir::Op& op, const std::vector<llvm::Value*>& args) {
+  llvm::Type* t = llvm_type(op.type);
+  const bool f32 = op.type == ir::Type::f32;
+  std::string name(ir::math_fn_name(op.math_fn()));
+  std::vector<llvm::Value*> call_args = args;
+  std::vector<llvm::Type*> params(args.size(), t);
+  if (op.math_fn() == ir::MathFn::lgamma) {
+    name = "lgamma";
+    params.push_back(builder_.getPtrTy());
+    call_args.push_back(entry_alloca(builder_.getInt32Ty(), nullptr, "lgamma.sign", 0));
+    name += f32 ? "f_r" : "_r";
+  } else if (f32) {
+    name += "f";
+  }
+  auto callee = module_.getOrInsertFunction(name, llvm::FunctionType::get(t, params, false));
+  llvm::CallInst* call = builder_.CreateCall(callee, call_args);
+  call->setDoesNotThrow();
+  return call;
 }
 
 // Integer division and remainder are total (README, "Semantics"): x / 0 = 0 and x % 0 = x, and
@@ -399,6 +457,7 @@ void KernelLowering::operation(const ir::Op& op) {
       result = builder_.CreateSelect(value(op.operands[0]), value(op.operands[1]), value(op.operands[2]));
       break;
     case OpKind::cast: result = cast(op); break;
+    case OpKind::bitcast: result = builder_.CreateBitCast(value(op.operands[0]), llvm_type(op.type)); break;
     case OpKind::math: {
       std::vector<llvm::Value*> args;
       for (ir::ValueId v : op.operands) args.push_back(value(v));

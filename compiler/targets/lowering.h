@@ -47,6 +47,8 @@ class KernelLowering {
   // Base pointer of a shared or local array (element type = the array's element type).
   virtual llvm::Value* memory_base(const ir::Memory& m) = 0;
   virtual llvm::Value* math(const ir::Op& op, const std::vector<llvm::Value*>& args);
+  // A math function with no LLVM intrinsic, computed by the target's library (host: libm).
+  virtual llvm::Value* library_call(const ir::Op& op, const std::vector<llvm::Value*>& args);
   // Float min/max with the IR's semantics (NaN ignored, -0 < +0); targets may lower it differently.
   virtual llvm::Value* float_min_max(bool max, llvm::Value* a, llvm::Value* b);
   bool known_positive(ir::ValueId v) const;

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+#include <string_view>
+
 namespace rocjit::dsl {
 namespace {
 
@@ -38,8 +41,9 @@ Value wave_vote(ir::WaveOp w, ir::Type result, const Operand& pred, const std::s
   return detail::emit(ir::OpKind::wave, result, {detail::to_bool(pred).id()}, loc, static_cast<uint8_t>(w));
 }
 
-// Math on floats: integer values are an error (write cast<float>), literals adapt.
-Value math(ir::MathFn fn, std::initializer_list<const Operand*> args) {
+// Operands of a float math function, converted to their common float type: integer values are
+// an error (write cast<float>), literals adapt.
+std::vector<Value> math_operands(std::string_view name, std::initializer_list<const Operand*> args) {
   const Operand& first = **args.begin();
   ir::Type t = ir::Type::none;
   for (const Operand* a : args) {
@@ -54,10 +58,18 @@ Value math(ir::MathFn fn, std::initializer_list<const Operand*> args) {
   if (!ir::is_float(t))
     detail::fail(first.loc(), fmt::format("{}() takes f32 or f64, got {}; write cast<float>(...) or "
                                           "cast<double>(...) first",
-                                          ir::math_fn_name(fn), ir::type_name(t)));
+                                          name, ir::type_name(t)));
+  std::vector<Value> values;
+  for (const Operand* a : args) values.push_back(detail::coerce(*a, t, false, "a math argument"));
+  return values;
+}
+
+Value math(ir::MathFn fn, std::initializer_list<const Operand*> args) {
+  std::vector<Value> values = math_operands(ir::math_fn_name(fn), args);
   std::vector<ir::ValueId> ids;
-  for (const Operand* a : args) ids.push_back(detail::coerce(*a, t, false, "a math argument").id());
-  return detail::emit(ir::OpKind::math, t, std::move(ids), first.loc(), static_cast<uint8_t>(fn));
+  for (const Value& v : values) ids.push_back(v.id());
+  return detail::emit(ir::OpKind::math, values.front().type(), std::move(ids), (*args.begin())->loc(),
+                      static_cast<uint8_t>(fn));
 }
 
 // An atomic on element `index` of `a`: `values` are its value operands (none for load), the
@@ -149,6 +161,98 @@ Value floor(const Operand& x) { return math(ir::MathFn::floor, {&x}); }
 Value ceil(const Operand& x) { return math(ir::MathFn::ceil, {&x}); }
 Value fmin(const Operand& a, const Operand& b) { return math(ir::MathFn::fmin, {&a, &b}); }
 Value fmax(const Operand& a, const Operand& b) { return math(ir::MathFn::fmax, {&a, &b}); }
+
+#define ROCJIT_MATH_1(NAME) \
+  Value NAME(const Operand& x) { return math(ir::MathFn::NAME, {&x}); }
+#define ROCJIT_MATH_2(NAME) \
+  Value NAME(const Operand& x, const Operand& y) { return math(ir::MathFn::NAME, {&x, &y}); }
+ROCJIT_MATH_1(asin)
+ROCJIT_MATH_1(acos)
+ROCJIT_MATH_1(atan)
+ROCJIT_MATH_2(atan2)
+ROCJIT_MATH_1(sinh)
+ROCJIT_MATH_1(cosh)
+ROCJIT_MATH_1(tanh)
+ROCJIT_MATH_1(asinh)
+ROCJIT_MATH_1(acosh)
+ROCJIT_MATH_1(atanh)
+ROCJIT_MATH_1(exp10)
+ROCJIT_MATH_1(expm1)
+ROCJIT_MATH_1(log10)
+ROCJIT_MATH_1(log1p)
+ROCJIT_MATH_1(cbrt)
+ROCJIT_MATH_2(hypot)
+ROCJIT_MATH_1(erf)
+ROCJIT_MATH_1(erfc)
+ROCJIT_MATH_1(tgamma)
+ROCJIT_MATH_1(lgamma)
+ROCJIT_MATH_2(fmod)
+ROCJIT_MATH_2(remainder)
+ROCJIT_MATH_1(trunc)
+ROCJIT_MATH_1(round)
+ROCJIT_MATH_1(rint)
+ROCJIT_MATH_2(copysign)
+ROCJIT_MATH_2(nextafter)
+#undef ROCJIT_MATH_1
+#undef ROCJIT_MATH_2
+
+Value ldexp(const Operand& x, const Operand& n) {
+  Value v = math_operands("ldexp", {&x}).front();
+  if (!n.type().is_integer() && !n.is_literal())
+    detail::fail(n.loc(), fmt::format("ldexp(): the exponent must be an integer, got {}", ir::type_name(n.type())));
+  Value e = detail::coerce(n, ir::Type::i32, false, "ldexp's exponent");
+  return detail::emit(ir::OpKind::math, v.type(), {v.id(), e.id()}, x.loc(), static_cast<uint8_t>(ir::MathFn::ldexp));
+}
+
+// Integer functions: the operands' common integer type (literals adapt; bool is an error).
+Value integer_math(ir::MathFn fn, std::initializer_list<const Operand*> args) {
+  const Operand& first = **args.begin();
+  ir::Type t = args.size() == 1 ? first.type() : detail::common_type(first, **(args.begin() + 1));
+  if (first.is_literal() && args.size() == 1) t = first.type();
+  if (!t.is_integer())
+    detail::fail(first.loc(), fmt::format("{}() takes integers, got {}{}", ir::math_fn_name(fn), ir::type_name(t),
+                                          ir::is_float(t) ? "; write bitcast<...>() to work on a float's bits" : ""));
+  std::vector<ir::ValueId> ids;
+  for (const Operand* a : args) ids.push_back(detail::coerce(*a, t, false, "an integer function's operand").id());
+  return detail::emit(ir::OpKind::math, t, std::move(ids), first.loc(), static_cast<uint8_t>(fn));
+}
+
+Value popcount(const Operand& x) { return integer_math(ir::MathFn::popcount, {&x}); }
+Value clz(const Operand& x) { return integer_math(ir::MathFn::clz, {&x}); }
+Value ctz(const Operand& x) { return integer_math(ir::MathFn::ctz, {&x}); }
+Value bitreverse(const Operand& x) { return integer_math(ir::MathFn::bitreverse, {&x}); }
+Value mul_hi(const Operand& a, const Operand& b) { return integer_math(ir::MathFn::mul_hi, {&a, &b}); }
+// The amount takes the value's type (it may be any integer of that type or a literal).
+Value rotl(const Operand& x, const Operand& n) {
+  return integer_math(ir::MathFn::rotl, {&x, &n});
+}
+Value rotr(const Operand& x, const Operand& n) {
+  return integer_math(ir::MathFn::rotr, {&x, &n});
+}
+
+// Classification, built from comparisons: NaN is the only value unequal to itself; infinities
+// are the values whose magnitude equals infinity; the sign bit is the top bit of the bits.
+Value isnan(const Operand& x) {
+  Value v = math_operands("isnan", {&x}).front();
+  return detail::compare(ir::ComparePred::ne, Operand(v, x.loc()), Operand(v, x.loc()));
+}
+Value isinf(const Operand& x) {
+  const Operand v(math_operands("isinf", {&x}).front(), x.loc());
+  Value a = math(ir::MathFn::fabs, {&v});
+  return detail::compare(ir::ComparePred::eq, Operand(a, x.loc()),
+                         Operand(std::numeric_limits<double>::infinity(), x.loc()));
+}
+Value isfinite(const Operand& x) {
+  const Operand v(math_operands("isfinite", {&x}).front(), x.loc());
+  Value a = math(ir::MathFn::fabs, {&v});
+  return detail::compare(ir::ComparePred::lt, Operand(a, x.loc()),
+                         Operand(std::numeric_limits<double>::infinity(), x.loc()));
+}
+Value signbit(const Operand& x) {
+  Value v = math_operands("signbit", {&x}).front();
+  Value i = detail::bitcast(ir::Type(ir::Type::Code::int_, v.type().bits), Operand(v, x.loc()));
+  return detail::compare(ir::ComparePred::lt, Operand(i, x.loc()), Operand(0, x.loc()));
+}
 
 Value min(const Operand& a, const Operand& b) { return detail::binary(ir::BinaryOp::min, a, b); }
 Value max(const Operand& a, const Operand& b) { return detail::binary(ir::BinaryOp::max, a, b); }

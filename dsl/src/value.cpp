@@ -109,6 +109,16 @@ Value cast(Type type, const Operand& x) {
   return emit(ir::OpKind::cast, type, {id}, x.loc());
 }
 
+Value bitcast(Type type, const Operand& x) {
+  Value v = coerce(x, x.type(), false, "bitcast");
+  if (v.type().bytes() != type.bytes() || v.type() == Type::i1 || type == Type::i1)
+    fail(x.loc(), fmt::format("bitcast<{}>() of a {} value: both types must have the same size ({} and {} bytes) "
+                              "and neither be bool",
+                              ir::cpp_type_name(type), ir::type_name(v.type()), type.bytes(), v.type().bytes()));
+  if (v.type() == type) return v;
+  return emit(ir::OpKind::bitcast, type, {v.id()}, x.loc());
+}
+
 Value binary(ir::BinaryOp op, const Operand& a, const Operand& b) {
   Type t;
   bool shift = op == ir::BinaryOp::shl || op == ir::BinaryOp::shr;

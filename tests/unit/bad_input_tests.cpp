@@ -532,3 +532,25 @@ TEST_CASE("an integer division or remainder by the constant 0 is a CompileError 
                                          "  %3 = div %1, %2 : i32\n}\n")),
                     Contains("integer division by the constant 0"));
 }
+
+TEST_CASE("math functions on the wrong kind of operand are errors that say what to write") {
+  CHECK_THROWS_WITH(kernel("popcount_float", [](Array<float> x) { x(0) = popcount(x(1)); }),
+                    Contains("kernel 'popcount_float'") && Contains("popcount() takes integers, got f32") &&
+                        Contains("bitcast"));
+  CHECK_THROWS_WITH(kernel("tanh_int", [](Array<int32_t> x) { x(0) = tanh(x(1)); }),
+                    Contains("tanh() takes f32 or f64, got i32") && Contains("cast<float>"));
+  CHECK_THROWS_WITH(kernel("ldexp_float_exponent", [](Array<float> x) { x(0) = ldexp(x(1), x(2)); }),
+                    Contains("ldexp(): the exponent must be an integer, got f32"));
+  CHECK_THROWS_WITH(kernel("bitcast_size", [](Array<float> x, Array<int64_t> y) { y(0) = bitcast<int64_t>(x(0)); }),
+                    Contains("bitcast<int64_t>() of a f32 value: both types must have the same size (8 and 4 bytes)"));
+  CHECK_THROWS_WITH(kernel("isnan_int", [](Array<int32_t> x) { x(0) = cast<int32_t>(isnan(x(1))); }),
+                    Contains("isnan() takes f32 or f64, got i32"));
+  // The text IR: a math op's operand types follow its domain.
+  CHECK_THROWS_WITH(ir::verify(ir::parse("kernel @k(%1 n: i32) max_block_size(64) {\n"
+                                         "  %2 = math.popcount %1 : i32\n  %3 = cast %1 : i32 to f32\n"
+                                         "  %4 = math.clz %3 : f32\n}\n")),
+                    Contains("clz is defined on integers, not f32"));
+  CHECK_THROWS_WITH(ir::verify(ir::parse("kernel @k(%1 n: i32) max_block_size(64) {\n"
+                                         "  %2 = cast %1 : i32 to f64\n  %3 = bitcast %2 : f64 to i32\n}\n")),
+                    Contains("bitcast from f64 to i32: both types must have the same size"));
+}

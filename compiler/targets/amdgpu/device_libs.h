@@ -11,8 +11,9 @@ namespace rocjit::targets::amdgpu {
 // Directories searched for ocml.bc: $ROCJIT_DEVICE_LIBS, then the Debian and ROCm locations.
 std::vector<std::string> device_lib_dirs();
 
-// Links ocml and its control libraries for `processor` into `module`, keeping only what the
-// module uses. Throws CompileError naming `users` when the libraries are not there.
+// Links ocml into `module`, keeping only what the module uses, and defines ocml's control
+// constants for `processor` (any processor: no per-processor files are needed). Throws
+// CompileError naming `users` when ocml.bc is not there.
 void link_device_libs(llvm::Module& module, const std::string& kernel, const std::string& processor,
                       unsigned wavefront_size, int code_object_version, const std::vector<std::string>& users);
 

@@ -859,9 +859,8 @@ void register_vector(HandlerTable& t) {
     for_lanes(w, i, [&](int l) {
       double a = dsrc(w, i, 1, l, true);
       uint32_t seg = read32(w, i.ops[2], l) & 31;
-      int e = std::max(0, fexp64(a) - 1023 - 53);  // ISA: shift by (exponent - 1077) when > 1077
+      // ISA: the segment starts (exponent - 1077) bits further for exponents above 1077.
       uint32_t shift = seg * 53 + (fexp64(a) > 1077 ? uint32_t(fexp64(a) - 1077) : 0u);
-      (void)e;
       // Extract 53 bits starting at bit `shift` of the fraction.
       uint64_t bits = 0;
       for (int k = 0; k < 53; ++k) {
@@ -870,7 +869,10 @@ void register_vector(HandlerTable& t) {
         uint64_t b = word < 20 ? (two_over_pi[word] >> bit) & 1 : 0;
         bits = (bits << 1) | b;
       }
-      double r = std::ldexp(double(bits), -int(shift) - 53);
+      // ISA: the scale is 2^(-53 - shift), times 2^128 for exponents of 1968 and up (ocml scales
+      // such arguments by 2^-128 first, so the product of the two stays in range).
+      int scale = -int(shift) - 53 + (fexp64(a) >= 1968 ? 128 : 0);
+      double r = std::ldexp(double(bits), scale);
       write64(w, i.ops[0], l, f64_bits(r));
     }, true);
   });

@@ -117,6 +117,11 @@ std::string_view unary_op_name(UnaryOp o);
 std::string_view compare_pred_name(ComparePred p);
 std::string_view math_fn_name(MathFn f);
 unsigned math_fn_arity(MathFn f);
+/// What a math function computes on: floats (operands and result of one float type), integers
+/// (operands and result of one integer type), or ldexp's float and i32 exponent.
+enum class MathDomain : uint8_t { floating, integer, ldexp };
+/// The domain of `f` (its list in ops.hpp).
+MathDomain math_fn_domain(MathFn f);
 std::string_view workitem_name(WorkItem w);
 std::string_view atomic_op_name(AtomicOp o);
 std::string_view wave_op_name(WaveOp o);

@@ -22,12 +22,30 @@
   X(eq, "eq", 2, false) X(ne, "ne", 2, false) X(lt, "lt", 2, false) X(le, "le", 2, false)          \
   X(gt, "gt", 2, false) X(ge, "ge", 2, false)
 
-#define ROCJIT_MATH_FNS(X)                                                                         \
+// Math functions, in three domains (ir::math_fn_domain): floating-point functions of one to three
+// f32/f64 operands, named and defined as in C's <math.h>; integer functions of one or two integer
+// operands of the result's type; and ldexp (a float and an i32 exponent).
+#define ROCJIT_FLOAT_MATH_FNS(X)                                                                   \
   X(sqrt, "sqrt", 1, false) X(rsqrt, "rsqrt", 1, false) X(exp, "exp", 1, false)                     \
   X(exp2, "exp2", 1, false) X(log, "log", 1, false) X(log2, "log2", 1, false)                      \
   X(sin, "sin", 1, false) X(cos, "cos", 1, false) X(tan, "tan", 1, false) X(pow, "pow", 2, false)  \
   X(fma, "fma", 3, false) X(fabs, "fabs", 1, false) X(floor, "floor", 1, false)                    \
-  X(ceil, "ceil", 1, false) X(fmin, "fmin", 2, false) X(fmax, "fmax", 2, false)
+  X(ceil, "ceil", 1, false) X(fmin, "fmin", 2, false) X(fmax, "fmax", 2, false)                    \
+  X(asin, "asin", 1, false) X(acos, "acos", 1, false) X(atan, "atan", 1, false)                    \
+  X(atan2, "atan2", 2, false) X(sinh, "sinh", 1, false) X(cosh, "cosh", 1, false)                  \
+  X(tanh, "tanh", 1, false) X(asinh, "asinh", 1, false) X(acosh, "acosh", 1, false)                \
+  X(atanh, "atanh", 1, false) X(exp10, "exp10", 1, false) X(expm1, "expm1", 1, false)              \
+  X(log10, "log10", 1, false) X(log1p, "log1p", 1, false) X(cbrt, "cbrt", 1, false)                \
+  X(hypot, "hypot", 2, false) X(erf, "erf", 1, false) X(erfc, "erfc", 1, false)                    \
+  X(tgamma, "tgamma", 1, false) X(lgamma, "lgamma", 1, false) X(fmod, "fmod", 2, false)            \
+  X(remainder, "remainder", 2, false) X(trunc, "trunc", 1, false) X(round, "round", 1, false)      \
+  X(rint, "rint", 1, false) X(copysign, "copysign", 2, false) X(nextafter, "nextafter", 2, false)
+#define ROCJIT_INTEGER_MATH_FNS(X)                                                                 \
+  X(popcount, "popcount", 1, false) X(clz, "clz", 1, false) X(ctz, "ctz", 1, false)                \
+  X(bitreverse, "bitreverse", 1, false) X(rotl, "rotl", 2, false) X(rotr, "rotr", 2, false)        \
+  X(mul_hi, "mul_hi", 2, false)
+#define ROCJIT_LDEXP_MATH_FNS(X) X(ldexp, "ldexp", 2, false)
+#define ROCJIT_MATH_FNS(X) ROCJIT_FLOAT_MATH_FNS(X) ROCJIT_INTEGER_MATH_FNS(X) ROCJIT_LDEXP_MATH_FNS(X)
 
 #define ROCJIT_WORKITEMS(X)                                                                        \
   X(local_id, "local_id", 0, true) X(group_id, "group_id", 0, false)                               \
@@ -89,6 +107,7 @@
   X(compare,     "cmp",         compare,  by_member, none,    value,     none,          false, none,      0)       \
   X(select,      "select",      none,     3,         none,    value,     none,          false, none,      0)       \
   X(cast,        "cast",        none,     1,         none,    value,     none,          false, none,      0)       \
+  X(bitcast,     "bitcast",     none,     1,         none,    value,     none,          false, none,      0)       \
   X(math,        "math",        math,     by_member, none,    value,     none,          false, none,      0)       \
   X(workitem,    "workitem",    workitem, by_member, none,    value,     none,          false, none,      0)       \
   X(shape,       "shape",       none,     0,         memory,  value,     none,          false, none,      0)       \

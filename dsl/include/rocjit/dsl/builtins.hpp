@@ -40,7 +40,8 @@ std::array<Int, N> grid(std::source_location loc = std::source_location::current
 /// (a + b - 1) / b for integers.
 Value ceil_div(const Operand& a, const Operand& b);
 
-/// Floating-point math (f32 or f64; integer operands are an error, literals adapt).
+/// Floating-point math as in C's <math.h> (f32 or f64; integer operands are an error, literals adapt).
+/// Accuracy per function and target: the README's table, measured by tests/accuracy.
 ///@{
 Value sqrt(const Operand& x);
 Value rsqrt(const Operand& x);
@@ -58,6 +59,56 @@ Value floor(const Operand& x);
 Value ceil(const Operand& x);
 Value fmin(const Operand& a, const Operand& b);
 Value fmax(const Operand& a, const Operand& b);
+Value asin(const Operand& x);
+Value acos(const Operand& x);
+Value atan(const Operand& x);
+Value atan2(const Operand& y, const Operand& x);
+Value sinh(const Operand& x);
+Value cosh(const Operand& x);
+Value tanh(const Operand& x);
+Value asinh(const Operand& x);
+Value acosh(const Operand& x);
+Value atanh(const Operand& x);
+Value exp10(const Operand& x);
+Value expm1(const Operand& x);
+Value log10(const Operand& x);
+Value log1p(const Operand& x);
+Value cbrt(const Operand& x);
+Value hypot(const Operand& x, const Operand& y);
+Value erf(const Operand& x);
+Value erfc(const Operand& x);
+Value tgamma(const Operand& x);
+Value lgamma(const Operand& x);  ///< log |Γ(x)| (the sign is not returned)
+Value fmod(const Operand& x, const Operand& y);
+Value remainder(const Operand& x, const Operand& y);
+Value trunc(const Operand& x);
+Value round(const Operand& x);  ///< halfway cases away from zero
+Value rint(const Operand& x);   ///< halfway cases to even
+Value copysign(const Operand& x, const Operand& y);
+Value nextafter(const Operand& x, const Operand& y);
+///@}
+/// x * 2^n: x a float, n an integer converted to i32.
+Value ldexp(const Operand& x, const Operand& n);
+/// Classification of a float, as bool: NaN, ±infinity, neither, and whether the sign bit is set
+/// (signbit(-0.0) and signbit(-NaN) are true).
+///@{
+Value isnan(const Operand& x);
+Value isinf(const Operand& x);
+Value isfinite(const Operand& x);
+Value signbit(const Operand& x);
+///@}
+/// Integer bit functions, in the operand's type (literals adapt): the number of set bits, of
+/// leading and trailing zero bits (the width for 0), the bits in reverse order, rotations by n
+/// modulo the width, and the high half of the double-width product a * b (signed or unsigned as
+/// the type), like CUDA's __mulhi / __umul64hi.
+///@{
+Value popcount(const Operand& x);
+Value clz(const Operand& x);
+Value ctz(const Operand& x);
+Value bitreverse(const Operand& x);
+Value rotl(const Operand& x, const Operand& n);
+Value rotr(const Operand& x, const Operand& n);
+Value mul_hi(const Operand& a, const Operand& b);
 ///@}
 /// Integer (and float) min/max/abs.
 ///@{

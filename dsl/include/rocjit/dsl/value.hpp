@@ -131,6 +131,7 @@ Value logical(bool is_and, const Operand& a, const Operand& b);
 Value logical_not(const Operand& a);
 Value to_bool(const Operand& a);
 Value cast(ir::Type type, const Operand& a);
+Value bitcast(ir::Type type, const Operand& a);
 Value constant(ir::Type type, int64_t i, double f, const std::source_location& loc);
 }  // namespace detail
 
@@ -174,6 +175,13 @@ using Double = Expr<double>;
 template <Scalar T>
 Value cast(const Operand& x) {
   return detail::cast(ir_type_v<T>, x);
+}
+
+/// Reinterprets the bits of `x` as a T of the same size, e.g. bitcast<uint32_t>(f) or
+/// bitcast<double>(u64), like C++20's std::bit_cast (a literal is its C++ type's value).
+template <Scalar T>
+Value bitcast(const Operand& x) {
+  return detail::bitcast(ir_type_v<T>, x);
 }
 
 /// Operators. Non-template functions on Operand, so literals, values, variables and array
