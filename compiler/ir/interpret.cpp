@@ -18,7 +18,10 @@
 // stack makes resuming inside nested loops trivial.
 //
 // Values are stored as uint64_t bit patterns, normalised to their type: integers of 32 bits and
-// i1 zero-extended (i1 is 0 or 1), f32 as the 32 bits of the float, f64 as its 64 bits.
+// i1 zero-extended (i1 is 0 or 1), f32 as the 32 bits of the float, f64 as its 64 bits, f16 and
+// bf16 as their 16 bits. Arithmetic on f16 and bf16 is computed in float and rounded once to
+// nearest even (correctly rounded: float has more than twice their precision plus two bits);
+// fma rounds once from the exact result (narrow_fma).
 #include "rocjit/compiler/interpret.hpp"
 
 #include <fmt/format.h>
@@ -70,6 +73,28 @@ double f64(Bits v) { return std::bit_cast<double>(v); }
 Bits bits(float f) { return std::bit_cast<uint32_t>(f); }
 Bits bits(double d) { return std::bit_cast<uint64_t>(d); }
 
+bool narrow(Type t) { return ir::is_float(t) && t.bits == 16; }
+// An f16/bf16 value (exact in float) and a double rounded once to f16/bf16.
+float narrow_value(Type t, Bits v) {
+  return t == Type::f16 ? detail::half_value(static_cast<uint16_t>(v)) : detail::bfloat16_value(static_cast<uint16_t>(v));
+}
+Bits narrow_bits(Type t, double x) { return t == Type::f16 ? detail::half_bits(x) : detail::bfloat16_bits(x); }
+// A float value of any float type as f32 bits (exact for f16 and bf16), so the f32 rules apply.
+Bits as_f32(Type t, Bits v) { return narrow(t) ? bits(narrow_value(t, v)) : v; }
+
+// fma on f16/bf16, rounded once: the double product is exact, the double sum is made
+// round-to-odd from its exact error (TwoSum), so the final rounding is correct (the lowering's
+// KernelLowering::bfloat_fma is the same algorithm).
+Bits narrow_fma(Type t, double x, double y, double z) {
+  const double p = x * y, sum = p + z;
+  const double v = sum - p;
+  const double err = (p - (sum - v)) + (z - v);
+  double odd = sum;
+  uint64_t u = std::bit_cast<uint64_t>(sum);
+  if (err != 0 && (u & 1) == 0) odd = std::bit_cast<double>((std::signbit(err) == std::signbit(sum)) ? u + 1 : u - 1);
+  return narrow_bits(t, odd);
+}
+
 // glibc's exp10 (C23), in the operand's precision.
 float exp10_of(float x) { return ::exp10f(x); }
 double exp10_of(double x) { return ::exp10(x); }
@@ -78,6 +103,8 @@ double exp10_of(double x) { return ::exp10(x); }
 template <class F>
 Bits float_op(Type t, F&& f, Bits a, Bits b = 0, Bits c = 0) {
   if (t == Type::f32) return bits(static_cast<float>(f(f32(a), f32(b), f32(c))));
+  if (narrow(t))
+    return narrow_bits(t, static_cast<float>(f(narrow_value(t, a), narrow_value(t, b), narrow_value(t, c))));
   return bits(static_cast<double>(f(f64(a), f64(b), f64(c))));
 }
 
@@ -125,6 +152,17 @@ Bits float_to_int(Type to, F x) {
 
 Bits cast(Type from, Type to, Bits a) {
   if (from == to) return a;
+  if (narrow(to) && to != Type::i1) {  // rounded once from the exact source value
+    if (ir::is_float(from)) return narrow_bits(to, from == Type::f64 ? f64(a) : f32(as_f32(from, a)));
+    if (ir::is_signed(from)) return to == Type::f16 ? detail::half_bits(sext(from, a)) : detail::bfloat16_bits(sext(from, a));
+    const uint64_t u = normalise(from, a);
+    return to == Type::f16 ? detail::half_bits(u) : detail::bfloat16_bits(u);
+  }
+  if (narrow(from)) {  // exact in f32
+    a = as_f32(from, a);
+    from = Type::f32;
+    if (from == to) return a;
+  }
   if (to == Type::i1) return ir::is_float(from) ? (from == Type::f32 ? f32(a) != 0.0f : f64(a) != 0.0) : normalise(from, a) != 0;
   if (ir::is_float(from) && ir::is_float(to))
     return to == Type::f32 ? bits(static_cast<float>(f64(a))) : bits(static_cast<double>(f32(a)));
@@ -203,10 +241,12 @@ Bits unary(ir::UnaryOp o, Type t, Bits a) {
   using U = ir::UnaryOp;
   switch (o) {
     case U::neg:
+      if (narrow(t)) return a ^ 0x8000;  // the sign bit, as for every float
       if (ir::is_float(t)) return float_op(t, [](auto x, auto, auto) { return -x; }, a);
       return normalise(t, Bits{0} - a);
     case U::not_: return normalise(t, ~a);
     case U::abs:
+      if (narrow(t)) return a & 0x7fff;
       if (ir::is_float(t)) return float_op(t, [](auto x, auto, auto) { return std::fabs(x); }, a);
       if (ir::is_signed(t) && sext(t, a) < 0) return normalise(t, Bits{0} - a);  // abs(INT_MIN) == INT_MIN
       return normalise(t, a);
@@ -228,6 +268,7 @@ bool compare(ir::ComparePred p, Type t, Bits a, Bits b) {
       }
       return false;
     };
+    if (narrow(t)) return cmp(narrow_value(t, a), narrow_value(t, b));
     return t == Type::f32 ? cmp(f32(a), f32(b)) : cmp(f64(a), f64(b));
   }
   switch (p) {
@@ -312,7 +353,9 @@ Bits math(ir::MathFn fn, Type t, Bits a, Bits b, Bits c) {
     ROCJIT_UNARY(cos, std::cos(x))
     ROCJIT_UNARY(tan, std::tan(x))
     ROCJIT_BINARY(pow, std::pow(x, y))
-    case M::fma: return float_op(t, [](auto x, auto y, auto z) { return std::fma(x, y, z); }, a, b, c);
+    case M::fma:
+      if (narrow(t)) return narrow_fma(t, narrow_value(t, a), narrow_value(t, b), narrow_value(t, c));
+      return float_op(t, [](auto x, auto y, auto z) { return std::fma(x, y, z); }, a, b, c);
     ROCJIT_UNARY(fabs, std::fabs(x))
     ROCJIT_UNARY(floor, std::floor(x))
     ROCJIT_UNARY(ceil, std::ceil(x))
@@ -389,19 +432,16 @@ Bits atomic_update(ir::AtomicOp o, Type t, Bits old, Bits v, Bits desired) {
   return old;
 }
 
+// Elements are little-endian in memory; a value is its low bytes (i1: one byte, 0 or 1).
 Bits read_element(Type t, const std::byte* p) {
-  switch (ir::byte_size(t)) {
-    case 1: return static_cast<Bits>(*p) & 1;  // i1
-    case 4: { uint32_t v; std::memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; std::memcpy(&v, p, 8); return v; }
-  }
+  if (t == Type::i1) return static_cast<Bits>(*p) & 1;
+  Bits v = 0;
+  std::memcpy(&v, p, ir::byte_size(t));
+  return v;
 }
 void write_element(Type t, std::byte* p, Bits v) {
-  switch (ir::byte_size(t)) {
-    case 1: *p = static_cast<std::byte>(v & 1); break;
-    case 4: { auto x = static_cast<uint32_t>(v); std::memcpy(p, &x, 4); break; }
-    default: std::memcpy(p, &v, 8); break;
-  }
+  if (t == Type::i1) v &= 1;
+  std::memcpy(p, &v, ir::byte_size(t));
 }
 
 // --- The machine -----------------------------------------------------------------------------
@@ -827,7 +867,9 @@ class Interpreter {
     Bits r = 0;
     switch (op.kind) {
       case OpKind::constant:
-        r = ir::is_float(op.type) ? (op.type == Type::f32 ? bits(static_cast<float>(op.float_value)) : bits(op.float_value))
+        r = ir::is_float(op.type) ? (op.type == Type::f32 ? bits(static_cast<float>(op.float_value))
+                                     : narrow(op.type)      ? narrow_bits(op.type, op.float_value)
+                                                            : bits(op.float_value))
                                   : normalise(op.type, static_cast<Bits>(op.int_value));
         break;
       case OpKind::binary: r = binary(op.binary_op(), op.type, operand(0), operand(1)); break;

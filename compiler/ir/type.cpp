@@ -77,6 +77,8 @@ std::string cpp_type_name(Type t) {
 
 double round_to_type(Type t, double v) {
   if (t.code == Type::Code::float_ && t.bits == 32) return static_cast<double>(static_cast<float>(v));
+  if (t == Type::f16) return static_cast<double>(static_cast<float>(half(v)));
+  if (t == Type::bf16) return static_cast<double>(static_cast<float>(bfloat16(v)));
   return v;
 }
 

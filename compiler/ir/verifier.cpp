@@ -283,7 +283,7 @@ class Verifier {
         }
         if (domain == MathDomain::integer ? !is_integer(op.type) : !is_float(op.type))
           fail(op.loc, fmt::format("{} is defined on {}, not {}", math_fn_name(fn),
-                                   domain == MathDomain::integer ? "integers" : "f32 and f64", type_name(op.type)));
+                                   domain == MathDomain::integer ? "integers" : "floats", type_name(op.type)));
         break;
       }
       case OpKind::workitem:
@@ -316,6 +316,9 @@ class Verifier {
         const Memory& m = memory(op);
         if (m.space == MemorySpace::local)
           fail(op.loc, fmt::format("atomics work on global and shared arrays; '{}' is local", m.name));
+        if (m.element.bits < 32)
+          fail(op.loc, fmt::format("atomics work on 32- and 64-bit elements; '{}' holds {}", m.name,
+                                   type_name(m.element)));
         check_indices(op, m);
         for (size_t i = m.rank; i < op.operands.size(); ++i) {
           Type t = use(op, op.operands[i]);

@@ -264,15 +264,18 @@ llvm::Value* KernelLowering::divide(bool remainder, bool is_signed, llvm::Value*
 }
 
 llvm::Value* KernelLowering::binary(const ir::Op& op) {
-  llvm::Value* a = value(op.operands[0]);
-  llvm::Value* b = value(op.operands[1]);
-  const bool f = ir::is_float(op.type);
-  const bool s = ir::is_signed(op.type);
+  if (op.type == Type::bf16) return narrow_float_op(op);
+  return binary_of(op.binary_op(), op.type, value(op.operands[0]), value(op.operands[1]));
+}
+
+llvm::Value* KernelLowering::binary_of(ir::BinaryOp bop, Type type, llvm::Value* a, llvm::Value* b) {
+  const bool f = ir::is_float(type);
+  const bool s = ir::is_signed(type);
   // Shift amounts are taken modulo the bit width (as in OpenCL C): x << 33 == x << 1 for i32.
   auto shift_amount = [&] {
     return builder_.CreateAnd(b, llvm::ConstantInt::get(b->getType(), b->getType()->getIntegerBitWidth() - 1));
   };
-  switch (op.binary_op()) {
+  switch (bop) {
     case ir::BinaryOp::add: return f ? builder_.CreateFAdd(a, b) : builder_.CreateAdd(a, b);
     case ir::BinaryOp::sub: return f ? builder_.CreateFSub(a, b) : builder_.CreateSub(a, b);
     case ir::BinaryOp::mul: return f ? builder_.CreateFMul(a, b) : builder_.CreateMul(a, b);
@@ -283,7 +286,7 @@ llvm::Value* KernelLowering::binary(const ir::Op& op) {
     case ir::BinaryOp::max:
       return f ? float_min_max(true, a, b) : builder_.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
     case ir::BinaryOp::and_:
-      return op.type == Type::i1 ? builder_.CreateAnd(a, b) : integer_wrap_guard(builder_.CreateAnd(a, b));
+      return type == Type::i1 ? builder_.CreateAnd(a, b) : integer_wrap_guard(builder_.CreateAnd(a, b));
     case ir::BinaryOp::or_: return builder_.CreateOr(a, b);
     case ir::BinaryOp::xor_: return builder_.CreateXor(a, b);
     case ir::BinaryOp::shl: return builder_.CreateShl(a, shift_amount());
@@ -312,6 +315,105 @@ llvm::Value* KernelLowering::compare(const ir::Op& op) {
   return builder_.CreateICmp(ir::is_signed(t) ? signed_preds[op.sub] : unsigned_preds[op.sub], a, b);
 }
 
+namespace {
+bool is_narrow_float(Type t) { return ir::is_float(t) && t.bits == 16; }
+}  // namespace
+
+llvm::Value* KernelLowering::widen_narrow_float(llvm::Value* v) { return builder_.CreateFPExt(v, builder_.getFloatTy()); }
+
+llvm::Value* KernelLowering::round_to_odd_f32(llvm::Value* d) {
+  llvm::Value* f = builder_.CreateFPTrunc(d, builder_.getFloatTy());
+  llvm::Value* back = builder_.CreateFPExt(f, builder_.getDoubleTy());
+  llvm::Value* bits = builder_.CreateBitCast(f, builder_.getInt32Ty());
+  llvm::Value* inexact = builder_.CreateFCmpONE(back, d);  // NaN: false
+  llvm::Value* even = builder_.CreateICmpEQ(builder_.CreateAnd(bits, 1), builder_.getInt32(0));
+  // The other neighbour of d: one step down in magnitude if f is beyond d, else one step up.
+  llvm::Value* beyond = builder_.CreateFCmpOGT(builder_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
+                                               builder_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, d));
+  llvm::Value* other = builder_.CreateSelect(beyond, builder_.CreateSub(bits, builder_.getInt32(1)),
+                                             builder_.CreateAdd(bits, builder_.getInt32(1)));
+  return builder_.CreateBitCast(builder_.CreateSelect(builder_.CreateAnd(inexact, even), other, bits),
+                                builder_.getFloatTy(), "round.odd");
+}
+
+llvm::Value* KernelLowering::narrow_float(llvm::Value* v, Type to) {
+  if (v->getType()->isHalfTy() || v->getType()->isBFloatTy()) v = widen_narrow_float(v);
+  // f16: LLVM's fptrunc rounds once from f32 and from f64 on every target (x86: F16C or the
+  // __trunc*hf2 runtime functions; AMDGPU: v_cvt_f16_f32, and an exact integer sequence for f64).
+  if (to == Type::f16) return builder_.CreateFPTrunc(v, builder_.getHalfTy());
+  // bf16: round to nearest even on the f32 bits (a NaN keeps its sign and becomes quiet).
+  if (v->getType()->isDoubleTy()) v = round_to_odd_f32(v);
+  llvm::Value* bits = builder_.CreateBitCast(v, builder_.getInt32Ty());
+  llvm::Value* lsb = builder_.CreateAnd(builder_.CreateLShr(bits, 16), 1);
+  llvm::Value* rounded = builder_.CreateAdd(bits, builder_.CreateAdd(lsb, builder_.getInt32(0x7fff)));
+  llvm::Value* quiet = builder_.CreateOr(bits, builder_.getInt32(0x400000));
+  llvm::Value* word = builder_.CreateSelect(builder_.CreateFCmpUNO(v, v), quiet, rounded);
+  return builder_.CreateBitCast(builder_.CreateTrunc(builder_.CreateLShr(word, 16), builder_.getInt16Ty()),
+                                builder_.getBFloatTy(), "bf16");
+}
+
+llvm::Value* KernelLowering::bfloat_fma(llvm::Value* a, llvm::Value* b, llvm::Value* c) {
+  llvm::Type* f64 = builder_.getDoubleTy();
+  llvm::Value* x = builder_.CreateFPExt(a, f64);
+  llvm::Value* y = builder_.CreateFPExt(b, f64);
+  llvm::Value* z = builder_.CreateFPExt(c, f64);
+  llvm::Value* p = builder_.CreateFMul(x, y);  // exact: 16 significant bits
+  llvm::Value* sum = builder_.CreateFAdd(p, z);
+  // TwoSum: err = (p + z) - sum exactly.
+  llvm::Value* t = builder_.CreateFSub(sum, p);
+  llvm::Value* err = builder_.CreateFAdd(builder_.CreateFSub(p, builder_.CreateFSub(sum, t)), builder_.CreateFSub(z, t));
+  llvm::Value* bits = builder_.CreateBitCast(sum, builder_.getInt64Ty());
+  llvm::Value* inexact = builder_.CreateFCmpONE(err, llvm::ConstantFP::get(f64, 0.0));
+  llvm::Value* even = builder_.CreateICmpEQ(builder_.CreateAnd(bits, 1), builder_.getInt64(0));
+  // Toward the exact value: up in magnitude when err has sum's sign.
+  llvm::Value* same_sign = builder_.CreateICmpEQ(builder_.CreateICmpSLT(bits, builder_.getInt64(0)),
+                                                 builder_.CreateFCmpOLT(err, llvm::ConstantFP::get(f64, 0.0)));
+  llvm::Value* other = builder_.CreateSelect(same_sign, builder_.CreateAdd(bits, builder_.getInt64(1)),
+                                             builder_.CreateSub(bits, builder_.getInt64(1)));
+  llvm::Value* odd = builder_.CreateBitCast(builder_.CreateSelect(builder_.CreateAnd(inexact, even), other, bits), f64);
+  return narrow_float(odd, Type::bf16);
+}
+
+llvm::Value* KernelLowering::int_to_narrow_float(llvm::Value* a, Type from, Type to) {
+  const bool s = ir::is_signed(from);
+  llvm::Type* f64 = builder_.getDoubleTy();
+  if (from.bits <= 32) return narrow_float(s ? builder_.CreateSIToFP(a, f64) : builder_.CreateUIToFP(a, f64), to);
+  // 64 bits: the magnitude's bits below bit 11 are jammed into bit 11 (round to odd there) when it
+  // needs more than 53 bits, so the conversion to f64 is exact and the final rounding is correct.
+  llvm::Value* magnitude = s ? builder_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, a, builder_.getFalse()) : a;
+  llvm::Value* sticky = builder_.CreateICmpNE(builder_.CreateAnd(magnitude, 0x7ff), builder_.getInt64(0));
+  llvm::Value* jammed = builder_.CreateOr(builder_.CreateAnd(magnitude, ~uint64_t{0x7ff}),
+                                          builder_.CreateShl(builder_.CreateZExt(sticky, builder_.getInt64Ty()), 11));
+  llvm::Value* big = builder_.CreateICmpUGE(magnitude, builder_.getInt64(uint64_t{1} << 53));
+  llvm::Value* d = builder_.CreateUIToFP(builder_.CreateSelect(big, jammed, magnitude), f64);
+  if (s) d = builder_.CreateSelect(builder_.CreateICmpSLT(a, builder_.getInt64(0)), builder_.CreateFNeg(d), d);
+  return narrow_float(d, to);
+}
+
+llvm::Value* KernelLowering::narrow_float_op(const ir::Op& op) {
+  std::vector<llvm::Value*> args;
+  for (ir::ValueId v : op.operands) {
+    llvm::Value* x = value(v);
+    args.push_back(is_narrow_float(kernel_.value_type(v)) ? widen_narrow_float(x) : x);
+  }
+  ir::Op wide;  // the same op on f32
+  wide.kind = op.kind;
+  wide.type = Type::f32;
+  wide.sub = op.sub;
+  wide.loc = op.loc;
+  llvm::Value* r = nullptr;
+  switch (op.kind) {
+    case OpKind::binary:
+      r = binary_of(op.binary_op(), Type::f32, args[0], args[1]);
+      break;
+    case OpKind::math:
+      r = math(wide, args);
+      break;
+    default: r = args[0]; break;
+  }
+  return narrow_float(r, op.type);
+}
+
 llvm::Value* KernelLowering::cast(const ir::Op& op) {
   llvm::Value* a = value(op.operands[0]);
   Type from = kernel_.value_type(op.operands[0]);
@@ -322,6 +424,8 @@ llvm::Value* KernelLowering::cast(const ir::Op& op) {
     return ir::is_float(from) ? builder_.CreateFCmpUNE(a, llvm::ConstantFP::get(a->getType(), 0.0))
                               : builder_.CreateICmpNE(a, llvm::ConstantInt::get(a->getType(), 0));
   }
+  if (is_narrow_float(to)) return ir::is_float(from) ? narrow_float(a, to) : int_to_narrow_float(a, from, to);
+  if (is_narrow_float(from)) a = widen_narrow_float(a);  // exact; then as from f32
   if (ir::is_float(from) && ir::is_float(to)) return builder_.CreateFPCast(a, lt);
   // Float -> integer saturates to the integer type's range and maps NaN to 0.
   if (ir::is_float(from))
@@ -441,6 +545,13 @@ void KernelLowering::operation(const ir::Op& op) {
     case OpKind::binary: result = binary(op); break;
     case OpKind::unary: {
       llvm::Value* a = value(op.operands[0]);
+      if (is_narrow_float(op.type) && op.unary_op() != ir::UnaryOp::not_) {
+        // -x and |x| on 16-bit floats flip or clear the sign bit (no rounding, no promotion).
+        llvm::Value* bits = builder_.CreateBitCast(a, builder_.getInt16Ty());
+        bits = op.unary_op() == ir::UnaryOp::neg ? builder_.CreateXor(bits, 0x8000) : builder_.CreateAnd(bits, 0x7fff);
+        result = builder_.CreateBitCast(bits, a->getType());
+        break;
+      }
       switch (op.unary_op()) {
         case ir::UnaryOp::neg: result = ir::is_float(op.type) ? builder_.CreateFNeg(a) : builder_.CreateNeg(a); break;
         case ir::UnaryOp::not_: result = builder_.CreateNot(a); break;
@@ -459,6 +570,15 @@ void KernelLowering::operation(const ir::Op& op) {
     case OpKind::cast: result = cast(op); break;
     case OpKind::bitcast: result = builder_.CreateBitCast(value(op.operands[0]), llvm_type(op.type)); break;
     case OpKind::math: {
+      if (is_narrow_float(op.type) && op.math_fn() == ir::MathFn::fma && op.type == Type::bf16) {
+        result = bfloat_fma(value(op.operands[0]), value(op.operands[1]), value(op.operands[2]));
+        break;
+      }
+      // f16 fma is native (AMDGPU's v_fma_f16; x86 computes it in f64, exact before the rounding).
+      if (is_narrow_float(op.type) && op.math_fn() != ir::MathFn::fma) {
+        result = narrow_float_op(op);
+        break;
+      }
       std::vector<llvm::Value*> args;
       for (ir::ValueId v : op.operands) args.push_back(value(v));
       result = math(op, args);

@@ -89,6 +89,26 @@ class KernelLowering {
   // Creates the slot allocas (lower_body does this; targets that lower differently call it).
   void create_slots();
 
+  // 16-bit floats (README, "Types and promotion"). f16 and bf16 values are LLVM half and bfloat;
+  // whatever LLVM computes in them must be correctly rounded on every target, so bf16 arithmetic
+  // and every conversion to f16 or bf16 that could round twice is spelled out here.
+  // An f16/bf16 value as f32 (exact).
+  llvm::Value* widen_narrow_float(llvm::Value* v);
+  // An f32 or f64 value rounded once, to nearest even, to f16 or bf16 (`to`).
+  llvm::Value* narrow_float(llvm::Value* v, ir::Type to);
+  // An f64 rounded to f32 by round-to-odd (truncate, then set the last bit when inexact): a later
+  // rounding to fewer than 23 bits then rounds as if from the exact value.
+  llvm::Value* round_to_odd_f32(llvm::Value* d);
+  // fma of three bf16 values, rounded once: the f64 product is exact, the f64 sum is made
+  // round-to-odd from its exact error (TwoSum), then narrowed.
+  llvm::Value* bfloat_fma(llvm::Value* a, llvm::Value* b, llvm::Value* c);
+  // An integer of type `from` converted to f16 or bf16, rounded once.
+  llvm::Value* int_to_narrow_float(llvm::Value* a, ir::Type from, ir::Type to);
+  // Binary, unary and math ops on bf16 (and math on f16): computed in f32, rounded once.
+  llvm::Value* narrow_float_op(const ir::Op& op);
+  // A binary op on LLVM values of IR type `type`.
+  llvm::Value* binary_of(ir::BinaryOp op, ir::Type type, llvm::Value* a, llvm::Value* b);
+
   llvm::Value* linear_index(const ir::Op& op, const ir::Memory& m);
   llvm::Value* shape_of(const ir::Memory& m, unsigned dim);
   void bind_arguments(const std::vector<llvm::Value*>& args);

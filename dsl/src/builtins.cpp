@@ -93,6 +93,9 @@ Value atomic_op(ir::AtomicOp op, const ArrayRef& a, std::vector<const Operand*> 
   if (m.space == ir::MemorySpace::local)
     detail::fail(loc, fmt::format("atomic {} on local array '{}': atomics work on global and shared arrays",
                                   ir::atomic_op_name(op), m.name));
+  if (m.element.bits < 32)
+    detail::fail(loc, fmt::format("atomic {} on array '{}' of {}: atomics work on 32- and 64-bit elements",
+                                  ir::atomic_op_name(op), m.name, ir::type_name(m.element)));
   bool bitwise = op == ir::AtomicOp::and_ || op == ir::AtomicOp::or_ || op == ir::AtomicOp::xor_;
   if ((bitwise || op == ir::AtomicOp::compare_exchange || op == ir::AtomicOp::sub) && ir::is_float(m.element))
     detail::fail(loc, fmt::format("atomic {} needs an integer array; '{}' holds {}", ir::atomic_op_name(op), m.name,

@@ -14,20 +14,31 @@ namespace {
 
 using ir::Type;
 
-// Lossless conversions done implicitly for values (everything else needs cast<T>).
+// Lossless conversions done implicitly for values (everything else needs cast<T>): to a wider
+// integer of the same signedness, from unsigned to a wider signed integer, and from a float to a
+// wider float (f16 and bf16 to f32 and f64, f32 to f64).
 bool widens(Type from, Type to) {
   if (from == to) return true;
-  if (from == Type::f32 && to == Type::f64) return true;
-  if (from == Type::i32 && to == Type::i64) return true;
-  if (from == Type::u32 && (to == Type::u64 || to == Type::i64)) return true;
-  return false;
+  if (from.is_vector() || to.is_vector() || from == Type::i1) return false;
+  if (ir::is_float(from) && ir::is_float(to)) return to.bits > from.bits;
+  if (!from.is_integer() || !to.is_integer() || to.bits <= from.bits) return false;
+  return ir::is_signed(from) == ir::is_signed(to) || !ir::is_signed(from);
 }
 
 int rank(Type t) { return ir::bit_width(t); }
 
+// The type of a binary operation on two values (README, "Types and promotion"): the wider float
+// if either is a float (f16 with bf16: f32, which holds both exactly); otherwise C++'s rule for
+// integers of different widths and signedness, but without C++'s promotion of 8- and 16-bit
+// integers to int: two i8 values add as i8 (wrapping), like two i32 values.
 Type usual_conversion(Type a, Type b) {
-  if (a == Type::f64 || b == Type::f64) return Type::f64;
-  if (a == Type::f32 || b == Type::f32) return Type::f32;
+  if (ir::is_float(a) || ir::is_float(b)) {
+    if (!ir::is_float(a)) return b;
+    if (!ir::is_float(b)) return a;
+    if (a == b) return a;
+    if (a.bits != b.bits) return a.bits > b.bits ? a : b;
+    return Type::f32;  // f16 and bf16
+  }
   if (a == Type::i1) a = Type::i32;
   if (b == Type::i1) b = Type::i32;
   if (a == b) return a;

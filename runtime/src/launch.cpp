@@ -48,7 +48,7 @@ ScalarValue read_scalar(const LaunchArgument& a) {
     using T = decltype(x);
     T value;
     std::memcpy(&value, a.bits, sizeof value);
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (ir::is_float_v<T>) {
       v.is_float = true;
       v.f = static_cast<double>(value);
     } else {
@@ -64,12 +64,13 @@ bool convert_exactly(const ScalarValue& v, ir::Type want, unsigned char (&out)[8
   ir::with_cpp_type(want, [&](auto x) {
     using T = decltype(x);
     T result{};
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (ir::is_float_v<T>) {
       if (v.is_float) {
         result = static_cast<T>(v.f);
         ok = std::isnan(v.f) || static_cast<double>(result) == v.f;
       } else {
-        result = static_cast<T>(v.i);
+        // Through double: a value double cannot hold exactly fails the comparison below anyway.
+        result = static_cast<T>(static_cast<double>(v.i));
         ok = std::isfinite(result) && static_cast<__int128>(result) == v.i;
       }
     } else {

@@ -428,9 +428,9 @@ TEST_CASE("one C++ <-> IR type table serves the DSL, the runtime and the interpr
 
 TEST_CASE("types the targets do not lower yet are a clear verifier error, from hand-made IR and from .rjir") {
   ir::Kernel k = handmade();
-  ir::ValueId h = k.new_value(ir::Type(ir::Type::Code::float_, 16));
-  add_op(k.body, ir::OpKind::constant, ir::Type(ir::Type::Code::float_, 16), h, {});
-  CHECK_THROWS_WITH(ir::verify(k), Contains("kernel 'handmade'") && Contains("value %1 has type f16") &&
+  ir::ValueId h = k.new_value(ir::Type::f32.with_lanes(4));
+  add_op(k.body, ir::OpKind::constant, ir::Type::f32.with_lanes(4), h, {});
+  CHECK_THROWS_WITH(ir::verify(k), Contains("kernel 'handmade'") && Contains("value %1 has type f32x4") &&
                                        Contains("does not support yet") && Contains("hand.cpp:7"));
   const char* text = "kernel @v(%1 n: i32) max_block_size(64) {\n  var $acc: f32x4\n}\n";
   CHECK_THROWS_WITH(ir::parse(text), Contains("variable 'acc' has type f32x4") && Contains("does not support yet"));
@@ -457,10 +457,12 @@ TEST_CASE("arithmetic_row_t finds the table's C++ type for any arithmetic type; 
   static_assert(std::is_same_v<ir::arithmetic_row_t<unsigned long>, uint64_t>);
   static_assert(std::is_same_v<ir::arithmetic_row_t<const float>, float>);
   static_assert(std::is_same_v<ir::arithmetic_row_t<double>, double>);
-  CHECK(ir::supported_type_names() == "i1, i32, i64, u32, u64, f32, f64");
+  CHECK(ir::supported_type_names() == "i1, i32, i64, u32, u64, f32, f64, i8, i16, u8, u16, f16, bf16");
   CHECK(ir::is_supported(ir::Type::none));
   CHECK(ir::is_supported(ir::Type::u64));
-  CHECK_FALSE(ir::is_supported(ir::Type(ir::Type::Code::int_, 16)));
+  CHECK(ir::is_supported(ir::Type(ir::Type::Code::int_, 16)));
+  CHECK(ir::is_supported(ir::Type::bf16));
+  CHECK_FALSE(ir::is_supported(ir::Type::bf16.with_lanes(2)));
   CHECK_FALSE(ir::is_supported(ir::Type::f32.with_lanes(4)));
 }
 

@@ -127,6 +127,10 @@ class AmdgpuLowering : public KernelLowering {
     };
     llvm::Value* word = builder_.CreateBitCast(v, builder_.getIntNTy(bits));
     if (bits == 32) return builder_.CreateBitCast(permute(word), t);
+    if (bits < 32)  // 8- and 16-bit values travel in the low bits of a dword
+      return builder_.CreateBitCast(builder_.CreateTrunc(permute(builder_.CreateZExt(word, builder_.getInt32Ty())),
+                                                         builder_.getIntNTy(bits)),
+                                    t);
     llvm::Value* lo = permute(builder_.CreateTrunc(word, builder_.getInt32Ty()));
     llvm::Value* hi = permute(builder_.CreateTrunc(builder_.CreateLShr(word, 32), builder_.getInt32Ty()));
     llvm::Value* joined = builder_.CreateOr(builder_.CreateZExt(lo, builder_.getInt64Ty()),
@@ -142,18 +146,18 @@ class AmdgpuLowering : public KernelLowering {
     return builder_.CreateAnd(in_range, bit);
   }
 
+  // One step of a reduction or scan: the binary op of the same name, with its semantics.
   llvm::Value* combine(ir::WaveOp w, ir::Type t, llvm::Value* a, llvm::Value* b) {
-    const bool f = ir::is_float(t), s = ir::is_signed(t);
-    switch (w) {
-      case ir::WaveOp::reduce_min:
-        return f ? float_min_max(false, a, b) : builder_.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
-      case ir::WaveOp::reduce_max:
-        return f ? float_min_max(true, a, b) : builder_.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
-      case ir::WaveOp::reduce_and: return builder_.CreateAnd(a, b);
-      case ir::WaveOp::reduce_or: return builder_.CreateOr(a, b);
-      case ir::WaveOp::reduce_xor: return builder_.CreateXor(a, b);
-      default: return f ? builder_.CreateFAdd(a, b) : builder_.CreateAdd(a, b);
-    }
+    using B = ir::BinaryOp;
+    const B op = w == ir::WaveOp::reduce_min   ? B::min
+                 : w == ir::WaveOp::reduce_max ? B::max
+                 : w == ir::WaveOp::reduce_and ? B::and_
+                 : w == ir::WaveOp::reduce_or  ? B::or_
+                 : w == ir::WaveOp::reduce_xor ? B::xor_
+                                               : B::add;
+    if (t == ir::Type::bf16)
+      return narrow_float(binary_of(op, ir::Type::f32, widen_narrow_float(a), widen_narrow_float(b)), t);
+    return binary_of(op, t, a, b);
   }
 
   // The same steps as rocjit::interpret_wave (compiler/ir/interpret.cpp), with cross-lane reads.

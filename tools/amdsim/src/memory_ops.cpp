@@ -292,14 +292,29 @@ uint32_t ds_address(Wave& w, const Operand& addr, int l, const Inst& i) {
 
 void ds_read(Wave& w, Op i) {
   Width wd = width_of(i.name);
+  // _d16 / _d16_hi: the value goes to the low / high half of the VGPR, the other half kept.
+  const bool d16_hi = i.name.find("d16_hi") != std::string::npos, d16 = i.name.find("d16") != std::string::npos;
   for_lanes(w, i, [&](int l) {
-    load_registers(w, i.ops[0], l, lds_address(w, i, ds_address(w, i.ops[1], l, i), wd.bytes, l), wd);
+    uint8_t* p = lds_address(w, i, ds_address(w, i.ops[1], l, i), wd.bytes, l);
+    if (d16) {
+      uint32_t v = load_word(p, wd.bytes, wd.sign, 0) & 0xffff, old = read32(w, i.ops[0], l);
+      write32(w, i.ops[0], l, d16_hi ? (old & 0xffff) | (v << 16) : (old & 0xffff0000u) | v);
+      return;
+    }
+    load_registers(w, i.ops[0], l, p, wd);
   });
 }
 void ds_write(Wave& w, Op i) {
   Width wd = width_of(i.name);
+  const bool d16_hi = i.name.find("d16_hi") != std::string::npos;  // stores the VGPR's high half
   for_lanes(w, i, [&](int l) {
-    store_registers(w, i.ops[1], l, lds_address(w, i, ds_address(w, i.ops[0], l, i), wd.bytes, l), wd.bytes);
+    uint8_t* p = lds_address(w, i, ds_address(w, i.ops[0], l, i), wd.bytes, l);
+    if (d16_hi) {
+      uint32_t v = read32(w, i.ops[1], l) >> 16;
+      std::memcpy(p, &v, wd.bytes);
+      return;
+    }
+    store_registers(w, i.ops[1], l, p, wd.bytes);
   });
 }
 // read2/write2: two elements at offset0/offset1 (in elements; st64: in 64 elements).
@@ -454,9 +469,11 @@ void register_memory(HandlerTable& t) {
     add_handler(t, std::string("buffer_store_") + w, buffer_store);
 
   for (const char* w : {"ds_read_b32", "ds_read_b64", "ds_read_b96", "ds_read_b128", "ds_read_u8", "ds_read_i8",
-                        "ds_read_u16", "ds_read_i16"})
+                        "ds_read_u16", "ds_read_i16", "ds_read_u16_d16", "ds_read_u16_d16_hi", "ds_read_u8_d16",
+                        "ds_read_u8_d16_hi", "ds_read_i8_d16", "ds_read_i8_d16_hi"})
     add_handler(t, w, ds_read);
-  for (const char* w : {"ds_write_b32", "ds_write_b64", "ds_write_b96", "ds_write_b128", "ds_write_b8", "ds_write_b16"})
+  for (const char* w : {"ds_write_b32", "ds_write_b64", "ds_write_b96", "ds_write_b128", "ds_write_b8", "ds_write_b16",
+                        "ds_write_b8_d16_hi", "ds_write_b16_d16_hi"})
     add_handler(t, w, ds_write);
   for (const char* w : {"ds_read2_b32", "ds_read2_b64", "ds_read2st64_b32", "ds_read2st64_b64"})
     add_handler(t, w, ds_2addr<false>);

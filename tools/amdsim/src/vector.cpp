@@ -895,6 +895,7 @@ void register_vector(HandlerTable& t) {
 
   register_vector_compare(t);
   register_vector_lanes(t);
+  register_vector_f16(t);
 }
 
 }  // namespace amdsim

@@ -8,6 +8,8 @@
 #include <tuple>
 #include <type_traits>
 
+#include "rocjit/compiler/float16.hpp"
+
 namespace rocjit::ir {
 
 /// The type of an IR value or array element: a code (signed or unsigned integer, IEEE float,
@@ -33,7 +35,7 @@ struct Type {
 
   /// The types every target supports today; further ones are built with the constructor.
   ///@{
-  static const Type none, i1, i32, i64, u32, u64, f32, f64;
+  static const Type none, i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64;
   ///@}
 
   /// Whether this is `none`.
@@ -63,10 +65,16 @@ struct Type {
 
 inline constexpr Type Type::none{};
 inline constexpr Type Type::i1{Type::Code::uint, 1};
+inline constexpr Type Type::i8{Type::Code::int_, 8};
+inline constexpr Type Type::i16{Type::Code::int_, 16};
 inline constexpr Type Type::i32{Type::Code::int_, 32};
 inline constexpr Type Type::i64{Type::Code::int_, 64};
+inline constexpr Type Type::u8{Type::Code::uint, 8};
+inline constexpr Type Type::u16{Type::Code::uint, 16};
 inline constexpr Type Type::u32{Type::Code::uint, 32};
 inline constexpr Type Type::u64{Type::Code::uint, 64};
+inline constexpr Type Type::f16{Type::Code::float_, 16};
+inline constexpr Type Type::bf16{Type::Code::bfloat, 16};
 inline constexpr Type Type::f32{Type::Code::float_, 32};
 inline constexpr Type Type::f64{Type::Code::float_, 64};
 
@@ -78,20 +86,20 @@ std::optional<Type> parse_type_name(std::string_view name);
 /// The C++ spelling of a supported scalar type ("int32_t", "float", "bool"), for diagnostics.
 std::string cpp_type_name(Type t);
 /// Whether the IR supports values and array elements of this type on every target today: none
-/// and the types of the C++ table below (i1, i32, i64, u32, u64, f32 and f64 scalars).
+/// and the types of the C++ table below (i1, 8- to 64-bit integers, f16, bf16, f32 and f64 scalars).
 bool is_supported(Type t);
-/// The supported types' spellings, in table order: "i1, i32, i64, u32, u64, f32, f64".
+/// The supported types' spellings, in table order: "i1, i32, i64, u32, u64, f32, f64, i8, ...".
 const std::string& supported_type_names();
 
 /// A float constant as a value of type `t` holds it: rounded to nearest even at t's precision
-/// (f32: to the nearest float); unchanged for f64. The DSL and the parser store constants so.
+/// (f32: to the nearest float, f16 and bf16 likewise); unchanged for f64. The DSL and the parser store constants so.
 double round_to_type(Type t, double v);
 
 /// Free-function forms of the Type queries, as the passes spell them.
 ///@{
 inline bool is_integer(Type t) { return t.is_integer(); }   ///< i1 excluded
 inline bool is_signed(Type t) { return t.is_signed_int(); }  ///< i32, i64
-inline bool is_float(Type t) { return t.is_float(); }       ///< f32, f64
+inline bool is_float(Type t) { return t.is_float(); }       ///< f16, bf16, f32, f64
 inline unsigned bit_width(Type t) { return t.bits; }        ///< i1 -> 1, per lane
 inline unsigned byte_size(Type t) { return t.bytes(); }     ///< i1 -> 1
 ///@}
@@ -99,7 +107,8 @@ inline unsigned byte_size(Type t) { return t.bytes(); }     ///< i1 -> 1
 // --- The C++ <-> IR mapping: one table for the DSL, the launch packing, the interpreter ---------
 
 /// `TypeOf<T>::value` is the IR type of the C++ type T; undefined (a compile error) for types
-/// kernels cannot use. Kernel values: bool, int32_t, int64_t, uint32_t, uint64_t, float, double.
+/// kernels cannot use. Kernel values: bool, int8_t ... int64_t, uint8_t ... uint64_t, half, bfloat16,
+/// float, double.
 template <class T>
 struct TypeOf;
 /// The table, one line per C++ type.
@@ -111,6 +120,12 @@ template <> struct TypeOf<uint32_t> { static constexpr Type value = Type::u32; }
 template <> struct TypeOf<uint64_t> { static constexpr Type value = Type::u64; };
 template <> struct TypeOf<float> { static constexpr Type value = Type::f32; };
 template <> struct TypeOf<double> { static constexpr Type value = Type::f64; };
+template <> struct TypeOf<int8_t> { static constexpr Type value = Type::i8; };
+template <> struct TypeOf<int16_t> { static constexpr Type value = Type::i16; };
+template <> struct TypeOf<uint8_t> { static constexpr Type value = Type::u8; };
+template <> struct TypeOf<uint16_t> { static constexpr Type value = Type::u16; };
+template <> struct TypeOf<half> { static constexpr Type value = Type::f16; };
+template <> struct TypeOf<bfloat16> { static constexpr Type value = Type::bf16; };
 ///@}
 
 /// Whether T is in the table.
@@ -125,12 +140,20 @@ template <class T>
 constexpr Type type_of() {
   using U = std::remove_cv_t<T>;
   static_assert(has_type_of<U>,
-                "kernel values and array elements are bool, int32_t, int64_t, uint32_t, uint64_t, float or double");
+                "kernel values and array elements are bool, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, "
+                "uint32_t, uint64_t, rocjit::half, rocjit::bfloat16, float or double");
   return TypeOf<U>::value;
 }
 
 /// The C++ types of the table, in its order: everything below that walks the table walks this.
-using CppTypes = std::tuple<bool, int32_t, int64_t, uint32_t, uint64_t, float, double>;
+/// (The first seven are the original table; the 8- and 16-bit types follow.)
+using CppTypes = std::tuple<bool, int32_t, int64_t, uint32_t, uint64_t, float, double, int8_t, int16_t, uint8_t,
+                            uint16_t, half, bfloat16>;
+
+/// Whether the table's C++ type T holds floating-point values (float, double, half, bfloat16).
+template <class T>
+inline constexpr bool is_float_v =
+    std::is_floating_point_v<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
 
 /// Calls `f(T{})` with the C++ type T whose IR type is `t` (a row of the table) and returns true;
 /// returns false, calling nothing, for types without a row (none, vectors, types not supported).

@@ -12,6 +12,12 @@
 
 namespace rocjit::dsl {
 
+/// The 16-bit float types (rocjit/compiler/float16.hpp), also spelled dsl::half and dsl::bfloat16.
+///@{
+using rocjit::bfloat16;
+using rocjit::half;
+///@}
+
 /// Maps C++ element/scalar types to IR types: the one table, ir::TypeOf in rocjit/compiler/type.hpp.
 template <class T>
 using ir_type = ir::TypeOf<T>;
@@ -90,6 +96,12 @@ class Operand {
     }
   }
 
+  /// A half or bfloat16 literal: a float literal whose own type is f16 or bf16.
+  template <class T>
+    requires std::is_same_v<T, half> || std::is_same_v<T, bfloat16>
+  Operand(T literal, std::source_location loc = std::source_location::current())
+      : kind_(Kind::float_literal), literal_type_(ir::type_of<T>()), float_(static_cast<float>(literal)), loc_(loc) {}
+
   /// Value or literal kind.
   Kind kind() const { return kind_; }
   /// Whether it is a literal.
@@ -151,7 +163,7 @@ class Expr : public Value {
       : Value(detail::coerce(Operand(x.load(loc), loc), ir_type_v<T>, false, "this variable")) {}
   /// A literal of type T.
   template <class L>
-    requires std::is_arithmetic_v<L>
+    requires std::is_arithmetic_v<L> || std::is_same_v<L, half> || std::is_same_v<L, bfloat16>
   Expr(L literal, std::source_location loc = std::source_location::current())
       : Value(detail::coerce(Operand(literal, loc), ir_type_v<T>, false, "this variable")) {}
   /// Copies the expression (the same value).
@@ -160,7 +172,7 @@ class Expr : public Value {
   Expr& operator=(const Expr&) = default;
 };
 
-/// The DSL's typed scalars: `Expr<T>` for bool, int32_t, int64_t, uint32_t, uint64_t, float and double.
+/// The DSL's typed scalars: `Expr<T>` for every row of the type table.
 ///@{
 using Bool = Expr<bool>;
 using Int = Expr<int32_t>;
@@ -169,9 +181,17 @@ using UInt = Expr<uint32_t>;
 using ULong = Expr<uint64_t>;
 using Float = Expr<float>;
 using Double = Expr<double>;
+using Int8 = Expr<int8_t>;
+using Int16 = Expr<int16_t>;
+using UInt8 = Expr<uint8_t>;
+using UInt16 = Expr<uint16_t>;
+using Half = Expr<half>;
+using BFloat16 = Expr<bfloat16>;
 ///@}
 
-/// Explicit conversion, e.g. cast<float>(i) or cast<int32_t>(x).
+/// Explicit conversion, e.g. cast<float>(i) or cast<int32_t>(x). To a float type it rounds to
+/// nearest even (cast<half>(x), cast<bfloat16>(x)); to an integer it truncates toward zero and
+/// saturates (NaN -> 0); between integers it wraps (two's complement).
 template <Scalar T>
 Value cast(const Operand& x) {
   return detail::cast(ir_type_v<T>, x);

@@ -59,8 +59,12 @@ LaunchArgument make_argument(A& a) {
     arg.scalar_type = ir::type_of<Canonical>();
     const Canonical value = static_cast<Canonical>(a);
     std::memcpy(arg.bits, &value, sizeof value);
+  } else if constexpr (std::is_same_v<D, half> || std::is_same_v<D, bfloat16>) {
+    arg.scalar_type = ir::type_of<D>();
+    std::memcpy(arg.bits, &a, sizeof a);
   } else {
-    static_assert(sizeof(D) == 0, "kernel arguments are DeviceArray<T>, SmartArray<T> or arithmetic scalars");
+    static_assert(sizeof(D) == 0,
+                  "kernel arguments are DeviceArray<T>, SmartArray<T>, arithmetic scalars, half or bfloat16");
   }
   return arg;
 }
