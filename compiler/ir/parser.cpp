@@ -120,6 +120,10 @@ class Parser {
     expect_punct('(');
     k.max_block_size = static_cast<uint32_t>(unsigned_number("the maximum block size", 1u << 30));
     expect_punct(')');
+    if (at_word("fast_math")) {
+      take();
+      k.fast_math = true;
+    }
     if (auto loc = location()) k.loc = *loc;
     block(k.body, [&] { declarations(); });
     expect_newline();

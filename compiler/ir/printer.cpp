@@ -46,6 +46,7 @@ class Printer {
       }
     }
     out_ += fmt::format(") max_block_size({})", kernel_.max_block_size);
+    if (kernel_.fast_math) out_ += " fast_math";
     location(kernel_.loc);
     out_ += " {\n";
     for (const Memory& m : kernel_.memories) {

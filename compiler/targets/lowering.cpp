@@ -17,6 +17,14 @@ using ir::Type;
 KernelLowering::KernelLowering(const ir::Kernel& kernel, llvm::Module& module)
     : kernel_(kernel), module_(module), context_(module.getContext()), builder_(module.getContext()) {}
 
+void KernelLowering::enable_fast_math() {
+  fast_math_ = true;
+  llvm::FastMathFlags flags;
+  flags.setAllowContract();
+  flags.setApproxFunc();
+  builder_.setFastMathFlags(flags);
+}
+
 llvm::Type* KernelLowering::llvm_type(Type t) const {
   llvm::Type* element = nullptr;
   switch (t.code) {

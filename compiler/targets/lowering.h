@@ -27,6 +27,9 @@ class KernelLowering {
   virtual ~KernelLowering() = default;
 
   llvm::Type* llvm_type(ir::Type t) const;
+  // Contraction and approximate functions on every float op emitted from here on.
+  void enable_fast_math();
+  bool fast_math() const { return fast_math_; }
   // Names of the LLVM arguments in order, e.g. {"x", "x.shape0", "n"}: the kernarg layout.
   std::vector<std::string> argument_names() const;
   // The LLVM parameter types in order.
@@ -146,6 +149,7 @@ class KernelLowering {
   std::vector<llvm::AllocaInst*> slots_;
   std::unordered_map<ir::MemoryId, ArrayArgs> arrays_;
   std::unordered_map<ir::MemoryId, llvm::Value*> memory_bases_;
+  bool fast_math_ = false;
 };
 
 }  // namespace rocjit::targets

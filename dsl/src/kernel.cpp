@@ -80,6 +80,7 @@ Kernel finish(Trace& t, const KernelOptions& options) {
     throw CompileError(fmt::format("kernel '{}': max_block_size {} is outside 1..1024 (at {})", k.name,
                                    options.max_block_size, k.loc.str()));
   k.max_block_size = options.max_block_size;
+  k.fast_math = options.fast_math;
   for (size_t i = 0; i < k.params.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (k.params[i].name == k.params[j].name)

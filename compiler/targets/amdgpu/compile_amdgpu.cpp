@@ -70,7 +70,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
   const passes::PreparedKernel prepared = passes::prepare(kernel, target);
   std::optional<time_trace::Phase> lower_phase(std::in_place, "lower");
   LoweredModule lowered = lower(prepared.get(), context, *machine.tm, options.code_object_version,
-                                options.bounds_check || bounds_check_from_environment());
+                                options.bounds_check || bounds_check_from_environment(), options.fast_math);
   llvm::Module& module = *lowered.module;
   if (options.emit_llvm_ir) out.llvm_ir = to_string(module);
   std::string broken;

@@ -339,6 +339,12 @@ class AmdgpuLowering : public KernelLowering {
       case M::exp: case M::exp2: case M::exp10: case M::log: case M::log2: case M::log10:
         if (op.type == ir::Type::f32) return KernelLowering::math(op, args);
         return library_call(op, args);
+      // fast_math: the hardware's v_sin_f32 / v_cos_f32 (no argument reduction beyond a multiply
+      // by 1/2pi), marked afn by the builder. tan and pow stay with ocml: the backend has no
+      // afn expansion of tan, and its pow loses the special cases (pow(-inf, inf)).
+      case M::sin: case M::cos:
+        if (fast_math() && op.type == ir::Type::f32) return KernelLowering::math(op, args);
+        return library_call(op, args);
       default: return library_call(op, args);
     }
   }
@@ -378,12 +384,13 @@ class AmdgpuLowering : public KernelLowering {
 }  // namespace
 
 LoweredModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, llvm::TargetMachine& tm,
-                    int code_object_version, bool check_uniform) {
+                    int code_object_version, bool check_uniform, bool fast_math) {
   auto module = std::make_unique<llvm::Module>(kernel.name, context);
   module->setTargetTriple(llvm::Triple(triple));
   module->setDataLayout(tm.createDataLayout());
   AmdgpuLowering lowering(kernel, *module,
                           wavefront_size(tm.getTargetCPU().str(), tm.getTargetFeatureString().str()), check_uniform);
+  if (fast_math || kernel.fast_math) lowering.enable_fast_math();
   LoweredModule out = lowering.run(module.get(), code_object_version);
   out.module = std::move(module);
   return out;

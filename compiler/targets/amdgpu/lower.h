@@ -21,6 +21,6 @@ struct LoweredModule {
 
 // check_uniform: uniform(x) checks the promise and traps when it is broken (bounds checking).
 LoweredModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, llvm::TargetMachine& tm,
-                    int code_object_version, bool check_uniform);
+                    int code_object_version, bool check_uniform, bool fast_math = false);
 
 }  // namespace rocjit::targets::amdgpu

@@ -114,7 +114,7 @@ llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions&
   const passes::PreparedKernel prepared = passes::prepare(kernel, Target::host());
   lower_phase.emplace("lower");
   targets::host::HostModule lowered =
-      targets::host::lower(prepared.get(), context, symbol, impl.bounds_check, block);
+      targets::host::lower(prepared.get(), context, symbol, impl.bounds_check, block, impl.fast_math);
   llvm::Module& module = *lowered.module;
   module.setDataLayout(h.jit->getDataLayout());
   module.setTargetTriple(h.jit->getTargetTriple());
@@ -251,6 +251,7 @@ HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested,
     impl->name = kernel.name;
     impl->max_block_size = kernel.max_block_size;
     impl->bounds_check = bounds_check;
+    impl->fast_math = options.fast_math;
     if (kernel.has_dynamic_shared())
       impl->dynamic_shared_argument = static_cast<int>(kernel_abi(kernel).arguments.size() - 1);
     impl->fixed_block = options.block;

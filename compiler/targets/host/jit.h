@@ -25,6 +25,7 @@ struct HostKernel::Impl {
   unsigned region_count = 0;
   std::vector<targets::host::BoundsCheck> checks;
   bool bounds_check = false;
+  bool fast_math = false;  // CompileOptions::fast_math (the kernel's own flag is in its IR)
   std::optional<Dim3> fixed_block;  // CompileOptions::block
   std::string llvm_ir, llvm_ir_optimized, assembly;
   std::string cpu;  // "x86_64-pc-linux-gnu, znver3"

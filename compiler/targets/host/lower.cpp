@@ -693,9 +693,10 @@ class HostLowering : public KernelLowering {
 }  // namespace
 
 HostModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, const std::string& function_name,
-                 bool bounds_check, const std::array<int32_t, 3>& block) {
+                 bool bounds_check, const std::array<int32_t, 3>& block, bool fast_math) {
   auto module = std::make_unique<llvm::Module>(kernel.name, context);
   HostLowering lowering(kernel, *module, bounds_check, block);
+  if (fast_math || kernel.fast_math) lowering.enable_fast_math();
   HostModule out = lowering.run(function_name);
   out.module = std::move(module);
   return out;

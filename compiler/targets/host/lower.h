@@ -38,6 +38,6 @@ struct HostModule {
 
 // `block`: x, y, z of the work-group shape to compile for, or all 0 to read it at launch.
 HostModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, const std::string& function_name,
-                 bool bounds_check, const std::array<int32_t, 3>& block);
+                 bool bounds_check, const std::array<int32_t, 3>& block, bool fast_math = false);
 
 }  // namespace rocjit::targets::host

@@ -25,6 +25,11 @@ struct CompileOptions {
   /// uniform() promises are checked and a broken one traps (the launch fails). Also enabled by
   /// ROCJIT_BOUNDS_CHECK=1.
   bool bounds_check = false;
+  /// Contraction (a * b + c may become one fma) and approximate functions: on AMDGPU the f32
+  /// division, sqrt, sin, cos, tan, exp, exp2, exp10, log, log2, log10 and pow use the hardware's
+  /// approximations (bounds in the README's accuracy table, "fast_math" columns). Per kernel too:
+  /// KernelOptions::fast_math, or `fast_math` after max_block_size in .rjir.
+  bool fast_math = false;
   /// Host: false produces the requested texts and facts only; nothing is added to the process's
   /// JIT and the kernel cannot run (Kernel::llvm_ir / assembly / metadata use this).
   bool jit = true;

@@ -278,6 +278,9 @@ struct Kernel {
   Region body;
   /// Largest work-group it may be launched with.
   uint32_t max_block_size = 1024;
+  /// Allows contraction (a * b + c as one fma) and approximate functions (AMDGPU: the hardware's
+  /// sin, cos, exp2, log2, rcp and sqrt instead of ocml's accurate ones); README, "fast_math".
+  bool fast_math = false;
   SourceLoc loc;  ///< where the kernel was defined
 
   /// The type of value `v`.

@@ -28,6 +28,9 @@ struct KernelOptions {
   uint32_t max_block_size = 1024;
   /// Parameter names for messages and printed IR; defaults are arg0, arg1, ...
   std::vector<std::string> param_names;
+  /// Contraction and approximate functions for this kernel (README, "fast_math"); the same as
+  /// CompileOptions::fast_math on every compile of it.
+  bool fast_math = false;
 };
 
 /// A traced kernel: its name and IR. Cheap to copy (the IR is shared and immutable).
