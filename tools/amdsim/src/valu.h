@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cmath>
+#include <limits>
 
 #include "inst.h"
 
@@ -83,6 +84,25 @@ inline double dresult(const Inst& i, double r) {
   if (i.mod.omod != 1.0f) r *= i.mod.omod;
   if (i.mod.clamp) r = std::isnan(r) ? 0.0 : std::fmin(std::fmax(r, 0.0), 1.0);
   return r;
+}
+
+// AMDGPU min/max: NaN operands are ignored (IEEE mode returns the other operand), and -0 < +0.
+inline float fmax_amd(float a, float b) {
+  if (std::isnan(a)) return std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : b;
+  if (std::isnan(b)) return a;
+  if (a == 0 && b == 0) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+inline float fmin_amd(float a, float b) {
+  if (std::isnan(a)) return std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : b;
+  if (std::isnan(b)) return a;
+  if (a == 0 && b == 0) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+// V_MED3: the median, or the minimum when an operand is NaN (shared by f32 and f16).
+inline float fmed3(float a, float b, float c) {
+  if (std::isnan(a) || std::isnan(b) || std::isnan(c)) return fmin_amd(fmin_amd(a, b), c);
+  return fmax_amd(fmin_amd(a, b), fmin_amd(fmax_amd(a, b), c));
 }
 
 // Writes a 32-bit result, honouring an SDWA destination select.

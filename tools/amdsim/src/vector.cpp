@@ -106,19 +106,6 @@ using Op = const Inst&;
 
 // --- Float helpers ---------------------------------------------------------------------------
 
-// AMDGPU min/max: NaN operands are ignored (IEEE mode returns the other operand), and -0 < +0.
-float fmax_amd(float a, float b) {
-  if (std::isnan(a)) return std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : b;
-  if (std::isnan(b)) return a;
-  if (a == 0 && b == 0) return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-float fmin_amd(float a, float b) {
-  if (std::isnan(a)) return std::isnan(b) ? std::numeric_limits<float>::quiet_NaN() : b;
-  if (std::isnan(b)) return a;
-  if (a == 0 && b == 0) return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
 double dmax_amd(double a, double b) {
   if (std::isnan(a)) return std::isnan(b) ? std::numeric_limits<double>::quiet_NaN() : b;
   if (std::isnan(b)) return a;
@@ -130,10 +117,6 @@ double dmin_amd(double a, double b) {
   if (std::isnan(b)) return a;
   if (a == 0 && b == 0) return std::signbit(a) ? a : b;
   return a < b ? a : b;
-}
-float fmed3(float a, float b, float c) {
-  if (std::isnan(a) || std::isnan(b) || std::isnan(c)) return fmin_amd(fmin_amd(a, b), c);
-  return fmax_amd(fmin_amd(a, b), fmin_amd(fmax_amd(a, b), c));
 }
 int fexp32(float x) { return int((f32_bits(x) >> 23) & 0xff); }
 int fexp64(double x) { return int((f64_bits(x) >> 52) & 0x7ff); }

@@ -69,13 +69,6 @@ void write_half(Wave& w, const Inst& i, int lane, double r) {
   write_half_bits(w, i, lane, to_half(r));
 }
 
-float fmin_h(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a == b ? (std::signbit(a) ? a : b) : std::fmin(a, b)); }
-float fmax_h(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a == b ? (std::signbit(a) ? b : a) : std::fmax(a, b)); }
-float med3_h(float a, float b, float c) {
-  if (std::isnan(a) || std::isnan(b) || std::isnan(c)) return fmin_h(fmin_h(a, b), c);
-  return std::fmax(std::fmin(a, b), std::fmin(std::fmax(a, b), c));
-}
-
 // V_DIV_FIXUP_F16: the quotient q of num / den with the special cases of IEEE division applied.
 double div_fixup_h(float q, float den, float num) {
   const bool sign = std::signbit(num) != std::signbit(den);
@@ -129,14 +122,7 @@ void mac_f16(Wave& w, Op i) {
 double mix_source(const Wave& w, const Inst& i, int k, int lane) {
   const Operand& o = i.ops[1 + k];
   const uint32_t op_sel_hi = i.mod.has_op_sel_hi ? i.mod.op_sel_hi : 0;
-  if ((op_sel_hi >> k) & 1) {
-    uint32_t b = read32(w, o, lane, true);
-    if ((o.kind == Operand::vgpr || o.kind == Operand::sgpr) && !o.hi16 && !o.lo16 && ((i.mod.op_sel >> k) & 1)) b >>= 16;
-    b &= 0xffff;
-    if (o.abs) b &= 0x7fff;
-    if (o.neg) b ^= 0x8000;
-    return from_half(b);
-  }
+  if ((op_sel_hi >> k) & 1) return hsrc(w, i, 1 + k, lane);  // op_sel bit k picks the half
   uint32_t b = read32(w, o, lane);
   if (o.abs) b &= 0x7fffffffu;
   if (o.neg) b ^= 0x80000000u;
@@ -181,8 +167,8 @@ void packed_f16(Wave& w, Op i) {
         case 0: return float(x[0] + x[1]);
         case 1: return float(x[0] * x[1]);
         case 2: return std::fma(x[0], x[1], x[2]);
-        case 3: return fmin_h(float(x[0]), float(x[1]));
-        default: return fmax_h(float(x[0]), float(x[1]));
+        case 3: return fmin_amd(float(x[0]), float(x[1]));
+        default: return fmax_amd(float(x[0]), float(x[1]));
       }
     };
     auto finish = [&](double r) {
@@ -200,10 +186,10 @@ void register_vector_f16(HandlerTable& t) {
   VOP_F16_2("v_sub_f16", a - b);
   VOP_F16_2("v_subrev_f16", b - a);
   VOP_F16_2("v_mul_f16", a * b);
-  VOP_F16_2("v_min_f16", fmin_h(a, b));
-  VOP_F16_2("v_max_f16", fmax_h(a, b));
-  VOP_F16_2("v_min_num_f16", fmin_h(a, b));
-  VOP_F16_2("v_max_num_f16", fmax_h(a, b));
+  VOP_F16_2("v_min_f16", fmin_amd(a, b));
+  VOP_F16_2("v_max_f16", fmax_amd(a, b));
+  VOP_F16_2("v_min_num_f16", fmin_amd(a, b));
+  VOP_F16_2("v_max_num_f16", fmax_amd(a, b));
   add_handler(t, "v_ldexp_f16", [](Wave& w, Op i) {  // the exponent is a signed integer operand
     for_lanes(w, i, [&](int l) {
       const float a = hsrc(w, i, 1, l, true);
@@ -215,23 +201,16 @@ void register_vector_f16(HandlerTable& t) {
   VOP_F16_3("v_fma_legacy_f16", std::fma(double(a), double(b), double(c)));
   VOP_F16_3("v_mad_f16", double(from_half(to_half(double(a) * b))) + c);
   VOP_F16_3("v_mad_legacy_f16", double(from_half(to_half(double(a) * b))) + c);
-  VOP_F16_3("v_min3_f16", fmin_h(fmin_h(a, b), c));
-  VOP_F16_3("v_max3_f16", fmax_h(fmax_h(a, b), c));
-  VOP_F16_3("v_med3_f16", med3_h(a, b, c));
+  VOP_F16_3("v_min3_f16", fmin_amd(fmin_amd(a, b), c));
+  VOP_F16_3("v_max3_f16", fmax_amd(fmax_amd(a, b), c));
+  VOP_F16_3("v_med3_f16", fmed3(a, b, c));
   VOP_F16_3("v_div_fixup_f16", div_fixup_h(a, b, c));
   VOP_F16_3("v_div_fixup_legacy_f16", div_fixup_h(a, b, c));
   add_handler(t, "v_fmac_f16", mac_f16<true>);
   add_handler(t, "v_mac_f16", mac_f16<false>);
-  add_handler(t, "v_fmamk_f16", [](Wave& w, Op i) {  // dst = src0 * K + src1
-    for_lanes(w, i, [&](int l) {
-      write_half(w, i, l, std::fma(double(hsrc(w, i, 1, l, true)), double(hsrc(w, i, 2, l)), double(hsrc(w, i, 3, l))));
-    });
-  });
-  add_handler(t, "v_fmaak_f16", [](Wave& w, Op i) {  // dst = src0 * src1 + K
-    for_lanes(w, i, [&](int l) {
-      write_half(w, i, l, std::fma(double(hsrc(w, i, 1, l, true)), double(hsrc(w, i, 2, l)), double(hsrc(w, i, 3, l))));
-    });
-  });
+  // v_fmamk_f16 dst, src0, K, src1 and v_fmaak_f16 dst, src0, src1, K: the operands in print order.
+  VOP_F16_3("v_fmamk_f16", std::fma(double(a), double(b), double(c)));
+  VOP_F16_3("v_fmaak_f16", std::fma(double(a), double(b), double(c)));
   VOP_F16_1("v_sqrt_f16", std::sqrt(a));
   VOP_F16_1("v_rcp_f16", 1.0f / a);
   VOP_F16_1("v_rsq_f16", float(1.0 / std::sqrt(double(a))));
