@@ -17,9 +17,9 @@
 // threads, no coroutines: a barrier is simply "return from run_until_barrier()", and the frame
 // stack makes resuming inside nested loops trivial.
 //
-// Values are stored as uint64_t bit patterns, normalised to their type: integers of 32 bits and
-// i1 zero-extended (i1 is 0 or 1), f32 as the 32 bits of the float, f64 as its 64 bits, f16 and
-// bf16 as their 16 bits. Arithmetic on f16 and bf16 is computed in float and rounded once to
+// Values are stored as uint64_t bit patterns (a vector's lanes one per cell of Item::lanes),
+// normalised to their type: integers of 32 bits and i1 zero-extended (i1 is 0 or 1), f32 as the
+// 32 bits of the float, f64 as its 64 bits, f16 and bf16 as their 16 bits. Arithmetic on f16 and bf16 is computed in float and rounded once to
 // nearest even (correctly rounded: float has more than twice their precision plus two bits);
 // fma rounds once from the exact result (narrow_fma).
 #include "rocjit/compiler/interpret.hpp"
@@ -475,6 +475,7 @@ struct Frame {
 struct Item {
   int64_t local[3] = {0, 0, 0};
   std::vector<Bits> values;
+  std::vector<Bits> lanes;  // vector values' lanes, from Interpreter::lane_base_
   std::vector<Bits> slots;
   std::vector<std::vector<std::byte>> locals;  // by MemoryId; empty for non-local memories
   std::vector<std::vector<uint8_t>> local_written;  // per element of each local array: written yet?
@@ -489,6 +490,12 @@ class Interpreter {
   Interpreter(const ir::Kernel& k, Dim3 grid, Dim3 block, std::span<const InterpretArgument> args,
               const InterpretOptions& options)
       : k_(k), grid_(grid), block_(block), options_(options) {
+    lane_base_.assign(k.values.size(), 0);
+    for (ir::ValueId v = 1; v < k.values.size(); ++v)
+      if (k.values[v].type.is_vector()) {
+        lane_base_[v] = vector_lanes_;
+        vector_lanes_ += k.values[v].type.lanes;
+      }
     check_geometry();
     bind(args);
   }
@@ -502,6 +509,7 @@ class Interpreter {
       it.local[1] = (i / block_.x) % block_.y;
       it.local[2] = i / (block_.x * block_.y);
       it.values.assign(k_.values.size(), 0);
+      it.lanes.assign(vector_lanes_, 0);
       for (const ir::Param& p : k_.params)
         if (p.kind == ir::Param::Kind::scalar) it.values[p.value] = scalars_[p.value];
       it.locals.resize(k_.memories.size());
@@ -810,10 +818,14 @@ class Interpreter {
     const ArrayView& v = views_[op.ref];
     int64_t index[3] = {0, 0, 0};
     bool inside = true;
+    // A vector access (rank 1, contiguous) at index i reads or writes elements N*i ... N*i+N-1.
+    const int64_t lanes = ir::access_lanes(k_, op);
     for (unsigned d = 0; d < m.rank; ++d) {
       index[d] = extend(k_.value_type(op.operands[d]), it.values[op.operands[d]]);
-      if (index[d] < 0 || index[d] >= v.shape[d]) inside = false;
+      if (index[d] < 0 || (index[d] + 1) * lanes > v.shape[d]) inside = false;
     }
+    if (lanes > 1 && inside) index[0] *= lanes;
+    if (lanes > 1 && !inside) vector_out_of_bounds(it, op, index[0], lanes);
     int64_t linear = 0;
     for (unsigned d = 0; d < m.rank && inside; ++d) {
       int64_t term = 0;
@@ -848,6 +860,15 @@ class Interpreter {
                              ir::space_name(m.space), m.name,
                              m.space == MemorySpace::shared ? "any work-item of the group" : "the work-item",
                              item_name(it), group_name(), ir::space_name(m.space)));
+  }
+
+  [[noreturn]] void vector_out_of_bounds(const Item& it, const Op& op, int64_t index, int64_t lanes) const {
+    const ir::Memory& m = k_.memories[op.ref];
+    launch_error(fmt::format("out-of-bounds vector {} of {} array '{}' at {}: vector index {} is elements {}..{}, "
+                             "outside shape ({}) (work-item {} of group {})",
+                             ir::op_kind_name(op.kind), ir::space_name(m.space), m.name, op.loc.str(), index,
+                             index * lanes, index * lanes + lanes - 1, views_[op.ref].shape[0], item_name(it),
+                             group_name()));
   }
 
   [[noreturn]] void out_of_bounds(const Item& it, const Op& op, const int64_t* index, bool inside, int64_t linear) const {
@@ -885,18 +906,32 @@ class Interpreter {
       case OpKind::workitem: r = static_cast<Bits>(workitem(it, op.workitem(), op.dim)); break;
       case OpKind::shape: r = static_cast<Bits>(views_[op.ref].shape[op.dim]); break;
       case OpKind::load: {
+        const ir::Memory& m = k_.memories[op.ref];
         Access a = element(it, op);
-        check_written(it, op, a.written);
-        r = read_element(op.type, a.address);
+        for (unsigned lane = 0; lane < op.type.lanes; ++lane) {
+          check_written(it, op, a.written ? a.written + lane : nullptr);
+          r = read_element(m.element, a.address + lane * ir::byte_size(m.element));
+          if (op.type.is_vector()) it.lanes[lane_base_[op.result] + lane] = r;
+        }
+        if (op.type.is_vector()) return;
         break;
       }
       case OpKind::store: {
         const ir::Memory& m = k_.memories[op.ref];
         Access a = element(it, op);
-        write_element(m.element, a.address, operand(m.rank));
-        if (a.written) *a.written = 1;
+        const ir::ValueId v = op.operands[m.rank];
+        const unsigned lanes = k_.value_type(v).lanes;
+        for (unsigned lane = 0; lane < lanes; ++lane) {
+          write_element(m.element, a.address + lane * ir::byte_size(m.element),
+                        lanes > 1 ? it.lanes[lane_base_[v] + lane] : it.values[v]);
+          if (a.written) a.written[lane] = 1;
+        }
         return;
       }
+      case OpKind::make_vector:
+        for (size_t lane = 0; lane < op.operands.size(); ++lane) it.lanes[lane_base_[op.result] + lane] = operand(lane);
+        return;
+      case OpKind::extract: r = it.lanes[lane_base_[op.operands[0]] + op.dim]; break;
       case OpKind::atomic: {
         const ir::Memory& m = k_.memories[op.ref];
         Access a = element(it, op);
@@ -936,6 +971,8 @@ class Interpreter {
   Dim3 grid_, block_;
   InterpretOptions options_;
   std::vector<Bits> scalars_;                          // by ValueId: scalar parameters
+  std::vector<uint32_t> lane_base_;                    // by ValueId: a vector's first lane in Item::lanes
+  uint32_t vector_lanes_ = 0;                          // lanes of all vector values
   std::vector<ArrayView> views_;                       // by MemoryId
   std::map<ir::MemoryId, std::vector<std::byte>> shared_;  // one group's shared arrays
   std::map<ir::MemoryId, std::vector<uint8_t>> shared_written_;  // per element: written in this group?

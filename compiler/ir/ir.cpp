@@ -199,9 +199,17 @@ std::string op_spelling(const Op& op) {
 
 unsigned value_operand_count(const Op& op) {
   const OpInfo& info = op_info(op.kind);
+  if (info.operands == by_lanes) return op.type.lanes;
   if (info.operands != by_member) return static_cast<unsigned>(info.operands);
   const auto members = family_members(info.family);
   return op.sub < members.size() ? members[op.sub].operands : 0;
+}
+
+unsigned access_lanes(const Kernel& k, const Op& op) {
+  if (op.kind == OpKind::load) return op.type.lanes;
+  if (op.kind != OpKind::store || op.ref >= k.memories.size()) return 1;
+  const unsigned rank = k.memories[op.ref].rank;
+  return rank < op.operands.size() && op.operands[rank] < k.values.size() ? k.values[op.operands[rank]].type.lanes : 1;
 }
 
 bool is_sync_point(const Op& op) { return op_info(op.kind).sync != SyncScope::none; }

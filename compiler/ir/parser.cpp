@@ -514,8 +514,10 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       fail_at(uses.front().token, fmt::format("expected {} operand{} for '{}', got {}", n, n == 1 ? "" : "s",
                                               name.text, uses.size()));
   };
+  // A load or store names the element type, or a vector of it (a vector access).
   auto element_type = [&](Type t, const Memory& m) {
-    declared_type(type_token, t, m.element, fmt::format("the element type of @{}", m.name));
+    const bool vector_access = op.kind != OpKind::atomic && t.is_vector() && t.element_of() == m.element;
+    if (!vector_access) declared_type(type_token, t, m.element, fmt::format("the element type of @{}", m.name));
   };
   auto slot_type = [&](Type t, const Slot& s) {
     declared_type(type_token, t, s.type, fmt::format("the type of ${}", s.name));
@@ -544,6 +546,22 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       };
       for (size_t i = 0; i < uses.size(); ++i) check_type(uses[i], operand_type(i));
       if (k == OpKind::compare) op.type = Type::i1;
+      break;
+    }
+    case OpKind::make_vector: {
+      operand_list();
+      op.type = annotated_type();
+      if (!op.type.is_vector())
+        fail_at(type_token, fmt::format("expected a vector type such as f32x4, got {}", type_name(op.type)));
+      arity(value_operand_count(op));
+      for (const Use& u : uses) check_type(u, op.type.element_of());
+      break;
+    }
+    case OpKind::extract: {
+      uses.push_back(use());
+      expect_punct(',');
+      op.dim = static_cast<uint8_t>(unsigned_number("a lane", 15));
+      op.type = annotated_type();  // the operand's lanes: ir::verify checks them
       break;
     }
     case OpKind::wave:  // operand types follow from the member: ir::verify checks them

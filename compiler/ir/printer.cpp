@@ -85,6 +85,12 @@ class Printer {
     return s + "]";
   }
 
+  // The type a store writes: the element type, or a vector of it (printable before verification).
+  Type stored_type(const Op& op, unsigned rank) const {
+    const ValueId v = rank < op.operands.size() ? op.operands[rank] : 0;
+    return v != 0 && v < kernel_.values.size() ? kernel_.value_type(v) : kernel_.memories.at(op.ref).element;
+  }
+
   std::string operand_list(const Op& op) const {
     std::string s;
     for (size_t i = 0; i < op.operands.size(); ++i) s += (i ? ", " : "") + v(op.operands[i]);
@@ -126,6 +132,7 @@ class Printer {
       case OpKind::math:
       case OpKind::wave:
       case OpKind::uniform:
+      case OpKind::make_vector:
         out_ += fmt::format("{} {} : {}", op_spelling(op), operand_list(op), t);
         break;
       case OpKind::compare:
@@ -140,6 +147,9 @@ class Printer {
         out_ += fmt::format("{} {} : {} to {}", op_kind_name(op.kind), v(op.operands[0]),
                             type_name(kernel_.value_type(op.operands[0])), t);
         break;
+      case OpKind::extract:
+        out_ += fmt::format("extract {}, {} : {}", v(op.operands[0]), op.dim, t);
+        break;
       case OpKind::workitem:
         out_ += fmt::format("{} {} : {}", op_spelling(op), op.dim, t);
         break;
@@ -151,7 +161,7 @@ class Printer {
         break;
       case OpKind::store:
         out_ += fmt::format("store {}{}, {} : {}", mem(op.ref), indices(op, rank), v(op.operands[rank]),
-                            type_name(kernel_.memories.at(op.ref).element));
+                            type_name(stored_type(op, rank)));
         break;
       case OpKind::atomic: {
         std::string rest;

@@ -112,7 +112,27 @@ class Verifier {
                                  op_kind_name(op.kind), v, def ? " at " + def->loc.str() : std::string()));
       fail(op.loc, fmt::format("{} uses %{} before it is defined", op_kind_name(op.kind), v));
     }
-    return kernel_.values[v].type;
+    const Type t = kernel_.values[v].type;
+    if (t.is_vector() && op.kind != OpKind::extract && op.kind != OpKind::store)
+      fail(op.loc, fmt::format("{} cannot take the vector %{} ({}); vectors are read with extract and written "
+                               "with store",
+                               op_spelling(op), v, type_name(t)));
+    return t;
+  }
+
+  // A load or store of a whole vector `t` on array `m`: lanes of its element type, a
+  // one-dimensional array with a contiguous layout.
+  void check_vector_access(const Op& op, const Memory& m, Type t) const {
+    if (t.element_of() != m.element)
+      fail(op.loc, fmt::format("{} of {} on array '{}' of {}: the lanes must have the element type",
+                               op_kind_name(op.kind), type_name(t), m.name, type_name(m.element)));
+    if (!is_supported_vector(t))
+      fail(op.loc, fmt::format("{} of {}: vectors have 2 to 4 lanes of a number type", op_kind_name(op.kind),
+                               type_name(t)));
+    if (m.rank != 1 || m.layout == Layout::strided)
+      fail(op.loc, fmt::format("vector {} on array '{}': vector accesses need a one-dimensional array with a "
+                               "contiguous layout (it has rank {}, layout {})",
+                               op_kind_name(op.kind), m.name, m.rank, layout_name(m.layout)));
   }
 
   void define(const Op& op) {
@@ -124,7 +144,16 @@ class Verifier {
     if (kernel_.values[op.result].type != op.type)
       fail(op.loc, fmt::format("value %{} is declared {} but defined as {}", op.result,
                                type_name(kernel_.values[op.result].type), type_name(op.type)));
-    if (!is_supported(op.type)) unsupported(op.type, op.loc, fmt::format("value %{}", op.result));
+    if (op.type.is_vector() && (op.kind == OpKind::load || op.kind == OpKind::make_vector)) {
+      if (!is_supported_vector(op.type))
+        fail(op.loc, fmt::format("value %{} has type {}; vectors have 2 to 4 lanes of a number type", op.result,
+                                 type_name(op.type)));
+    } else if (op.type.is_vector()) {
+      fail(op.loc, fmt::format("{} cannot produce the vector type {}; vectors come from vector and load",
+                               op_spelling(op), type_name(op.type)));
+    } else if (!is_supported(op.type)) {
+      unsupported(op.type, op.loc, fmt::format("value %{}", op.result));
+    }
     defined_[op.result] = true;
     scope_.push_back(op.result);
   }
@@ -158,7 +187,7 @@ class Verifier {
                                op.operands.size()));
     for (unsigned i = 0; i < m.rank; ++i) {
       Type t = use(op, op.operands[i]);
-      if (!is_integer(t))
+      if (!is_integer(t) || t.is_vector())
         fail(op.loc, fmt::format("index {} of array '{}' is {}; indices must be integers", i, m.name,
                                  type_name(t)));
     }
@@ -300,14 +329,17 @@ class Verifier {
       case OpKind::load: {
         const Memory& m = memory(op);
         check_indices(op, m);
-        if (op.type != m.element) fail(op.loc, fmt::format("load from '{}' must produce {}", m.name, type_name(m.element)));
+        if (op.type.is_vector()) check_vector_access(op, m, op.type);
+        else if (op.type != m.element)
+          fail(op.loc, fmt::format("load from '{}' must produce {}", m.name, type_name(m.element)));
         break;
       }
       case OpKind::store: {
         const Memory& m = memory(op);
         check_indices(op, m);
         Type t = use(op, op.operands[m.rank]);
-        if (t != m.element)
+        if (t.is_vector()) check_vector_access(op, m, t);
+        else if (t != m.element)
           fail(op.loc, fmt::format("storing {} into array '{}' of {} needs an explicit cast", type_name(t),
                                    m.name, type_name(m.element)));
         break;
@@ -364,6 +396,24 @@ class Verifier {
                                    type_name(kernel_.value_type(op.operands[1]))));
         if ((w == WaveOp::reduce_and || w == WaveOp::reduce_or || w == WaveOp::reduce_xor) && !is_integer(a))
           fail(op.loc, fmt::format("wave.{} needs an integer, got {}", name, type_name(a)));
+        break;
+      }
+      case OpKind::make_vector: {
+        if (!op.type.is_vector()) fail(op.loc, fmt::format("vector must produce a vector type, not {}", type_name(op.type)));
+        for (ValueId v : op.operands)
+          if (Type t = use(op, v); t != op.type.element_of())
+            fail(op.loc, fmt::format("vector of {} takes {} lanes, got a {}", type_name(op.type),
+                                     type_name(op.type.element_of()), type_name(t)));
+        break;
+      }
+      case OpKind::extract: {
+        const Type v = use(op, op.operands[0]);
+        if (!v.is_vector()) fail(op.loc, fmt::format("extract takes a vector, got {}", type_name(v)));
+        if (op.dim >= v.lanes)
+          fail(op.loc, fmt::format("extract of lane {} from {}, which has {} lanes", op.dim, type_name(v), v.lanes));
+        if (op.type != v.element_of())
+          fail(op.loc, fmt::format("extract from {} produces {}, not {}", type_name(v), type_name(v.element_of()),
+                                   type_name(op.type)));
         break;
       }
       case OpKind::var_load:

@@ -1,4 +1,5 @@
-// Type legalisation. Every type ir::verify accepts (ir::is_supported) lowers natively on every
+// Type legalisation. Every type ir::verify accepts (ir::is_supported, and the vectors of
+// ir::is_supported_vector, which only loads, stores and the vector ops carry) lowers natively on every
 // target today, so no rewrite rule exists yet: the pass checks that and returns nullptr (the
 // kernel is lowered as it is). Types a target lacks (f16 arithmetic without native support,
 // vectors wider than a target's registers) get their rewrite rules here.
@@ -10,7 +11,7 @@
 
 namespace rocjit::passes {
 
-bool target_supports_type(const Target&, ir::Type t) { return ir::is_supported(t); }
+bool target_supports_type(const Target&, ir::Type t) { return ir::is_supported(t) || ir::is_supported_vector(t); }
 
 std::unique_ptr<ir::Kernel> legalize_types(const ir::Kernel& kernel, const Target& target) {
   auto check = [&](ir::Type t, const ir::SourceLoc& loc) {

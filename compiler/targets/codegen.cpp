@@ -35,14 +35,14 @@ bool llvm_args_given() {
   return given;
 }
 
-void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool vectorize) {
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool loop_vectorize, bool slp_vectorize) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = vectorize && opt_level >= 2;
-  tuning.SLPVectorization = vectorize && opt_level >= 2;
+  tuning.LoopVectorization = loop_vectorize && opt_level >= 2;
+  tuning.SLPVectorization = slp_vectorize && opt_level >= 2;
   // Pass instrumentation makes ROCJIT_LLVM_ARGS such as -print-after= or
   // -opt-bisect-limit= reach the optimisation pipeline, and gives LLVM's time trace (on while
   // ROCJIT_TIME_TRACE records a compile) an event per pass; without them it costs nothing.

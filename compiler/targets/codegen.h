@@ -9,10 +9,11 @@
 
 namespace rocjit::targets {
 
-// Runs the new pass manager's default pipeline at `opt_level` (0..3). `vectorize` enables the
-// loop and SLP vectorisers (the host's work-item loops need them; GPU kernels are scalar per
-// lane, where they cost compile time for nothing).
-void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool vectorize);
+// Runs the new pass manager's default pipeline at `opt_level` (0..3). `loop_vectorize` enables the
+// loop vectoriser, `slp_vectorize` the SLP vectoriser (the host's work-item loops need both; GPU
+// kernels are scalar per lane, where they cost compile time for nothing, except that SLP packs
+// pairs of 16-bit lanes into v_pk_* instructions).
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool loop_vectorize, bool slp_vectorize);
 
 // Emits a relocatable object or assembly text. Codegen may change the module: emit assembly
 // from a clone when the object is still needed.

@@ -160,6 +160,8 @@ llvm::Value* KernelLowering::element_address(const ir::Op&, const ir::Memory& m,
   return builder_.CreateInBoundsGEP(llvm_type(m.element), base, linear);
 }
 
+llvm::Align KernelLowering::vector_alignment(const ir::Memory& m, unsigned) { return llvm::Align(ir::byte_size(m.element)); }
+
 llvm::Value* KernelLowering::math(const ir::Op& op, const std::vector<llvm::Value*>& args) {
   llvm::Type* t = llvm_type(op.type);
   auto intrinsic = [&](llvm::Intrinsic::ID id) { return builder_.CreateIntrinsic(id, {t}, args); };
@@ -598,14 +600,25 @@ void KernelLowering::operation(const ir::Op& op) {
     case OpKind::store: {
       const ir::Memory& m = kernel_.memories[op.ref];
       llvm::Value* base = array_base(op.ref);
-      llvm::Value* ptr = element_address(op, m, base, linear_index(op, m));
-      llvm::Align align(ir::byte_size(m.element));
+      // A vector access (one-dimensional arrays, ir::verify) at index i moves elements N*i ... N*i+N-1.
+      const unsigned lanes = ir::access_lanes(kernel_, op);
+      llvm::Value* linear = linear_index(op, m);
+      if (lanes > 1) linear = builder_.CreateMul(linear, builder_.getInt64(lanes), "", /*HasNUW=*/true, /*HasNSW=*/true);
+      llvm::Value* ptr = element_address(op, m, base, linear);
+      llvm::Align align = lanes > 1 ? vector_alignment(m, lanes) : llvm::Align(ir::byte_size(m.element));
       if (op.kind == OpKind::load)
-        result = builder_.CreateAlignedLoad(llvm_type(m.element), ptr, align);
+        result = builder_.CreateAlignedLoad(llvm_type(op.type), ptr, align);
       else
         builder_.CreateAlignedStore(value(op.operands[m.rank]), ptr, align);
       break;
     }
+    case OpKind::make_vector: {
+      result = llvm::PoisonValue::get(llvm_type(op.type));
+      for (unsigned lane = 0; lane < op.operands.size(); ++lane)
+        result = builder_.CreateInsertElement(result, value(op.operands[lane]), builder_.getInt32(lane));
+      break;
+    }
+    case OpKind::extract: result = builder_.CreateExtractElement(value(op.operands[0]), builder_.getInt32(op.dim)); break;
     case OpKind::atomic: result = atomic(op); break;
     case OpKind::var_load:
       result = builder_.CreateLoad(llvm_type(op.type), slot_pointer(op.ref));

@@ -72,6 +72,9 @@ class KernelLowering {
   // Address of an element; targets may add checks (bounds checking).
   virtual llvm::Value* element_address(const ir::Op& op, const ir::Memory& m, llvm::Value* base,
                                        llvm::Value* linear_index);
+  // The alignment a vector access of `lanes` elements of `m` may assume (the base class: the
+  // element's, which every base address has; targets that align an array's base say more).
+  virtual llvm::Align vector_alignment(const ir::Memory& m, unsigned lanes);
   // Hook for allocas: placed in the function's entry block.
   llvm::AllocaInst* entry_alloca(llvm::Type* type, llvm::Value* count, const llvm::Twine& name,
                                  unsigned address_space);

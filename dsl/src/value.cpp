@@ -1,6 +1,7 @@
 // Typing rules of the DSL: weak literals, C++'s usual arithmetic conversions made explicit as
 // cast ops, and no silent narrowing.
 #include "rocjit/dsl/value.hpp"
+#include "rocjit/dsl/vector.hpp"
 
 #include <fmt/format.h>
 
@@ -148,6 +149,26 @@ Value binary(ir::BinaryOp op, const Operand& a, const Operand& b) {
   Value x = coerce(a, t, true, "the left operand");
   Value y = coerce(b, t, true, "the right operand");
   return emit(ir::OpKind::binary, t, {x.id(), y.id()}, a.loc(), static_cast<uint8_t>(op));
+}
+
+void check_lane(const Lane& lane, unsigned lanes) {
+  if (lane.index < 0 || static_cast<unsigned>(lane.index) >= lanes)
+    fail(lane.loc, fmt::format("lane {} of a Vec with {} lanes does not exist (lanes are 0 to {})", lane.index, lanes,
+                               lanes - 1));
+}
+
+Value vector_lane_binary(ir::BinaryOp op, const Operand& a, const Operand& b, Type lane_type, unsigned lanes) {
+  const bool shift = op == ir::BinaryOp::shl || op == ir::BinaryOp::shr;
+  const Type t = shift && !a.is_literal() ? a.type() : common_type(a, b);
+  if (t != lane_type) {
+    const Operand& other = a.type() == lane_type ? b : a;
+    fail(a.loc(), fmt::format("operator '{}' of a Vec<{}, {}> with a {} would give {} lanes; a Vec keeps its lane "
+                              "type: write cast<{}>(...) around the scalar, or convert the Vec with cast<{}>(v)",
+                              ir::binary_op_name(op), ir::cpp_type_name(lane_type), lanes,
+                              ir::cpp_type_name(other.type()), ir::cpp_type_name(t), ir::cpp_type_name(lane_type),
+                              ir::cpp_type_name(t)));
+  }
+  return binary(op, a, b);
 }
 
 Value compare(ir::ComparePred pred, const Operand& a, const Operand& b) {

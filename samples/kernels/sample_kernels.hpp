@@ -162,4 +162,28 @@ inline Kernel jacobi() {
   }, {.param_names = {"in", "out"}});
 }
 
+// One N-body step: the acceleration of body i from all bodies, positions and masses as x, y, z,
+// m in four consecutive floats. `vector_loads` reads each body with one vload<4> (one 16-byte
+// load) instead of four scalar loads; both compute the same operations in the same order.
+inline Kernel nbody(bool vector_loads) {
+  return kernel(vector_loads ? "nbody_vload4" : "nbody_scalar", [vector_loads](Array<float> p, Array<float> acc) {
+    Int i = global_id(0);
+    Int n = p.shape(0) / 4;
+    If(i < n, [&] {
+      Vec<float, 4> pi = p.vload<4>(i);
+      Var<float> ax = 0.0f, ay = 0.0f, az = 0.0f;
+      For(0, n, [&](Int j) {
+        Vec<float, 4> pj = vector_loads ? p.vload<4>(j) : Vec<float, 4>(p(4 * j), p(4 * j + 1), p(4 * j + 2), p(4 * j + 3));
+        Vec<float, 4> d = pj - pi;
+        Float r2 = d.x() * d.x() + d.y() * d.y() + d.z() * d.z() + 0.01f;
+        Float s = pj.w() * rsqrt(r2 * r2 * r2);
+        ax += d.x() * s;
+        ay += d.y() * s;
+        az += d.z() * s;
+      });
+      acc.vstore(i, Vec<float, 4>(ax, ay, az, 0.0f));
+    });
+  }, {.param_names = {"pos", "acc"}});
+}
+
 }  // namespace rocjit::samples

@@ -85,6 +85,8 @@ TEST_CASE("every DSL operation, of every op kind, records a location in the user
            cast<int32_t>(wave::any(acc > 0) && wave::all(acc > 0)) + wave::count(acc > 0);
     c(3) = wave::reduce_add(acc) + wave::reduce_min(acc) + wave::reduce_max(acc) + wave::reduce_and(acc) +
            wave::reduce_or(acc) + wave::reduce_xor(acc) + wave::inclusive_scan_add(acc) + wave::exclusive_scan_add(acc);
+    Vec<float, 2> v = a.vload<2>(i);
+    a.vstore(i + 1, Vec<float, 2>(v.y(), v[0]) * 2.0f + v);
     If(n > 100, [&] { Return(); });
     a(0) = tile(1);
   });
@@ -124,6 +126,9 @@ TEST_CASE("every op records the user's line, never one inside rocjit's headers")
     a(i) += w - x; AT_THIS_LINE;
     Int blocks = ceil_div(n, 4); AT_THIS_LINE;
     If(i < blocks, [&] { a(i) = acc + cast<float>(i % 7); }); AT_THIS_LINE;
+    Vec<float, 4> q = a.vload<4>(i); AT_THIS_LINE;
+    b.vstore(i, q * 2.0f + Vec<float, 4>(b(i)) - q); AT_THIS_LINE;
+    a(i) = q.z() + q[1] + cast<half>(-q).w(); AT_THIS_LINE;
   });
   const ir::Kernel& ir = k.ir();
   const std::string self = std::source_location::current().file_name();

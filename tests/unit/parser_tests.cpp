@@ -67,6 +67,7 @@ Kernel every_op() {
     fence(memory_scope::wavefront, memory_order::seq_cst);
     Int promised = uniform(counts(0)) + bitcast<int32_t>(f(0));
     If(i > promised, [&] { f(i) = lds(1, 1) * 1.0f; });
+    f.vstore(i, f.vload<4>(i) * scale);
     barrier(CLK_LOCAL_MEM_FENCE);
     barrier(CLK_GLOBAL_MEM_FENCE);
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);

@@ -46,6 +46,16 @@ void check_lds(const ir::Kernel& kernel, const std::string& processor) {
                     fmt::format("{} allows {} bytes per work-group", processor, limit));
 }
 
+// Whether any value or element is 16 bits wide: then the SLP vectoriser may pair lanes into packed
+// instructions (v_pk_add_f16); kernels of 32- and 64-bit values skip its compile time.
+bool has_16_bit_values(const ir::Kernel& kernel) {
+  for (const ir::ValueInfo& v : kernel.values)
+    if (v.type.bits == 16) return true;
+  for (const ir::Memory& m : kernel.memories)
+    if (m.element.bits == 16) return true;
+  return false;
+}
+
 }  // namespace
 
 CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
@@ -92,7 +102,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
                                                      : llvm::CodeGenOptLevel::Aggressive);
     {
       time_trace::Phase phase("optimise");
-      optimize(module, *machine.tm, options.opt_level, false);
+      optimize(module, *machine.tm, options.opt_level, false, has_16_bit_values(prepared.get()));
     }
     if (options.emit_llvm_ir_optimized) out.llvm_ir_optimized = to_string(module);
     if (options.emit_assembly) {

@@ -293,13 +293,25 @@ class AmdgpuLowering : public KernelLowering {
       return dynamic_lds_;
     }
     auto* array_type = llvm::ArrayType::get(llvm_type(m.element), static_cast<uint64_t>(m.element_count()));
-    if (m.space == ir::MemorySpace::local)
-      return entry_alloca(array_type, nullptr, m.name, private_as);
+    if (m.space == ir::MemorySpace::local) {
+      llvm::AllocaInst* a = entry_alloca(array_type, nullptr, m.name, private_as);
+      a->setAlignment(std::max(a->getAlign(), llvm::Align(16)));
+      return a;
+    }
     auto* g = new llvm::GlobalVariable(module_, array_type, false, llvm::GlobalValue::InternalLinkage,
                                        llvm::PoisonValue::get(array_type), m.name, nullptr,
                                        llvm::GlobalValue::NotThreadLocal, local_as);
     g->setAlignment(llvm::Align(16));
     return g;
+  }
+
+  // Shared and local arrays start 16-byte aligned (memory_base), so a vector at index i, at byte
+  // i * N * sizeof(T), has the largest power of two dividing N * sizeof(T) up to 16: an f32x4 in
+  // LDS is one ds_read_b128. Global arrays may be views at any element offset: the base class.
+  llvm::Align vector_alignment(const ir::Memory& m, unsigned lanes) override {
+    if (m.space == ir::MemorySpace::global) return KernelLowering::vector_alignment(m, lanes);
+    const unsigned bytes = lanes * ir::byte_size(m.element);
+    return llvm::Align(std::min(16u, bytes & -bytes));
   }
 
   // AMDGPU's sync scopes: "wavefront", "workgroup", "agent" and the system ("").

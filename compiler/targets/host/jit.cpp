@@ -134,7 +134,7 @@ llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions&
   std::lock_guard<std::mutex> guard(h.lock);
   {
     time_trace::Phase phase("optimise");
-    targets::optimize(module, *h.tm, options.opt_level, true);
+    targets::optimize(module, *h.tm, options.opt_level, true, true);
   }
   if (options.emit_llvm_ir_optimized) impl.llvm_ir_optimized = targets::to_string(module);
   if (options.emit_assembly) {

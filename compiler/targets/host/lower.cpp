@@ -267,7 +267,8 @@ class HostLowering : public KernelLowering {
     for (ir::ValueId v = 1; v < kernel_.values.size(); ++v)
       if (spilled_[v]) {
         value_offset_[v] = storage_per_item_;
-        storage_per_item_ += 8;  // 8-aligned item offsets; each item holds item_bytes per work-item
+        // 8-aligned item offsets; each item holds item_bytes per work-item (vectors: up to 32)
+        storage_per_item_ += (item_bytes(kernel_.value_type(v)) + 7) / 8 * 8;
       }
     slot_offset_.assign(kernel_.slots.size(), -1);
     for (uint32_t s = 0; s < kernel_.slots.size(); ++s)
@@ -301,6 +302,8 @@ class HostLowering : public KernelLowering {
   }
 
   static uint64_t item_bytes(ir::Type t) { return std::max(4u, ir::byte_size(t)); }
+  // A spilled value's alignment: its lanes' (items of an f32x3 are 12 bytes apart).
+  static llvm::Align spill_align(ir::Type t) { return llvm::Align(ir::byte_size(t.element_of())); }
 
   // ---- per-work-item storage ------------------------------------------------------------
   // storage + offset * threads + work_item * item_bytes: each item is contiguous over work-items.
@@ -315,9 +318,10 @@ class HostLowering : public KernelLowering {
   llvm::Value* group_item() { return in_wave_ ? wave_first_ : builder_.getInt64(0); }
 
   llvm::Value* value(ir::ValueId id) override {
-    if (spilled_[id] && def_segment_[id] != segment_)
-      return builder_.CreateLoad(llvm_type(kernel_.value_type(id)),
-                                 storage_address(value_offset_[id], item_bytes(kernel_.value_type(id))));
+    if (spilled_[id] && def_segment_[id] != segment_) {
+      const ir::Type t = kernel_.value_type(id);
+      return builder_.CreateAlignedLoad(llvm_type(t), storage_address(value_offset_[id], item_bytes(t)), spill_align(t));
+    }
     if (def_segment_[id] != group_segment && def_segment_[id] != segment_ && rematerializable(id)) {
       const ir::Op& def = *kernel_.values[id].def;
       if (def.kind == OpKind::workitem) return workitem(def.workitem(), def.dim);
@@ -330,7 +334,7 @@ class HostLowering : public KernelLowering {
   void define(const ir::Op& op, llvm::Value* v) override {
     values_[op.result] = v;
     if (spilled_[op.result])
-      builder_.CreateStore(v, storage_address(value_offset_[op.result], item_bytes(kernel_.value_type(op.result))));
+      builder_.CreateAlignedStore(v, storage_address(value_offset_[op.result], item_bytes(op.type)), spill_align(op.type));
   }
 
   llvm::Value* slot_pointer(uint32_t slot) override {
@@ -617,18 +621,26 @@ class HostLowering : public KernelLowering {
     auto* i64 = builder_.getInt64Ty();
     llvm::Value* ok = builder_.getTrue();
     std::vector<llvm::Value*> idx;
+    // A vector access (rank 1) at index i needs elements N*i ... N*i+N-1 inside the extent.
+    const unsigned lanes = ir::access_lanes(kernel_, op);
     for (unsigned d = 0; d < m.rank; ++d) {
       llvm::Value* v = value(op.operands[d]);
       v = ir::is_signed(kernel_.value_type(op.operands[d])) ? builder_.CreateSExtOrTrunc(v, i64)
                                                             : builder_.CreateZExtOrTrunc(v, i64);
       idx.push_back(v);
-      ok = builder_.CreateAnd(ok, builder_.CreateICmpULT(v, builder_.CreateZExt(shape_of(m, d), i64)));
+      llvm::Value* last = lanes > 1 ? builder_.CreateAdd(builder_.CreateMul(v, builder_.getInt64(lanes)),
+                                                         builder_.getInt64(lanes - 1))
+                                    : v;
+      llvm::Value* inside = builder_.CreateICmpULT(last, builder_.CreateZExt(shape_of(m, d), i64));
+      if (lanes > 1) inside = builder_.CreateAnd(inside, builder_.CreateICmpSGE(v, builder_.getInt64(0)));
+      ok = builder_.CreateAnd(ok, inside);
     }
     while (idx.size() < 3) idx.push_back(builder_.getInt64(0));
     BoundsCheck check;
     check.array = m.name;
     check.access = op.kind == OpKind::load ? "load" : op.kind == OpKind::store ? "store" : "atomic";
     check.rank = m.rank;
+    check.lanes = lanes;
     check.static_shape = m.shape;
     check.param_index = m.param_index;
     if (m.param_index >= 0)

@@ -18,6 +18,7 @@ struct BoundsCheck {
   std::string access;  // "load", "store", "atomic", or "uniform" (a broken uniform() promise)
   ir::Type type = ir::Type::none;     // uniform: the value's type
   unsigned rank = 1;
+  unsigned lanes = 1;                 // a vector access: elements N*i ... N*i+N-1 of index i
   std::vector<int64_t> static_shape;  // shared/local arrays
   int param_index = -1;               // global arrays: shape comes from the arguments
   int first_extent = -1;              // global arrays: argument index of extent 0 (kernel ABI);

@@ -7,3 +7,4 @@
 #include "rocjit/dsl/control.hpp"
 #include "rocjit/dsl/kernel.hpp"
 #include "rocjit/dsl/value.hpp"
+#include "rocjit/dsl/vector.hpp"

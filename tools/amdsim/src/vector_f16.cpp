@@ -179,9 +179,67 @@ void packed_f16(Wave& w, Op i) {
   });
 }
 
+// Packed 16-bit integers (VOP3P): the halves of each source chosen by op_sel / op_sel_hi as for
+// packed f16 (an inline constant is its 32-bit value, so op_sel_hi 0 repeats its low half);
+// results wrap to 16 bits unless clamp saturates them (add, sub, mad).
+enum class PackedInt { add_u, add_i, sub_u, sub_i, mul_lo, lshl, lshr, ashr, max_i, max_u, min_i, min_u, mad_u, mad_i };
+template <PackedInt Kind>
+void packed_i16(Wave& w, Op i) {
+  constexpr bool mad = Kind == PackedInt::mad_u || Kind == PackedInt::mad_i;
+  constexpr bool is_signed = Kind == PackedInt::add_i || Kind == PackedInt::sub_i || Kind == PackedInt::ashr ||
+                             Kind == PackedInt::max_i || Kind == PackedInt::min_i || Kind == PackedInt::mad_i;
+  const int sources = mad ? 3 : 2;
+  const uint32_t op_sel_hi = i.mod.has_op_sel_hi ? i.mod.op_sel_hi : 0x7;
+  for_lanes(w, i, [&](int l) {
+    int64_t lo[3] = {}, hi[3] = {};
+    for (int k = 0; k < sources; ++k) {
+      const uint32_t v = read32(w, i.ops[1 + k], l, true);
+      auto half = [&](bool high) -> int64_t {
+        const uint16_t h = static_cast<uint16_t>(high ? v >> 16 : v);
+        return is_signed ? int64_t{static_cast<int16_t>(h)} : int64_t{h};
+      };
+      lo[k] = half((i.mod.op_sel >> k) & 1);
+      hi[k] = half((op_sel_hi >> k) & 1);
+    }
+    auto f = [&](const int64_t* x) -> uint32_t {
+      int64_t r = 0;
+      switch (Kind) {
+        case PackedInt::add_u: case PackedInt::add_i: r = x[0] + x[1]; break;
+        case PackedInt::sub_u: case PackedInt::sub_i: r = x[0] - x[1]; break;
+        case PackedInt::mul_lo: r = x[0] * x[1]; break;
+        case PackedInt::lshl: r = x[1] << (x[0] & 15); break;
+        case PackedInt::lshr: r = (x[1] & 0xffff) >> (x[0] & 15); break;
+        case PackedInt::ashr: r = x[1] >> (x[0] & 15); break;
+        case PackedInt::max_i: case PackedInt::max_u: r = std::max(x[0], x[1]); break;
+        case PackedInt::min_i: case PackedInt::min_u: r = std::min(x[0], x[1]); break;
+        case PackedInt::mad_u: case PackedInt::mad_i: r = x[0] * x[1] + x[2]; break;
+      }
+      const bool saturating = Kind == PackedInt::add_u || Kind == PackedInt::add_i || Kind == PackedInt::sub_u ||
+                              Kind == PackedInt::sub_i || mad;
+      if (i.mod.clamp && saturating) r = is_signed ? std::clamp<int64_t>(r, -32768, 32767) : std::clamp<int64_t>(r, 0, 65535);
+      return static_cast<uint32_t>(r) & 0xffffu;
+    };
+    write32(w, i.ops[0], l, f(lo) | f(hi) << 16);
+  });
+}
+
 }  // namespace
 
 void register_vector_f16(HandlerTable& t) {
+  add_handler(t, "v_pk_add_u16", packed_i16<PackedInt::add_u>);
+  add_handler(t, "v_pk_add_i16", packed_i16<PackedInt::add_i>);
+  add_handler(t, "v_pk_sub_u16", packed_i16<PackedInt::sub_u>);
+  add_handler(t, "v_pk_sub_i16", packed_i16<PackedInt::sub_i>);
+  add_handler(t, "v_pk_mul_lo_u16", packed_i16<PackedInt::mul_lo>);
+  add_handler(t, "v_pk_lshlrev_b16", packed_i16<PackedInt::lshl>);
+  add_handler(t, "v_pk_lshrrev_b16", packed_i16<PackedInt::lshr>);
+  add_handler(t, "v_pk_ashrrev_i16", packed_i16<PackedInt::ashr>);
+  add_handler(t, "v_pk_max_i16", packed_i16<PackedInt::max_i>);
+  add_handler(t, "v_pk_max_u16", packed_i16<PackedInt::max_u>);
+  add_handler(t, "v_pk_min_i16", packed_i16<PackedInt::min_i>);
+  add_handler(t, "v_pk_min_u16", packed_i16<PackedInt::min_u>);
+  add_handler(t, "v_pk_mad_u16", packed_i16<PackedInt::mad_u>);
+  add_handler(t, "v_pk_mad_i16", packed_i16<PackedInt::mad_i>);
   VOP_F16_2("v_add_f16", a + b);
   VOP_F16_2("v_sub_f16", a - b);
   VOP_F16_2("v_subrev_f16", b - a);

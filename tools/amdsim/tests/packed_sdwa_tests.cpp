@@ -240,3 +240,41 @@ TEST_CASE("gfx1100 in wave64: reduce and histogram compiled with +wavefrontsize6
   amdsim::launch(*hist.program, *hist.kernel, {3, 1, 1}, {BLOCK, 1, 1}, 0, args, memory);
   for (int b = 0; b < HISTOGRAM_BINS; ++b) CHECK(h[b] == expect[b]);
 }
+
+// Packed 16-bit integers (LLVM's <2 x i16> arithmetic): halves chosen by op_sel/op_sel_hi,
+// wrapping or (clamp) saturating results, shifts by the low four bits.
+GFX9_TEST(packed_16_bit_integers) {
+  sim.fill(0, [](int l) { return 0x8001ffc0u + uint32_t(l); });  // hi 0x8001 (-32767), lo 0xffc0 + lane
+  sim.fill(1, [](int l) { return 0x00030020u + (uint32_t(l) << 16); });  // hi 3 + lane, lo 0x20
+  sim.run(
+      "v_pk_add_u16 v2, v0, v1\n"
+      "v_pk_sub_i16 v3, v0, v1\n"
+      "v_pk_sub_i16 v4, v0, v1 clamp\n"
+      "v_pk_mul_lo_u16 v5, v0, v1\n"
+      "v_pk_lshlrev_b16 v6, v1, v0\n"
+      "v_pk_ashrrev_i16 v7, v1, v0\n"
+      "v_pk_lshrrev_b16 v8, v1, v0\n"
+      "v_pk_max_i16 v9, v0, v1\n"
+      "v_pk_min_u16 v10, v0, v1\n"
+      "v_pk_mad_i16 v11, v0, v1, v0\n"
+      "v_pk_add_u16 v12, v0, 1 op_sel_hi:[1,0]\n"       // the constant 1 in both halves
+      "v_pk_add_u16 v13, v0, v1 op_sel:[1,0] op_sel_hi:[0,1]");  // swapped halves of v0
+  for (int l = 0; l < 64; ++l) {
+    INFO("lane " << l);
+    const uint32_t alo = 0xffc0u + uint32_t(l), ahi = 0x8001u, blo = 0x20u, bhi = 3u + uint32_t(l);
+    auto pack = [](int64_t lo, int64_t hi) { return uint32_t(lo & 0xffff) | uint32_t(hi & 0xffff) << 16; };
+    auto s16 = [](uint32_t h) { return int64_t{int16_t(uint16_t(h))}; };
+    CHECK(sim.v(2, l) == pack(alo + blo, ahi + bhi));
+    CHECK(sim.v(3, l) == pack(s16(alo) - s16(blo), s16(ahi) - s16(bhi)));
+    CHECK(sim.v(4, l) == pack(std::max<int64_t>(s16(alo) - s16(blo), -32768), std::max<int64_t>(s16(ahi) - s16(bhi), -32768)));
+    CHECK(sim.v(5, l) == pack(alo * blo, ahi * bhi));
+    CHECK(sim.v(6, l) == pack(int64_t{alo} << (blo & 15), int64_t{ahi} << (bhi & 15)));
+    CHECK(sim.v(7, l) == pack(s16(alo) >> (blo & 15), s16(ahi) >> (bhi & 15)));
+    CHECK(sim.v(8, l) == pack(alo >> (blo & 15), ahi >> (bhi & 15)));
+    CHECK(sim.v(9, l) == pack(std::max(s16(alo), s16(blo)), std::max(s16(ahi), s16(bhi))));
+    CHECK(sim.v(10, l) == pack(std::min(alo, blo), std::min(ahi, bhi)));
+    CHECK(sim.v(11, l) == pack(s16(alo) * s16(blo) + s16(alo), s16(ahi) * s16(bhi) + s16(ahi)));
+    CHECK(sim.v(12, l) == pack(alo + 1, ahi + 1));
+    CHECK(sim.v(13, l) == pack(ahi + blo, alo + bhi));
+  }
+}

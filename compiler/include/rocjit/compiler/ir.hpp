@@ -145,6 +145,8 @@ enum class SyncScope : uint8_t { none, wavefront, workgroup };
 
 /// Operand count of an op whose family member decides it (OpInfo::operands).
 inline constexpr int8_t by_member = -1;
+/// Operand count of an op that takes one operand per lane of its result (make_vector).
+inline constexpr int8_t by_lanes = -2;
 
 /// Static facts about one OpKind (op_info()).
 struct OpInfo {
@@ -153,7 +155,7 @@ struct OpInfo {
   std::string_view name;     ///< op_kind_name; the .rjir spelling of ops without a family
   /// The family whose member (`Op::sub`) selects the operation, if any.
   OpFamily family;
-  int8_t operands;           ///< value operands besides indices, or by_member
+  int8_t operands;           ///< value operands besides indices, or by_member, or by_lanes
   /// What `Op::ref` names: a memory, a slot or nothing.
   OpReference reference;
   /// Whether and how the op produces a value.
@@ -218,7 +220,7 @@ struct Op {
   /// Value operands, in order.
   std::vector<ValueId> operands;
   uint8_t sub = 0;          ///< BinaryOp / UnaryOp / ComparePred / MathFn / WorkItem / AtomicOp / FenceFlags / WaveOp
-  uint8_t dim = 0;          ///< workitem, shape
+  uint8_t dim = 0;          ///< workitem, shape; extract: the lane
   MemoryOrder order = MemoryOrder::relaxed;  ///< atomic, fence
   MemoryScope scope = MemoryScope::device;   ///< atomic, fence
   uint32_t ref = 0;         ///< MemoryId (shape/load/store/atomic) or SlotId (var_load/var_store)
@@ -251,6 +253,11 @@ struct ValueInfo {
   Type type = Type::none;
   const Op* def = nullptr;  ///< defining op; nullptr for scalar parameters
 };
+
+struct Kernel;
+/// Elements a load or store moves: its vector's lanes (a vector access), 1 for scalar accesses
+/// and every other op.
+unsigned access_lanes(const Kernel& k, const Op& op);
 
 /// Regions (the bodies of if, for and while) nest at most this deep. Every pass walks regions
 /// recursively; the bound keeps a machine-made kernel from exhausting the stack.

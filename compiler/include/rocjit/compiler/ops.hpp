@@ -85,7 +85,8 @@
 //             sync, regions).
 //   spelling:   the op's name in .rjir; a family's members are spelled <prefix><member>
 //   family:     the sub-enum held in Op::sub (OpFamily)
-//   operands:   value operands besides indices; by_member: the family member's count
+//   operands:   value operands besides indices; by_member: the family member's count; by_lanes:
+//               the result type's lane count
 //   reference:  what Op::ref names (OpReference); `indexed` ops take one index per array dimension
 //               before their value operands
 //   result:     OpResult
@@ -99,6 +100,10 @@
 // uniform; every back end checks the promise under ROCJIT_BOUNDS_CHECK).
 // Atomics carry an order and a scope too (default relaxed, device); atomic.load and atomic.store
 // are the plain accesses with those guarantees.
+// Vectors (types with 2 to 4 lanes, Type::lanes): `vector` builds one from its lanes, `extract`
+// reads lane Op::dim, and load/store move one whole vector: on a one-dimensional array of the
+// lanes' type, index i names elements N*i ... N*i+N-1, read or written as one access. No other op
+// takes or makes a vector (the DSL's Vec<T, N> computes lane by lane; LLVM packs the lanes again).
 // clang-format off
 #define ROCJIT_OPS(X)                                                                                              \
   X(constant,    "const",       none,     0,         none,    value,     none,          false, none,      0)       \
@@ -120,6 +125,8 @@
   X(wavebarrier, "wavebarrier", none,     0,         none,    none,      synchronizes,  true,  wavefront, 0)       \
   X(fence,       "fence",       none,     0,         none,    none,      synchronizes,  false, none,      0)       \
   X(uniform,     "uniform",     none,     1,         none,    value,     none,          false, none,      0)       \
+  X(make_vector, "vector",      none,     by_lanes,  none,    value,     none,          false, none,      0)       \
+  X(extract,     "extract",     none,     1,         none,    value,     none,          false, none,      0)       \
   X(wave,        "wave",        wave,     by_member, none,    value,     synchronizes,  true,  wavefront, 0)       \
   X(if_,         "if",          none,     1,         none,    none,      control_flow,  false, none,      2)       \
   X(for_,        "for",         none,     3,         none,    induction, control_flow,  false, none,      1)       \

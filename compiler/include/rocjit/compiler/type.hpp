@@ -88,6 +88,9 @@ std::string cpp_type_name(Type t);
 /// Whether the IR supports values and array elements of this type on every target today: none
 /// and the types of the C++ table below (i1, 8- to 64-bit integers, f16, bf16, f32 and f64 scalars).
 bool is_supported(Type t);
+/// Whether the IR supports vector values of this type on every target: 2 to 4 lanes of a
+/// supported scalar type other than i1 (f32x4, f16x2, u8x4...). Only the vector ops (ops.hpp) use them.
+bool is_supported_vector(Type t);
 /// The supported types' spellings, in table order: "i1, i32, i64, u32, u64, f32, f64, i8, ...".
 const std::string& supported_type_names();
 

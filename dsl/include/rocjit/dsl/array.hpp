@@ -8,8 +8,18 @@
 #include <vector>
 
 #include "rocjit/dsl/value.hpp"
+#include "rocjit/dsl/vector.hpp"
 
 namespace rocjit::dsl {
+
+class ArrayRef;
+namespace detail {
+/// Records a vector load of `lanes` elements of `lane_type` at vector index `i` of `a`, and the
+/// extraction of its lanes.
+std::vector<Value> vload(const ArrayRef& a, ir::Type lane_type, unsigned lanes, const Operand& i);
+/// Records a vector store of `lanes` at vector index `i` of `a`.
+void vstore(const ArrayRef& a, const Operand& i, std::span<const Value> lanes);
+}  // namespace detail
 
 /// One element of an array: reading it records a load, assigning it records a store.
 class ElementRef {
@@ -86,6 +96,22 @@ class ArrayRef {
   /// The element at index i (one-dimensional arrays).
   ElementRef operator[](const Operand& i) const { return element({&i}); }
 
+  /// Elements N*i ... N*i+N-1 of a one-dimensional array of T as one Vec, read in one access
+  /// (a 16-byte global_load_dwordx4 for Vec<float, 4>): `tile.vload<4, float>(i)`. The array's
+  /// extent need not be a multiple of N, but the whole vector must lie inside it.
+  template <int N, Scalar T>
+  Vec<T, N> vload(const Operand& i) const {
+    std::vector<Value> lanes = detail::vload(*this, ir_type_v<T>, N, i);
+    std::array<Value, N> a;
+    for (int k = 0; k < N; ++k) a[k] = lanes[k];
+    return Vec<T, N>::from_lanes(a);
+  }
+  /// Writes `v` to elements N*i ... N*i+N-1 of a one-dimensional array of T in one access.
+  template <Scalar T, int N>
+  void vstore(const Operand& i, const Vec<T, N>& v) const {
+    detail::vstore(*this, i, std::span<const Value>(v.lanes()));
+  }
+
   /// Extent of dimension d (i32), like Numba's arr.shape[d].
   Int shape(int d, std::source_location loc = std::source_location::current()) const;
 
@@ -121,6 +147,13 @@ class Array : public ArrayRef {
   static constexpr ir::Layout layout = L;
   /// Typed view of an untyped array reference.
   using ArrayRef::ArrayRef;
+
+  /// Elements N*i ... N*i+N-1 as one Vec<T, N>, read in one access: `pos.vload<4>(j)`
+  /// (one-dimensional arrays; the whole vector must lie inside the extent).
+  template <int Lanes>
+  Vec<T, Lanes> vload(const Operand& i) const {
+    return ArrayRef::vload<Lanes, T>(i);
+  }
 };
 
 namespace detail {
