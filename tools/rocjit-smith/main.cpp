@@ -1,5 +1,7 @@
 // rocjit-smith: generates random well-defined kernels, runs each on several executors and
 // compares the outputs; reduces and writes out every mismatch. See README.md next to this file.
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -9,8 +11,10 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -300,7 +304,7 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 
 int usage() {
   std::cerr << "usage: rocjit-smith [--seed=S] [--count=N | --kernels=N] [--executors=cpu,sim:gfx942,sim:gfx90a,sim:gfx1100,pocl]\n"
-               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic] [--fsub-zero]\n                    [--regressions] [--verbose] [--first=I]\n"
+               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic] [--fsub-zero]\n                    [--regressions] [--verbose] [--first=I] [--jobs=J]\n"
                "                    [--reduce-budget=N] [--inject=EXECUTOR] [--one=KERNEL_SEED] [--stop-after=M]\n";
   return 2;
 }
@@ -309,7 +313,7 @@ int main_impl(int argc, char** argv) {
   Options o;
   int64_t one = -1;
   bool local_dynamic_forced = false, fsub_zero_forced = false, regressions = false, verbose = false;
-  int first_kernel = 0;
+  int first_kernel = 0, jobs = 1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto val = [&](const char* key) -> const char* {
@@ -340,7 +344,7 @@ int main_impl(int argc, char** argv) {
     else if (a == "--regressions") regressions = true;
     else if (a == "--verbose") verbose = true;
     else if (const char* v = val("--first=")) first_kernel = std::atoi(v);
-    else if (val("--jobs=")) {}  // one job: the executors already use every core
+    else if (const char* v = val("--jobs=")) jobs = std::max(1, std::atoi(v));
     else return usage();
   }
   if (regressions) return run_regressions(o.executors);
@@ -370,16 +374,18 @@ int main_impl(int argc, char** argv) {
   const bool tty = isatty(2);
   auto start = std::chrono::steady_clock::now();
   std::map<std::string, int> pair_mismatch, exec_errors;
-  int mismatches = 0, errors = 0, compared = 0, generated = 0, reduced_written = 0;
+  int mismatches = 0, errors = 0, compared = 0, generated = 0, reduced_written = 0, done = 0;
+  std::mutex counters;             // guards the counts above and the maps
+  std::atomic<bool> stop{false};   // --stop-after reached
   size_t total_size = 0;
   int first = one >= 0 ? 0 : first_kernel, last = one >= 0 ? 1 : first_kernel + o.count;
-  for (int i = first; i < last; ++i) {
+  auto process = [&](int i) {
     uint64_t ks = one >= 0 ? static_cast<uint64_t>(one) : kernel_seed(o.seed, i);
     if (verbose) std::fprintf(stderr, "kernel %d seed %llu\n", i, static_cast<unsigned long long>(ks));
     Program p = generate(ks, o.gen);
-    ++generated;
-    total_size += p.size();
+    { std::lock_guard<std::mutex> g(counters); ++generated; total_size += p.size(); }
     if (o.print) {
+      std::lock_guard<std::mutex> g(counters);
       std::cout << "// ===== kernel seed " << ks << " =====\n" << to_cpp(p) << "\n// OpenCL C:\n" << to_opencl(p) << "\n";
     }
     Buffers init = make_buffers(p);
@@ -392,12 +398,12 @@ int main_impl(int argc, char** argv) {
         ok[e] = true;
       } catch (const std::exception& ex) {
         kernel_error = true;
-        ++exec_errors[o.executors[e]];
+        { std::lock_guard<std::mutex> g(counters); ++exec_errors[o.executors[e]]; }
         std::cerr << "\nerror: kernel seed " << ks << " on " << o.executors[e] << ": " << ex.what() << "\n";
       }
     }
     if (kernel_error) {
-      ++errors;
+      { std::lock_guard<std::mutex> g(counters); ++errors; }
       size_t bad = 0;
       while (ok[bad]) ++bad;
       if (!o.out.empty()) {
@@ -440,15 +446,15 @@ int main_impl(int argc, char** argv) {
         if (!ok[x] || !ok[y]) continue;
         std::string d = compare(p, results[x], results[y]);
         if (d.empty()) continue;
-        ++pair_mismatch[o.executors[x] + " vs " + o.executors[y]];
+        { std::lock_guard<std::mutex> g(counters); ++pair_mismatch[o.executors[x] + " vs " + o.executors[y]]; }
         if (!mismatch) ra = o.executors[x], rb = o.executors[y], what = d;
         mismatch = true;
       }
     int okc = 0;
     for (bool b : ok) okc += b;
-    if (okc >= 2) ++compared;
+    if (okc >= 2) { std::lock_guard<std::mutex> g(counters); ++compared; }
     if (mismatch) {
-      ++mismatches;
+      { std::lock_guard<std::mutex> g(counters); ++mismatches; }
       std::cerr << "\nmismatch: kernel seed " << ks << ": " << ra << " vs " << rb << ": " << what << "\n";
       if (!o.out.empty()) {
         std::filesystem::path dir = std::filesystem::path(o.out) / ("seed-" + std::to_string(ks));
@@ -483,16 +489,31 @@ int main_impl(int argc, char** argv) {
         } catch (const std::exception& ex) {
           write_file(dir / "reduced.rjir", std::string("; tracing failed: ") + ex.what() + "\n");
         }
-        ++reduced_written;
+        { std::lock_guard<std::mutex> g(counters); ++reduced_written; }
         std::cerr << "reduced to " << small.size() << " nodes (from " << p.size() << ") in " << tests << " tests: " << dir.string() << "\n";
         std::cout << "reduced: " << dir.string() << " nodes=" << small.size() << " original=" << p.size() << "\n";
       }
     }
-    if (o.stop_after > 0 && mismatches >= o.stop_after) break;
+    std::lock_guard<std::mutex> g(counters);
+    ++done;
+    if (o.stop_after > 0 && mismatches >= o.stop_after) stop = true;
     if (tty) {
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::fprintf(stderr, "\r[%d/%d] mismatches=%d errors=%d %.0fs ", i + 1, last, mismatches, errors, s);
+      std::fprintf(stderr, "\r[%d/%d] mismatches=%d errors=%d %.0fs ", done, last - first, mismatches, errors, s);
     }
+  };
+  // Kernels are independent: J workers take the next kernel index until none is left (or
+  // --stop-after is reached). Every executor is safe to call from several threads.
+  std::atomic<int> next{first};
+  auto worker = [&] {
+    for (int i = next++; i < last && !stop; i = next++) process(i);
+  };
+  if (jobs <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> threads;
+    for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
+    for (std::thread& t : threads) t.join();
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (tty) std::fprintf(stderr, "\n");

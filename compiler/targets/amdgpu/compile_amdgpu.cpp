@@ -79,7 +79,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
   out.code_object_version = options.code_object_version;
   const passes::PreparedKernel prepared = passes::prepare(kernel, target);
   std::optional<time_trace::Phase> lower_phase(std::in_place, "lower");
-  LoweredModule lowered = lower(prepared.get(), context, *machine.tm, options.code_object_version,
+  LoweredModule lowered = lower(prepared.get(), context, *machine, options.code_object_version,
                                 options.bounds_check || bounds_check_from_environment(), options.fast_math);
   llvm::Module& module = *lowered.module;
   if (options.emit_llvm_ir) out.llvm_ir = to_string(module);
@@ -95,23 +95,22 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
   lower_phase.reset();
   llvm::SmallVector<char, 0> object;
   {
-    std::lock_guard<std::mutex> guard(*machine.lock);
-    machine.tm->setOptLevel(options.opt_level == 0 ? llvm::CodeGenOptLevel::None
+    machine->setOptLevel(options.opt_level == 0 ? llvm::CodeGenOptLevel::None
                             : options.opt_level == 1 ? llvm::CodeGenOptLevel::Less
                             : options.opt_level == 2 ? llvm::CodeGenOptLevel::Default
                                                      : llvm::CodeGenOptLevel::Aggressive);
     {
       time_trace::Phase phase("optimise");
-      optimize(module, *machine.tm, options.opt_level, false, has_16_bit_values(prepared.get()));
+      optimize(module, *machine, options.opt_level, false, has_16_bit_values(prepared.get()));
     }
     if (options.emit_llvm_ir_optimized) out.llvm_ir_optimized = to_string(module);
     if (options.emit_assembly) {
       auto clone = llvm::CloneModule(module);
-      auto text = emit(*clone, *machine.tm, true);
+      auto text = emit(*clone, *machine, true);
       out.assembly.assign(text.begin(), text.end());
     }
     time_trace::Phase phase("codegen");
-    object = emit(module, *machine.tm, false);
+    object = emit(module, *machine, false);
   }
   if (!errors.empty())
     throw CompileError(fmt::format("kernel '{}': code generation for {} failed: {}", kernel.name, target.str(),

@@ -87,29 +87,48 @@ void check_target(const std::string& kernel, const std::string& processor, const
   }
 }
 
+// The idle TargetMachines of one processor+features (at most one per compile that ran at once).
+struct MachinePool {
+  std::mutex lock;
+  std::vector<std::unique_ptr<llvm::TargetMachine>> idle;
+};
+
+Machine::Machine(MachinePool* pool, std::unique_ptr<llvm::TargetMachine> tm) : pool_(pool), tm_(std::move(tm)) {}
+
+Machine::~Machine() {
+  if (!tm_) return;  // moved from
+  std::lock_guard<std::mutex> guard(pool_->lock);
+  pool_->idle.push_back(std::move(tm_));
+}
+
 Machine target_machine(const std::string& processor, const std::string& features) {
   initialize();
-  struct Entry {
-    std::unique_ptr<llvm::TargetMachine> tm;
-    std::mutex lock;
-  };
-  static std::mutex cache_lock;
-  static std::map<std::pair<std::string, std::string>, std::unique_ptr<Entry>> cache;
-  std::lock_guard<std::mutex> guard(cache_lock);
-  auto& slot = cache[{processor, features}];
-  if (!slot) {
-    std::string error;
-    llvm::Triple tt(triple);
-    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(tt, error);
-    if (!target) throw CompileError("AMDGPU target is not available in this LLVM: " + error);
-    llvm::TargetOptions options;
-    auto entry = std::make_unique<Entry>();
-    entry->tm.reset(target->createTargetMachine(tt, processor, features, options, llvm::Reloc::PIC_, std::nullopt,
-                                                llvm::CodeGenOptLevel::Aggressive));
-    if (!entry->tm) throw CompileError("could not create an AMDGPU target machine for " + processor);
-    slot = std::move(entry);
+  static std::mutex pools_lock;
+  static std::map<std::pair<std::string, std::string>, std::unique_ptr<MachinePool>> pools;
+  MachinePool* pool = nullptr;
+  {
+    std::lock_guard<std::mutex> guard(pools_lock);
+    auto& slot = pools[{processor, features}];
+    if (!slot) slot = std::make_unique<MachinePool>();
+    pool = slot.get();
   }
-  return Machine{slot->tm.get(), &slot->lock};
+  {
+    std::lock_guard<std::mutex> guard(pool->lock);
+    if (!pool->idle.empty()) {
+      std::unique_ptr<llvm::TargetMachine> tm = std::move(pool->idle.back());
+      pool->idle.pop_back();
+      return Machine(pool, std::move(tm));
+    }
+  }
+  std::string error;
+  llvm::Triple tt(triple);
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(tt, error);
+  if (!target) throw CompileError("AMDGPU target is not available in this LLVM: " + error);
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(tt, processor, features, options, llvm::Reloc::PIC_,
+                                                                      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!tm) throw CompileError("could not create an AMDGPU target machine for " + processor);
+  return Machine(pool, std::move(tm));
 }
 
 }  // namespace rocjit::targets::amdgpu

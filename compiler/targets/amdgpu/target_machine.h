@@ -1,8 +1,9 @@
-// AMDGPU processors, feature validation and the per-processor TargetMachine cache.
+// AMDGPU processors, feature validation and the per-processor TargetMachine pools.
 #pragma once
 
 #include <llvm/Target/TargetMachine.h>
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -23,11 +24,22 @@ bool wave32_by_default(const std::string& processor);
 unsigned wavefront_size(const std::string& processor, const std::string& features);
 uint64_t lds_limit(const std::string& processor);
 
-// A TargetMachine for processor+features, created once and reused. Codegen with one
-// TargetMachine is serialised: hold `lock` while using it.
-struct Machine {
-  llvm::TargetMachine* tm;
-  std::mutex* lock;
+struct MachinePool;
+// A TargetMachine for processor+features, leased from a per-target pool: every compile in flight
+// has its own (a TargetMachine is not safe to use from two threads at once), so compiles for one
+// processor run in parallel; the lease returns it to the pool for the next compile.
+class Machine {
+ public:
+  Machine(MachinePool* pool, std::unique_ptr<llvm::TargetMachine> tm);
+  Machine(Machine&&) = default;
+  Machine& operator=(Machine&&) = delete;
+  ~Machine();
+  llvm::TargetMachine* operator->() const { return tm_.get(); }
+  llvm::TargetMachine& operator*() const { return *tm_; }
+
+ private:
+  MachinePool* pool_;
+  std::unique_ptr<llvm::TargetMachine> tm_;
 };
 Machine target_machine(const std::string& processor, const std::string& features);
 
