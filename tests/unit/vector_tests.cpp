@@ -170,3 +170,42 @@ TEST_CASE("the interpreter runs vector kernels as the CPU backend does, and chec
   CHECK(short_out[45] == -1.0f);
   CHECK(short_out[44] == by_host[44]);  // the vectors in bounds were written
 }
+
+TEST_CASE("a vector value that lives across a barrier is kept per work-item on the host") {
+  // f32x3 (12 bytes, an odd size for the per-work-item storage) defined before the barrier and
+  // used after it, next to a shared array written before and read after.
+  ir::Kernel k = ir::parse(
+      "kernel @spill(@a: array<f32, 1, C>, @out: array<f32, 1, C>) max_block_size(64) {\n"
+      "  shared @s: f32[64]\n"
+      "  %1 = local_id 0 : i32\n"
+      "  %2 = load @a[%1] : f32x3\n"
+      "  %3 = extract %2, 0 : f32\n"
+      "  store @s[%1], %3 : f32\n"
+      "  barrier local\n"
+      "  %4 = const 63 : i32\n"
+      "  %5 = sub %4, %1 : i32\n"
+      "  %6 = load @s[%5] : f32\n"
+      "  %7 = extract %2, 2 : f32\n"
+      "  %8 = add %6, %7 : f32\n"
+      "  %9 = vector %8, %6, %7 : f32x3\n"
+      "  store @out[%1], %9 : f32x3\n"
+      "  store @a[%1], %2 : f32x3\n"
+      "}\n");
+  std::vector<float> a(3 * 64);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i) * 0.5f;
+  std::vector<float> a_host = a, a_interp = a, out_host(a.size()), out_interp(a.size());
+  std::vector<InterpretArgument> args{InterpretArgument::array(a_interp), InterpretArgument::array(out_interp)};
+  interpret(k, {1}, {64}, args);
+  HostKernel hk = compile_host(k);
+  HostArgs host_args;
+  host_args.array(a_host).array(out_host);
+  run_host(hk, {1}, {64}, host_args.data());
+  CHECK(out_host == out_interp);
+  CHECK(a_host == a);  // stored back unchanged
+  for (int t = 0; t < 64; ++t) {
+    const float s = a[3 * (63 - t)], z = a[3 * t + 2];
+    CHECK(out_host[3 * t] == s + z);
+    CHECK(out_host[3 * t + 1] == s);
+    CHECK(out_host[3 * t + 2] == z);
+  }
+}
