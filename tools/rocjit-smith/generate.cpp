@@ -350,12 +350,6 @@ class Gen {
       else e.op = static_cast<uint8_t>(r.below(12));
       e.kids.push_back(expr(t, depth - 1));
       e.kids.push_back(expr(t, depth - 1));
-      // LLVM 22's AMDGPU instruction selection folds `+0.0 - x` into a negated source operand
-      // (-x), which is -0 for x = +0 (README "Bugs found"): unless allowed, no float subtraction
-      // from a literal +0.0.
-      if (is_float(t) && e.op == static_cast<uint8_t>(Bin::sub) && !opt.fsub_zero && e.kids[0].k == EK::konst &&
-          e.kids[0].bits == 0)
-        e.kids[0].bits = t == Ty::f32 ? 0x3f800000u : 0x3ff0000000000000ull;  // 1.0
       // rocjit refuses an integer division or remainder by the constant 0 when the kernel is
       // traced (a CompileError, as the user almost certainly did not mean it): a zero divisor
       // comes from computed values only.

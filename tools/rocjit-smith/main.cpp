@@ -304,7 +304,7 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 
 int usage() {
   std::cerr << "usage: rocjit-smith [--seed=S] [--count=N | --kernels=N] [--executors=cpu,sim:gfx942,sim:gfx90a,sim:gfx1100,pocl]\n"
-               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic] [--fsub-zero]\n                    [--regressions] [--verbose] [--first=I] [--jobs=J]\n"
+               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic]\n                    [--regressions] [--verbose] [--first=I] [--jobs=J]\n"
                "                    [--reduce-budget=N] [--inject=EXECUTOR] [--one=KERNEL_SEED] [--stop-after=M]\n";
   return 2;
 }
@@ -312,7 +312,7 @@ int usage() {
 int main_impl(int argc, char** argv) {
   Options o;
   int64_t one = -1;
-  bool local_dynamic_forced = false, fsub_zero_forced = false, regressions = false, verbose = false;
+  bool local_dynamic_forced = false, regressions = false, verbose = false;
   int first_kernel = 0, jobs = 1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -340,7 +340,6 @@ int main_impl(int argc, char** argv) {
     else if (a == "--no-i64-atomics") o.gen.i64_atomics = false;
     else if (a == "--no-f64-approx") o.gen.f64_approx = false;
     else if (a == "--local-dynamic") local_dynamic_forced = true;
-    else if (a == "--fsub-zero") fsub_zero_forced = true;
     else if (a == "--regressions") regressions = true;
     else if (a == "--verbose") verbose = true;
     else if (const char* v = val("--first=")) first_kernel = std::atoi(v);
@@ -363,12 +362,6 @@ int main_impl(int argc, char** argv) {
                        "ocml (the ROCm device libraries)", proc.c_str());
           break;
         }
-      }
-  if (!fsub_zero_forced)
-    for (auto& e : o.executors)
-      if (e.rfind("sim", 0) == 0 && o.gen.fsub_zero) {
-        o.gen.fsub_zero = false;
-        std::fprintf(stderr, "rocjit-smith: no float +0.0 - x (LLVM 22 AMDGPU selects it as -x; --fsub-zero forces it)\n");
       }
   (void)local_dynamic_forced;  // run-time local-array indices are the default on every executor now
   const bool tty = isatty(2);

@@ -101,8 +101,6 @@ struct GenOptions {
   // Local-array indices computed at run time (LLVM keeps small private arrays in VGPRs and indexes
   // them with s_set_gpr_idx_on on gfx9 and v_movrel* on gfx11; amdsim runs both).
   bool local_dynamic = true;
-  // Float `+0.0 - x` (miscompiled by LLVM 22 for AMDGPU when used by another float op).
-  bool fsub_zero = true;  // f64 exp/log/sin/... (on AMDGPU they call ocml from the ROCm device libraries)
 };
 
 Program generate(uint64_t seed, const GenOptions& opt);

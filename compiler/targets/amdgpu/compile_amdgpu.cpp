@@ -18,6 +18,7 @@
 #include "targets/amdgpu/lower.h"
 #include "targets/amdgpu/metadata.h"
 #include "targets/amdgpu/target_machine.h"
+#include "targets/amdgpu/workarounds.h"
 #include "targets/codegen.h"
 #include "targets/limits.h"
 
@@ -102,6 +103,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
     {
       time_trace::Phase phase("optimise");
       optimize(module, *machine, options.opt_level, false, has_16_bit_values(prepared.get()));
+      guard_fsub_of_positive_zero(module);
     }
     if (options.emit_llvm_ir_optimized) out.llvm_ir_optimized = to_string(module);
     if (options.emit_assembly) {

@@ -1,0 +1,17 @@
+// Rewrites of optimised LLVM IR that keep known AMDGPU back-end bugs of LLVM 22 away from rocjit's
+// kernels (tests/smith/known-external.md). Each runs after the -O pipeline, right before codegen,
+// so no later InstCombine undoes it.
+#pragma once
+
+#include <llvm/IR/Module.h>
+
+namespace rocjit::targets::amdgpu {
+
+// LLVM 22's instruction selection folds `fsub +0.0, x` into a negated source operand of its users
+// (SelectVOP3Mods, "fold fsub [+-]0 into fneg"), which is -0 instead of +0 for x = +0. Every
+// `fsub +0.0, x` (and `fadd -x, +0.0`, which the DAG turns into it) without `nsz` becomes
+// `x == 0 ? +0.0 : -x`: the same value for every x, and a form the fold does not match.
+// Returns how many were rewritten.
+int guard_fsub_of_positive_zero(llvm::Module& module);
+
+}  // namespace rocjit::targets::amdgpu
