@@ -126,6 +126,48 @@ void run_pocl(const Program& p, Buffers& b, bool inject) {
 
 namespace {
 
+bool is_loop(const Stmt& s) { return s.k == SK::for_ || s.k == SK::while_; }
+
+bool assigns_variable(const std::vector<Stmt>& body) {
+  for (const Stmt& s : body)
+    if (s.k == SK::assign || assigns_variable(s.body) || assigns_variable(s.els)) return true;
+  return false;
+}
+
+// Whether `body` (a loop's body, through its Ifs but not into its nested loops), read in program
+// order, has a Break of that loop after a nested loop that assigns a variable.
+bool break_after_inner_loop(const std::vector<Stmt>& body, bool& seen_inner_loop) {
+  for (const Stmt& s : body) {
+    if (s.k == SK::brk && seen_inner_loop) return true;
+    if (is_loop(s)) seen_inner_loop = seen_inner_loop || assigns_variable(s.body);
+    else if (break_after_inner_loop(s.body, seen_inner_loop) || break_after_inner_loop(s.els, seen_inner_loop)) return true;
+  }
+  return false;
+}
+
+bool loop_with_break_and_inner_loop(const std::vector<Stmt>& v) {
+  for (const Stmt& s : v) {
+    bool seen_inner_loop = false;
+    if (is_loop(s) && break_after_inner_loop(s.body, seen_inner_loop)) return true;
+    if (loop_with_break_and_inner_loop(s.body) || loop_with_break_and_inner_loop(s.els)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* pocl_known_bug(const Program& p) {
+  // tests/smith/known-external.md, "PoCL 3.1: a loop left by Break after an inner loop": in a
+  // kernel with a barrier, a loop left by a Break that comes after an inner loop assigning a
+  // variable ends with the last work-item's values in every work-item.
+  if (p.phases.size() > 1)
+    for (const auto& phase : p.phases)
+      if (loop_with_break_and_inner_loop(phase)) return "PoCL 3.1 loop-exit bug (Break after an inner loop that assigns a variable, kernel with barriers)";
+  return nullptr;
+}
+
+namespace {
+
 // Distance in units in the last place between two finite-or-infinite values of one type.
 template <class F, class I>
 uint64_t ulps(F a, F b) {

@@ -133,6 +133,9 @@ Buffers make_buffers(const Program& p);
 void run_rocjit(const Program& p, const std::string& device, Buffers& b, bool inject);
 void run_pocl(const Program& p, Buffers& b, bool inject);
 bool pocl_available(std::string& why);
+// A known PoCL bug the kernel would hit (tests/smith/known-external.md), or nullptr. Such kernels
+// are not run on PoCL; the campaign counts and prints them.
+const char* pocl_known_bug(const Program& p);
 // The kernel's .rjir text as traced through the DSL.
 std::string rjir(const Program& p);
 // Whether f64 exp/log/sin/... compile for an AMDGPU processor (they need the ROCm device libraries).
