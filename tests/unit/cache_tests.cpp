@@ -440,6 +440,40 @@ TEST_CASE("two threads asking for the same kernel at once compile it once") {
   CHECK(a.elf == b.elf);
 }
 
+TEST_CASE("different kernels compile on four threads at once, for one processor, another and the host") {
+  // Four threads each compile their own kernels for gfx942 (leasing TargetMachines from one
+  // pool), gfx1100 and the host, all cache misses; the code objects equal serial compiles.
+  const std::vector<Kernel> kernels = {samples::saxpy(), samples::reduce(), samples::transpose(), samples::jacobi(),
+                                       samples::histogram(), samples::matmul(), samples::reverse(), samples::scan_blocks()};
+  const std::vector<Target> targets = {Target::amdgpu("gfx942"), Target::amdgpu("gfx1100")};
+  std::vector<std::vector<uint8_t>> serial;
+  {
+    TemporaryCache cache;
+    for (const Kernel& k : kernels)
+      for (const Target& t : targets) serial.push_back(compile(k, t).elf);
+  }
+  TemporaryCache cache;
+  CacheStats before = cache_stats();
+  std::vector<std::vector<uint8_t>> parallel(serial.size());
+  std::vector<int> host_ran(kernels.size(), 0);
+  std::vector<std::thread> threads;
+  for (size_t worker = 0; worker < 4; ++worker)
+    threads.emplace_back([&, worker] {
+      for (size_t k = worker; k < kernels.size(); k += 4) {
+        for (size_t t = 0; t < targets.size(); ++t) parallel[k * targets.size() + t] = compile(kernels[k], targets[t]).elf;
+        host_ran[k] = compile(kernels[k], Target::host()).host ? 1 : 0;
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  CHECK(delta(before).misses == kernels.size() * (targets.size() + 1));
+  for (size_t i = 0; i < serial.size(); ++i) {
+    INFO("kernel " << i / targets.size() << " on " << targets[i % targets.size()].str());
+    CHECK(!parallel[i].empty());
+    CHECK(parallel[i] == serial[i]);
+  }
+  CHECK(std::count(host_ran.begin(), host_ran.end(), 1) == static_cast<long>(kernels.size()));
+}
+
 namespace {
 struct HostFill {
   int memory = -1, disk = -1, misses = -1, rejected = -1;
