@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "assembly.hpp"
 #include "sample_kernels.hpp"
 
 #ifndef ROCJIT_BENCH_ISA_DIR
@@ -38,29 +39,16 @@ Facts parse_assembly(const std::string& text, const std::string& kernel) {
   Facts f;
   std::istringstream in(text);
   std::string line;
-  bool inside = false, in_metadata_for_kernel = false;
+  bool in_metadata_for_kernel = false;
   Facts block;
   std::string block_name;
   auto value_after = [](const std::string& l, const char* key) {
     size_t at = l.find(key);
     return at == std::string::npos ? -1 : std::atoi(l.c_str() + at + std::strlen(key));
   };
+  for (const std::string& l : rocjit::bench::function_lines(text, kernel)) f.instructions += rocjit::bench::is_instruction(l);
+  f.ok = f.instructions > 0;
   while (std::getline(in, line)) {
-    if (line.rfind(kernel + ":", 0) == 0 && (line.size() == kernel.size() + 1 || line[kernel.size() + 1] == ' ')) {
-      inside = true;
-      f.ok = true;
-      continue;
-    }
-    if (inside) {
-      if (line.rfind(".Lfunc_end", 0) == 0) {
-        inside = false;
-        continue;
-      }
-      if (line.size() > 1 && line[0] == '\t' && std::islower(static_cast<unsigned char>(line[1])) &&
-          line.find(':') == std::string::npos)
-        ++f.instructions;
-      continue;
-    }
     // The metadata (YAML) lists one block per kernel, each starting with "- .agpr_count" or
     // "- .args" and holding ".name" somewhere inside: keep the block whose name is `kernel`.
     if (line.find("  - .agpr_count:") != std::string::npos || line.find("  - .args:") != std::string::npos) {
@@ -103,9 +91,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--processor=", 0) == 0) {
-      processors.clear();
-      std::stringstream ss(a.substr(12));
-      for (std::string p; std::getline(ss, p, ',');) processors.push_back(p);
+      processors = rocjit::bench::split_list(a.substr(12));
     } else if (a.rfind("--clang=", 0) == 0) {
       clang = a.substr(8);
     } else if (a.rfind("--show=", 0) == 0) {

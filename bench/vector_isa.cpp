@@ -17,9 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "assembly.hpp"
 #include "sample_kernels.hpp"
 
 namespace {
+
+using rocjit::bench::function_lines;
+using rocjit::bench::is_instruction;
 
 struct Loop {
   int kernel_instructions = 0;
@@ -29,10 +33,6 @@ struct Loop {
   int vgprs = 0;
   bool found = false;
 };
-
-bool is_instruction(const std::string& line) {
-  return line.size() > 1 && line[0] == '\t' && std::islower(static_cast<unsigned char>(line[1]));
-}
 
 bool is_load(const std::string& line) {
   return line.find("global_load") != std::string::npos || line.find("buffer_load") != std::string::npos ||
@@ -44,15 +44,10 @@ bool is_load(const std::string& line) {
 // later branch back to it.
 Loop analyse(const std::string& assembly, const std::string& kernel) {
   Loop out;
-  std::vector<std::string> body;
+  const std::vector<std::string> body = function_lines(assembly, kernel);
   std::istringstream in(assembly);
-  bool inside = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(kernel + ":", 0) == 0) inside = true;
-    else if (inside && line.rfind(".Lfunc_end", 0) == 0) inside = false;
-    else if (inside) body.push_back(line);
+  for (std::string line; std::getline(in, line);)
     if (size_t at = line.find(".vgpr_count:"); at != std::string::npos) out.vgprs = std::atoi(line.c_str() + at + 12);
-  }
   static const std::regex label(R"(^(\.LBB[0-9_]+):)");
   int best = -1;
   for (size_t i = 0; i < body.size(); ++i) {
@@ -76,29 +71,6 @@ Loop analyse(const std::string& assembly, const std::string& kernel) {
   return out;
 }
 
-// The same interaction over a neighbour list: work-item i reads the K bodies nbr(i*K ...), a
-// different body in every lane (a gather), as cell-list N-body codes do.
-rocjit::Kernel nbody_gather(bool vector_loads) {
-  using namespace rocjit::dsl;
-  return rocjit::kernel(vector_loads ? "gather_vload4" : "gather_scalar",
-                        [vector_loads](Array<float> p, Array<int32_t> nbr, Array<float> acc, Int k) {
-    Int i = global_id(0);
-    Vec<float, 4> pi = p.vload<4>(i);
-    Var<float> ax = 0.0f, ay = 0.0f, az = 0.0f;
-    For(0, k, [&](Int m) {
-      Int j = nbr(i * k + m);
-      Vec<float, 4> pj = vector_loads ? p.vload<4>(j) : Vec<float, 4>(p(4 * j), p(4 * j + 1), p(4 * j + 2), p(4 * j + 3));
-      Vec<float, 4> d = pj - pi;
-      Float r2 = d.x() * d.x() + d.y() * d.y() + d.z() * d.z() + 0.01f;
-      Float s = pj.w() * rsqrt(r2 * r2 * r2);
-      ax += d.x() * s;
-      ay += d.y() * s;
-      az += d.z() * s;
-    });
-    acc.vstore(i, Vec<float, 4>(ax, ay, az, 0.0f));
-  }, {.param_names = {"pos", "nbr", "acc", "k"}});
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -107,9 +79,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--processor=", 0) == 0) {
-      processors.clear();
-      std::stringstream ss(a.substr(12));
-      for (std::string p; std::getline(ss, p, ',');) processors.push_back(p);
+      processors = rocjit::bench::split_list(a.substr(12));
     } else if (a.rfind("--show=", 0) == 0) {
       show = a.substr(7);
     } else {
@@ -125,7 +95,7 @@ int main(int argc, char** argv) {
   for (const std::string& processor : processors) {
     for (int variant = 0; variant < 4; ++variant) {
       const bool vector = variant % 2 == 0, gather = variant >= 2;
-      rocjit::Kernel k = gather ? nbody_gather(vector) : rocjit::samples::nbody(vector);
+      rocjit::Kernel k = gather ? rocjit::samples::nbody_neighbours(vector) : rocjit::samples::nbody(vector);
       const std::string assembly = k.assembly(rocjit::Target::amdgpu(processor));
       if (show == k.name()) std::printf("%s\n", assembly.c_str());
       const Loop l = analyse(assembly, k.name());

@@ -162,6 +162,23 @@ inline Kernel jacobi() {
   }, {.param_names = {"in", "out"}});
 }
 
+namespace detail {
+// Body j's position and mass: one vload<4> (one 16-byte load) or four scalar loads.
+inline Vec<float, 4> nbody_read(const Array<float>& p, const Int& j, bool vector_loads) {
+  return vector_loads ? p.vload<4>(j) : Vec<float, 4>(p(4 * j), p(4 * j + 1), p(4 * j + 2), p(4 * j + 3));
+}
+// Adds body pj's pull on body pi to (ax, ay, az).
+inline void nbody_pull(const Vec<float, 4>& pi, const Vec<float, 4>& pj, Var<float>& ax, Var<float>& ay,
+                       Var<float>& az) {
+  Vec<float, 4> d = pj - pi;
+  Float r2 = d.x() * d.x() + d.y() * d.y() + d.z() * d.z() + 0.01f;
+  Float s = pj.w() * rsqrt(r2 * r2 * r2);
+  ax += d.x() * s;
+  ay += d.y() * s;
+  az += d.z() * s;
+}
+}  // namespace detail
+
 // One N-body step: the acceleration of body i from all bodies, positions and masses as x, y, z,
 // m in four consecutive floats. `vector_loads` reads each body with one vload<4> (one 16-byte
 // load) instead of four scalar loads; both compute the same operations in the same order.
@@ -172,18 +189,23 @@ inline Kernel nbody(bool vector_loads) {
     If(i < n, [&] {
       Vec<float, 4> pi = p.vload<4>(i);
       Var<float> ax = 0.0f, ay = 0.0f, az = 0.0f;
-      For(0, n, [&](Int j) {
-        Vec<float, 4> pj = vector_loads ? p.vload<4>(j) : Vec<float, 4>(p(4 * j), p(4 * j + 1), p(4 * j + 2), p(4 * j + 3));
-        Vec<float, 4> d = pj - pi;
-        Float r2 = d.x() * d.x() + d.y() * d.y() + d.z() * d.z() + 0.01f;
-        Float s = pj.w() * rsqrt(r2 * r2 * r2);
-        ax += d.x() * s;
-        ay += d.y() * s;
-        az += d.z() * s;
-      });
+      For(0, n, [&](Int j) { detail::nbody_pull(pi, detail::nbody_read(p, j, vector_loads), ax, ay, az); });
       acc.vstore(i, Vec<float, 4>(ax, ay, az, 0.0f));
     });
   }, {.param_names = {"pos", "acc"}});
+}
+
+// The same interaction over a neighbour list, as cell-list N-body codes do: work-item i reads the
+// k bodies nbr(i*k ... i*k+k-1), a different body in every lane (a gather).
+inline Kernel nbody_neighbours(bool vector_loads) {
+  return kernel(vector_loads ? "gather_vload4" : "gather_scalar",
+                [vector_loads](Array<float> p, Array<int32_t> nbr, Array<float> acc, Int k) {
+    Int i = global_id(0);
+    Vec<float, 4> pi = p.vload<4>(i);
+    Var<float> ax = 0.0f, ay = 0.0f, az = 0.0f;
+    For(0, k, [&](Int m) { detail::nbody_pull(pi, detail::nbody_read(p, nbr(i * k + m), vector_loads), ax, ay, az); });
+    acc.vstore(i, Vec<float, 4>(ax, ay, az, 0.0f));
+  }, {.param_names = {"pos", "nbr", "acc", "k"}});
 }
 
 }  // namespace rocjit::samples
