@@ -1,8 +1,10 @@
 #include "targets/amdgpu/workarounds.h"
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/PatternMatch.h>
+#include <llvm/Support/KnownBits.h>
 
 #include <vector>
 
@@ -26,6 +28,35 @@ int guard_fsub_of_positive_zero(llvm::Module& module) {
     llvm::Value* zero = llvm::ConstantFP::getZero(x->getType());
     llvm::Value* is_zero = b.CreateFCmpOEQ(x, zero);
     llvm::Value* value = b.CreateSelect(is_zero, zero, b.CreateFNeg(x));
+    value->takeName(inst);
+    inst->replaceAllUsesWith(value);
+    inst->eraseFromParent();
+  }
+  return static_cast<int>(found.size());
+}
+
+int guard_or_with_high_ones(llvm::Module& module) {
+  using namespace llvm::PatternMatch;
+  const llvm::DataLayout& layout = module.getDataLayout();
+  auto high_ones = [&](llvm::Value* v) {
+    const llvm::KnownBits known = llvm::computeKnownBits(v, layout);
+    return known.One.extractBits(32, 32).isAllOnes();
+  };
+  std::vector<llvm::Instruction*> found;
+  for (llvm::Function& f : module)
+    for (llvm::BasicBlock& block : f)
+      for (llvm::Instruction& inst : block) {
+        llvm::Value *a = nullptr, *b = nullptr;
+        if (!inst.getType()->isIntegerTy(64) || !match(&inst, m_Or(m_Value(a), m_Value(b)))) continue;
+        // Already the rewritten form (or of a zext with the high-half constant): leave it.
+        if (match(&inst, m_c_Or(m_ZExt(m_Value()), m_SpecificInt(0xffffffff00000000ull)))) continue;
+        if (high_ones(a) || high_ones(b)) found.push_back(&inst);
+      }
+  for (llvm::Instruction* inst : found) {
+    llvm::IRBuilder<> b(inst);
+    llvm::Value* low = b.CreateOr(b.CreateTrunc(inst->getOperand(0), b.getInt32Ty()),
+                                  b.CreateTrunc(inst->getOperand(1), b.getInt32Ty()));
+    llvm::Value* value = b.CreateOr(b.CreateZExt(low, b.getInt64Ty()), b.getInt64(0xffffffff00000000ull));
     value->takeName(inst);
     inst->replaceAllUsesWith(value);
     inst->eraseFromParent();

@@ -14,4 +14,12 @@ namespace rocjit::targets::amdgpu {
 // Returns how many were rewritten.
 int guard_fsub_of_positive_zero(llvm::Module& module);
 
+// LLVM 22's AMDGPU code generation gets the high half of a 64-bit `or` wrong when one operand's
+// high half is known to be all ones: it treats the other operand's high half as not demanded
+// (undef), and a later machine pass then folds `undef | -1` to undef instead of -1, so the
+// result's high word is whatever a register held. Every such `or i64 a, b` becomes
+// `zext(trunc(a) | trunc(b)) | 0xffffffff00000000`, the same value with the high half a constant.
+// Returns how many were rewritten.
+int guard_or_with_high_ones(llvm::Module& module);
+
 }  // namespace rocjit::targets::amdgpu
