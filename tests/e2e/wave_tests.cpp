@@ -163,6 +163,58 @@ TEST_CASE("integer reductions and scans over full and partial waves") {
   }
 }
 
+// rocjit-smith found both: the CPU device kept only bit 0 of every 1-byte wave operand (as for
+// booleans), and LLVM 22 aborted on read_first and reductions of i8 for AMDGPU.
+TEST_CASE("wave operations on 8- and 16-bit values") {
+  const int w = device_wave_size();
+  Kernel k = kernel("small_wave", [](Array<int32_t> in, Array<int32_t> out) {
+    Int g = global_id(0);
+    Value b = cast<uint8_t>(in(g));
+    Value c = cast<int8_t>(in(g) - 100);
+    Value h = cast<int16_t>(in(g) * 300);
+    out(8 * g + 0) = cast<int32_t>(wave::shuffle_xor(b, 5));
+    out(8 * g + 1) = cast<int32_t>(wave::read_first(b));
+    out(8 * g + 2) = cast<int32_t>(wave::reduce_add(c));
+    out(8 * g + 3) = cast<int32_t>(wave::reduce_max(c));
+    out(8 * g + 4) = cast<int32_t>(wave::reduce_min(b));
+    out(8 * g + 5) = cast<int32_t>(wave::read_first(h));
+    out(8 * g + 6) = cast<int32_t>(wave::inclusive_scan_add(h));
+    out(8 * g + 7) = cast<int32_t>(wave::reduce_xor(b));
+  }, {.max_block_size = 256});
+  const int n = 100;  // a full wave and a partial one (wave32: 3 full and one of 4)
+  std::vector<int32_t> in(n);
+  for (int i = 0; i < n; ++i) in[i] = (i * 73 + 29) % 251;
+  auto din = to_device(in);
+  auto dout = device_array<int32_t>({8 * n});
+  k[{1, n}](din, dout);
+  std::vector<int32_t> out = dout.copy_to_host().to_vector();
+  for (int t = 0; t < n; ++t) {
+    const WaveSpan s = wave_of(t, n, w);
+    const int partner = t ^ 5;
+    const int xor_value = partner >= s.begin && partner < s.end ? in[partner] : in[t];
+    int8_t sum = 0, mx = INT8_MIN;
+    uint8_t mn = 255, x = 0;
+    int16_t scan = 0;
+    for (int l = s.begin; l < s.end; ++l) {
+      sum = static_cast<int8_t>(sum + static_cast<int8_t>(in[l] - 100));
+      mx = std::max(mx, static_cast<int8_t>(in[l] - 100));
+      mn = std::min(mn, static_cast<uint8_t>(in[l]));
+      x ^= static_cast<uint8_t>(in[l]);
+      if (l <= t) scan = static_cast<int16_t>(scan + static_cast<int16_t>(in[l] * 300));
+    }
+    INFO("item " << t << " wave size " << w);
+    const int32_t* r = &out[8 * t];
+    CHECK(r[0] == static_cast<uint8_t>(xor_value));
+    CHECK(r[1] == static_cast<uint8_t>(in[s.begin]));
+    CHECK(r[2] == sum);
+    CHECK(r[3] == mx);
+    CHECK(r[4] == mn);
+    CHECK(r[5] == static_cast<int16_t>(in[s.begin] * 300));
+    CHECK(r[6] == scan);
+    CHECK(r[7] == x);
+  }
+}
+
 TEST_CASE("float reductions and scans add in the documented order, bit for bit") {
   const int w = device_wave_size();
   Kernel k = kernel("float_reduce", [](Array<float> in, Array<float> out, Array<double> d) {

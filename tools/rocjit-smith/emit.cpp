@@ -3,7 +3,16 @@
 // The OpenCL C spells out rocjit's total semantics, since OpenCL C leaves them undefined:
 // signed + - * and negation are computed in unsigned and converted back (wrapping), x/0 = 0,
 // x%0 = x, INT_MIN/-1 = INT_MIN, INT_MIN%-1 = 0, shift amounts masked to the width, float->int
-// through convert_<T>_sat_rtz (round toward zero, saturate, NaN -> 0).
+// through convert_<T>_sat_rtz (round toward zero, saturate, NaN -> 0). 8- and 16-bit integers
+// are char/uchar/short/ushort with the same helpers (computed in uint, converted back: C's
+// promotion to int never overflows there). f16 is emulated: an f16 value is a float holding a
+// binary16 value, rounded to binary16 after every operation that can be inexact (rh: vstore_half_rte
+// to a private half and vload_half back). Rounding the f32 result of + - * / sqrt of two binary16
+// values is the correctly rounded binary16 result (f32 has more than 2 * 11 + 2 bits); f64 values
+// round to f16 directly (rhd, vstore_half_rte of a double), never through f32; integers convert
+// exactly to double first (|x| >= 2^53 only for values far beyond f16's range, inf either way).
+#include <bit>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -21,6 +30,11 @@ const char* cl_type(Ty t) {
     case Ty::f32: return "float";
     case Ty::f64: return "double";
     case Ty::b: return "int";
+    case Ty::i8: return "char";
+    case Ty::u8: return "uchar";
+    case Ty::i16: return "short";
+    case Ty::u16: return "ushort";
+    case Ty::f16: return "float";  // emulated: a float holding a binary16 value
   }
   return "?";
 }
@@ -32,6 +46,11 @@ const char* suffix(Ty t) {
     case Ty::f32: return "f";
     case Ty::f64: return "d";
     case Ty::b: return "b";
+    case Ty::i8: return "c";
+    case Ty::u8: return "uc";
+    case Ty::i16: return "s";
+    case Ty::u16: return "us";
+    case Ty::f16: return "h";
   }
   return "?";
 }
@@ -43,9 +62,17 @@ const char* cpp_type(Ty t) {
     case Ty::f32: return "float";
     case Ty::f64: return "double";
     case Ty::b: return "bool";
+    case Ty::i8: return "int8_t";
+    case Ty::u8: return "uint8_t";
+    case Ty::i16: return "int16_t";
+    case Ty::u16: return "uint16_t";
+    case Ty::f16: return "half";
   }
   return "?";
 }
+
+// The float value of binary16 bits (exact), as float bits.
+uint32_t half_as_float_bits(uint16_t h) { return std::bit_cast<uint32_t>(static_cast<float>(half_value(h))); }
 
 std::string hex(uint64_t v, int digits) {
   char buf[40];
@@ -71,8 +98,37 @@ const char* kPrelude = R"(#pragma OPENCL FP_CONTRACT OFF
 SMITH_INT(int, uint, INT_MIN, 32, i)
 SMITH_INT(uint, uint, 0u, 32, u)
 SMITH_INT(long, ulong, LONG_MIN, 64, l)
+SMITH_INT(char, uint, CHAR_MIN, 8, c)
+SMITH_INT(uchar, uint, (uchar)0, 8, uc)
+SMITH_INT(short, uint, SHRT_MIN, 16, s)
+SMITH_INT(ushort, uint, (ushort)0, 16, us)
 static int norm_i(int e, int n) { return ((e % n) + n) % n; }
+// f16 emulated in float: round to the nearest binary16 value (ties to even), from a float (rh) or
+// directly from a double (rhd).
+// (OpenCL 1.2 allows half only behind pointers, hence the ushort.)
+static float rh(float x) { ushort h; vstore_half_rte(x, 0, (half*)&h); return vload_half(0, (const half*)&h); }
+static float rhd(double x) { ushort h; vstore_half_rte(x, 0, (half*)&h); return vload_half(0, (const half*)&h); }
 )";
+
+// A value of type `from` (printed as x) converted to `to` as rocjit's cast does: integers wrap,
+// floats -> integers truncate and saturate (NaN -> 0), -> floats round to nearest even once.
+std::string conv(const std::string& x, Ty from, Ty to) {
+  if (from == to) return x;
+  if (to == Ty::b) return "(" + x + " != 0)";
+  if (to == Ty::f16) {
+    if (from == Ty::f32) return "rh(" + x + ")";
+    if (from == Ty::f64) return "rhd(" + x + ")";
+    return "rhd((double)" + x + ")";  // integers: exact in double (far beyond f16 when not)
+  }
+  if (from == Ty::f16 && to == Ty::f32) return x;
+  if (is_float(from) && is_int(to)) return std::string("convert_") + cl_type(to) + "_sat_rtz(" + x + ")";
+  return std::string("((") + cl_type(to) + ")" + x + ")";
+}
+// Keeps a char/short expression of that C type (C promotes them to int in ?: and bit operations).
+std::string narrow(Ty t, const std::string& x) {
+  if (is_small(t) && is_int(t)) return std::string("((") + cl_type(t) + ")(" + x + "))";
+  return x;
+}
 
 struct Cl {
   const Program& p;
@@ -90,6 +146,11 @@ struct Cl {
           case Ty::f32: return "as_float(" + hex(static_cast<uint32_t>(e.bits), 8) + "u)";
           case Ty::f64: return "as_double(" + hex(e.bits, 16) + "ul)";
           case Ty::b: return e.bits ? "1" : "0";
+          case Ty::i8: return "((char)(" + std::to_string(static_cast<int8_t>(e.bits)) + "))";
+          case Ty::u8: return "((uchar)" + std::to_string(static_cast<uint8_t>(e.bits)) + "u)";
+          case Ty::i16: return "((short)(" + std::to_string(static_cast<int16_t>(e.bits)) + "))";
+          case Ty::u16: return "((ushort)" + std::to_string(static_cast<uint16_t>(e.bits)) + "u)";
+          case Ty::f16: return "as_float(" + hex(half_as_float_bits(static_cast<uint16_t>(e.bits)), 8) + "u)";
         }
         break;
       case EK::id: {
@@ -108,11 +169,13 @@ struct Cl {
       case EK::load_local:
         return "p" + std::to_string(e.a) + "[norm_i(" + ex(e.kids[0]) + ", " + std::to_string(p.locals[e.a].size) + ")]";
       case EK::bin: {
-        std::string a = ex(e.kids[0]), b = ex(e.kids[1]);
+        // Both operands convert to the operation's type (a shift's amount to its left operand's).
+        std::string a = conv(ex(e.kids[0]), e.kids[0].t, e.t), b = conv(ex(e.kids[1]), e.kids[1].t, e.t);
         Bin op = static_cast<Bin>(e.op);
         if (is_float(e.t)) {
           static const char* ops[] = {"+", "-", "*", "/"};
-          return "(" + a + " " + ops[e.op] + " " + b + ")";
+          std::string r = "(" + a + " " + ops[e.op] + " " + b + ")";
+          return e.t == Ty::f16 ? "rh" + r : r;
         }
         std::string n = suffix(e.t);
         switch (op) {
@@ -121,39 +184,38 @@ struct Cl {
           case Bin::mul: return "mul_" + n + "(" + a + ", " + b + ")";
           case Bin::div: return "div_" + n + "(" + a + ", " + b + ")";
           case Bin::rem: return "rem_" + n + "(" + a + ", " + b + ")";
-          case Bin::and_: return "(" + a + " & " + b + ")";
-          case Bin::or_: return "(" + a + " | " + b + ")";
-          case Bin::xor_: return inject ? "((" + a + " ^ " + b + ") ^ 1)" : "(" + a + " ^ " + b + ")";
+          case Bin::and_: return narrow(e.t, "(" + a + " & " + b + ")");
+          case Bin::or_: return narrow(e.t, "(" + a + " | " + b + ")");
+          case Bin::xor_: return narrow(e.t, inject ? "((" + a + " ^ " + b + ") ^ 1)" : "(" + a + " ^ " + b + ")");
           case Bin::shl: return "shl_" + n + "(" + a + ", " + b + ")";
           case Bin::shr: return "shr_" + n + "(" + a + ", " + b + ")";
-          case Bin::min: return "min(" + a + ", " + b + ")";
-          case Bin::max: return "max(" + a + ", " + b + ")";
+          case Bin::min: return "min(" + narrow(e.t, a) + ", " + narrow(e.t, b) + ")";
+          case Bin::max: return "max(" + narrow(e.t, a) + ", " + narrow(e.t, b) + ")";
         }
         break;
       }
       case EK::cmp: {
         static const char* ops[] = {"==", "!=", "<", "<=", ">", ">="};
-        return "(" + ex(e.kids[0]) + " " + ops[e.op] + " " + ex(e.kids[1]) + ")";
+        const Expr &x = e.kids[0], &y = e.kids[1];
+        Ty c = x.t == Ty::b && y.t == Ty::b ? Ty::b : common_type(x.t, y.t);
+        return "(" + conv(ex(x), x.t, c) + " " + ops[e.op] + " " + conv(ex(y), y.t, c) + ")";
       }
-      case EK::sel: return "(" + ex(e.kids[0]) + " ? " + ex(e.kids[1]) + " : " + ex(e.kids[2]) + ")";
-      case EK::cast: {
-        Ty from = e.kids[0].t;
-        std::string x = ex(e.kids[0]);
-        if (is_float(from) && is_int(e.t)) return std::string("convert_") + cl_type(e.t) + "_sat_rtz(" + x + ")";
-        if (e.t == Ty::b) return "(" + x + " != 0)";
-        return std::string("((") + cl_type(e.t) + ")" + x + ")";
-      }
+      case EK::sel:
+        return narrow(e.t, "(" + ex(e.kids[0]) + " ? " + conv(ex(e.kids[1]), e.kids[1].t, e.t) + " : " +
+                               conv(ex(e.kids[2]), e.kids[2].t, e.t) + ")");
+      case EK::cast: return conv(ex(e.kids[0]), e.kids[0].t, e.t);
       case EK::un: {
         std::string a = ex(e.kids[0]);
         switch (static_cast<Un>(e.op)) {
           case Un::neg: return is_float(e.t) ? "(-" + a + ")" : std::string("neg_") + suffix(e.t) + "(" + a + ")";
-          case Un::not_: return "(~" + a + ")";
+          case Un::not_: return narrow(e.t, "(~" + a + ")");
           // Not OpenCL's abs(): PoCL folds (int)abs(INT_MIN) < 0 to false (see README.md).
           case Un::abs: return std::string("abs_") + suffix(e.t) + "(" + a + ")";
+          // Exact on binary16 values: no rounding.
           case Un::fabs: return "fabs(" + a + ")";
           case Un::floor: return "floor(" + a + ")";
           case Un::ceil: return "ceil(" + a + ")";
-          case Un::sqrt: return "sqrt(" + a + ")";
+          case Un::sqrt: return e.t == Ty::f16 ? "rh(sqrt(" + a + "))" : "sqrt(" + a + ")";
         }
         break;
       }
@@ -170,9 +232,18 @@ struct Cl {
           case Logic::not_: return "(!" + ex(e.kids[0]) + ")";
         }
         break;
+      case EK::wave: {
+        // Not OpenCL C 1.2 (no sub-groups): printed for reading only, never built.
+        std::string s = std::string("wave_") + wave_op_name(static_cast<WaveOp>(e.op)) + "(";
+        for (size_t i = 0; i < e.kids.size(); ++i) s += (i ? ", " : "") + ex(e.kids[i]);
+        return s + ")";
+      }
     }
     return "?";
   }
+
+  // The value of statement expression x converted to the type t it is stored into.
+  std::string val(const Expr& x, Ty t) { return conv(ex(x), x.t, t); }
 
   void line(const std::string& s) { o << std::string(2 * indent, ' ') << s << "\n"; }
 
@@ -181,7 +252,7 @@ struct Cl {
     if (op == 0) return value;
     static const char* fops[] = {"+", "-", "*", "/"};
     Bin bop = static_cast<Bin>(op - 1);
-    if (is_float(t)) return "(" + target + " " + fops[op - 1] + " " + value + ")";
+    if (is_float(t)) return std::string(t == Ty::f16 ? "rh" : "") + "(" + target + " " + fops[op - 1] + " " + value + ")";
     std::string n = suffix(t);
     switch (bop) {
       case Bin::add: return "add_" + n + "(" + target + ", " + value + ")";
@@ -189,9 +260,9 @@ struct Cl {
       case Bin::mul: return "mul_" + n + "(" + target + ", " + value + ")";
       case Bin::div: return "div_" + n + "(" + target + ", " + value + ")";
       case Bin::rem: return "rem_" + n + "(" + target + ", " + value + ")";
-      case Bin::and_: return "(" + target + " & " + value + ")";
-      case Bin::or_: return "(" + target + " | " + value + ")";
-      case Bin::xor_: return inject ? "((" + target + " ^ " + value + ") ^ 1)" : "(" + target + " ^ " + value + ")";
+      case Bin::and_: return narrow(t, "(" + target + " & " + value + ")");
+      case Bin::or_: return narrow(t, "(" + target + " | " + value + ")");
+      case Bin::xor_: return narrow(t, inject ? "((" + target + " ^ " + value + ") ^ 1)" : "(" + target + " ^ " + value + ")");
       default: return "?";
     }
   }
@@ -207,11 +278,11 @@ struct Cl {
     switch (s.k) {
       case SK::assign: {
         std::string v = "v" + std::to_string(s.a);
-        line(v + " = " + combine(s.t, s.op, v, ex(s.e[0])) + ";");
+        line(v + " = " + combine(s.t, s.op, v, val(s.e[0], s.t)) + ";");
         return;
       }
       case SK::store_out:
-        line("{ " + std::string(cl_type(s.t)) + " t = " + ex(s.e[0]) + "; if (inb) out_" + suffix(s.t) + "[lin * " +
+        line("{ " + std::string(cl_type(s.t)) + " t = " + val(s.e[0], s.t) + "; if (inb) out_" + suffix(s.t) + "[lin * " +
              std::to_string(p.out_slots[static_cast<int>(s.t)]) + " + " + std::to_string(s.a) + "] = t; }");
         return;
       case SK::store_approx: {
@@ -228,13 +299,13 @@ struct Cl {
       }
       case SK::store_shared: {
         std::string c = "s" + std::to_string(s.a) + "[lid]";
-        line(c + " = " + combine(s.t, s.op, c, ex(s.e[0])) + ";");
+        line(c + " = " + combine(s.t, s.op, c, val(s.e[0], s.t)) + ";");
         return;
       }
       case SK::store_local: {
         std::string i = "norm_i(" + ex(s.e[0]) + ", " + std::to_string(p.locals[s.a].size) + ")";
         std::string c = "p" + std::to_string(s.a) + "[t]";
-        line("{ int t = " + i + "; " + c + " = " + combine(s.t, s.op, c, ex(s.e[1])) + "; }");
+        line("{ int t = " + i + "; " + c + " = " + combine(s.t, s.op, c, val(s.e[1], s.t)) + "; }");
         return;
       }
       case SK::init_local:
@@ -294,6 +365,9 @@ struct Cl {
   }
 
   std::string run() {
+    if (has_wave_ops(p))
+      o << "// This kernel has wave operations (wave_* below), which OpenCL C 1.2 cannot express (no sub-groups):\n"
+           "// rocjit-smith does not run it on PoCL. It is printed for reading only and does not build.\n";
     o << kPrelude;
     o << "__kernel void smith(";
     const char* names[] = {"in_i", "in_u", "in_l", "in_f", "in_d", "out_i", "out_u", "out_l", "out_f", "out_d", "ap_f", "ap_d", "at_i", "at_u", "at_l"};
@@ -339,6 +413,11 @@ struct Cpp {
           case Ty::f32: return "Float(std::bit_cast<float>(" + hex(static_cast<uint32_t>(e.bits), 8) + "u))";
           case Ty::f64: return "Double(std::bit_cast<double>(" + hex(e.bits, 16) + "ull))";
           case Ty::b: return e.bits ? "Bool(true)" : "Bool(false)";
+          case Ty::i8: return "Int8(int8_t(" + std::to_string(static_cast<int8_t>(e.bits)) + "))";
+          case Ty::u8: return "UInt8(uint8_t(" + std::to_string(static_cast<uint8_t>(e.bits)) + "))";
+          case Ty::i16: return "Int16(int16_t(" + std::to_string(static_cast<int16_t>(e.bits)) + "))";
+          case Ty::u16: return "UInt16(uint16_t(" + std::to_string(static_cast<uint16_t>(e.bits)) + "))";
+          case Ty::f16: return "Half(half::from_bits(" + hex(static_cast<uint16_t>(e.bits), 4) + "))";
         }
         break;
       case EK::id: {
@@ -389,6 +468,13 @@ struct Cpp {
           case Logic::not_: return "(!" + ex(e.kids[0]) + ")";
         }
         break;
+      case EK::wave: {
+        WaveOp w = static_cast<WaveOp>(e.op);
+        std::string s = std::string("wave::") + wave_op_name(w) + "(";
+        for (size_t i = 0; i < e.kids.size(); ++i) s += (i ? ", " : "") + ex(e.kids[i]);
+        s += ")";
+        return w == WaveOp::ballot ? "cast<int64_t>(" + s + ")" : s;
+      }
     }
     return "?";
   }

@@ -10,7 +10,10 @@
 //    and read only at the work-item's own cell, read anywhere, or (atomic arrays) updated only by
 //    atomics whose cell has one fixed, order-independent operation; phase 0 initialises them;
 //  - atomic return values are discarded (they depend on the order);
-//  - barriers are only at the top level of the kernel body (uniform);
+//  - barriers are only at the top level of the kernel body (uniform), and so are wave operations
+//    (expressions of top-level statements of a phase, after phase 0's array initialisation);
+//  - small types (i8 u8 i16 u16 f16) mix with others only as rocjit's promotion rules allow
+//    (common_type, widens), never by an implicit narrowing, which the DSL refuses;
 //  - loops have small bounded trip counts; approximate math results go straight to outputs
 //    compared within a tolerance, so their error never feeds bit-exact results.
 #include <bit>
@@ -29,8 +32,63 @@ const char* ty_name(Ty t) {
     case Ty::f32: return "f32";
     case Ty::f64: return "f64";
     case Ty::b: return "bool";
+    case Ty::i8: return "i8";
+    case Ty::u8: return "u8";
+    case Ty::i16: return "i16";
+    case Ty::u16: return "u16";
+    case Ty::f16: return "f16";
   }
   return "?";
+}
+
+const char* wave_op_name(WaveOp w) {
+  static const char* names[] = {"reduce_add", "reduce_min", "reduce_max", "reduce_and", "reduce_or",
+                                "reduce_xor", "inclusive_scan_add", "exclusive_scan_add", "shuffle_xor", "broadcast",
+                                "read_first", "any", "all", "count", "ballot"};
+  return names[static_cast<int>(w)];
+}
+
+// README "Types and promotion": the wider float if either is a float; two integers: the same type,
+// else the wider of the same signedness, else (mixed signedness) the unsigned one when it is at
+// least as wide, else the signed one. No promotion of 8- and 16-bit integers to int.
+Ty common_type(Ty a, Ty b) {
+  if (a == Ty::b) a = Ty::i32;
+  if (b == Ty::b) b = Ty::i32;
+  if (a == b) return a;
+  if (is_float(a) || is_float(b)) {
+    if (!is_float(a)) return b;
+    if (!is_float(b)) return a;
+    return bits(a) >= bits(b) ? a : b;
+  }
+  if (is_signed(a) == is_signed(b)) return bits(a) >= bits(b) ? a : b;
+  Ty s = is_signed(a) ? a : b, u = is_signed(a) ? b : a;
+  return bits(u) >= bits(s) ? u : s;
+}
+
+// Implicit conversions: to a wider integer of the same signedness, unsigned to a wider signed
+// integer, f16 -> f32 -> f64. Nothing else (no int -> float, no narrowing, no sign change).
+bool widens(Ty from, Ty to) {
+  if (from == to) return true;
+  if (from == Ty::b || to == Ty::b) return false;
+  if (is_float(from) && is_float(to)) return bits(to) > bits(from);
+  if (!is_int(from) || !is_int(to) || bits(to) <= bits(from)) return false;
+  return is_signed(from) == is_signed(to) || !is_signed(from);
+}
+
+double half_value(uint16_t h) {
+  int e = (h >> 10) & 0x1f;
+  double m = h & 0x3ff;
+  double v = e == 31 ? (m ? NAN : INFINITY) : e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+Ty home_type(Ty t) {
+  switch (t) {
+    case Ty::i8: case Ty::i16: return Ty::i32;
+    case Ty::u8: case Ty::u16: return Ty::u32;
+    case Ty::f16: return Ty::f32;
+    default: return t;
+  }
 }
 
 namespace {
@@ -49,21 +107,54 @@ struct Rng {
 };
 
 Ty value_type(Rng& r) { return static_cast<Ty>(r.below(kValueTypes)); }
+constexpr Ty kSmallTypes[] = {Ty::i8, Ty::u8, Ty::i16, Ty::u16, Ty::f16};
+constexpr Ty kAllTypes[] = {Ty::i32, Ty::u32, Ty::i64, Ty::f32, Ty::f64, Ty::i8, Ty::u8, Ty::i16, Ty::u16, Ty::f16};
+
+// Truncates v to a small integer type (sign-extended to 64 bits for the signed ones).
+uint64_t small_int_bits(int64_t v, Ty t) {
+  switch (t) {
+    case Ty::i8: return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(v)));
+    case Ty::u8: return static_cast<uint8_t>(v);
+    case Ty::i16: return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int16_t>(v)));
+    case Ty::u16: return static_cast<uint16_t>(v);
+    default: return static_cast<uint64_t>(v);
+  }
+}
+
+// binary16 bits: edge values (zeros, one, the largest finite, the smallest subnormal and normal,
+// 2048 where the spacing becomes 2) or any finite pattern.
+uint64_t half_bits(Rng& r) {
+  static const uint16_t special[] = {0x0000, 0x8000, 0x3c00, 0xbc00, 0x3800, 0x4000, 0x4200, 0x7bff, 0xfbff, 0x0001,
+                                     0x8001, 0x03ff, 0x0400, 0x6800, 0x6801, 0x5640, 0xd640, 0x3555, 0x4900, 0xc500};
+  if (r.chance(50)) return special[r.below(sizeof special / sizeof special[0])];
+  uint16_t h = static_cast<uint16_t>(r.next());
+  if ((h & 0x7c00) == 0x7c00) h &= 0xbfff;  // no inf or NaN constants (as for f32 and f64)
+  return h;
+}
 
 uint64_t int_bits(Rng& r, Ty t) {
+  if (t == Ty::i8 || t == Ty::u8 || t == Ty::i16 || t == Ty::u16) {
+    // Their own edges, and integers at f16's rounding boundaries (2049: a tie, 65519/65520: the
+    // last value that rounds to 65504 and the first that overflows).
+    static const int64_t small[] = {0, 1, -1, 2, 7, 8, 15, 16, 127, -128, 128, 255, 0x7fff, -0x8000, 0x8000, 0xffff,
+                                    2049, 2051, 65519, 65520, -100, 100};
+    if (r.chance(40)) return small_int_bits(small[r.below(sizeof small / sizeof small[0])], t);
+  }
   static const int64_t special[] = {0, 1, -1, 2, 3, 7, 31, 32, 33, 63, 64, 100, -2, -100, 255, 65535,
                                     INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, 0x7fff, 12345678};
   int64_t v;
   if (r.chance(60)) v = special[r.below(sizeof special / sizeof special[0])];
   else if (r.chance(50)) v = r.range(-1000, 1000);
   else v = static_cast<int64_t>(r.next());
+  if (t == Ty::i8 || t == Ty::u8 || t == Ty::i16 || t == Ty::u16) return small_int_bits(v, t);
   if (t == Ty::i32) return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(v)));
   if (t == Ty::u32) return static_cast<uint32_t>(v);
   return static_cast<uint64_t>(v);
 }
 
 double float_value(Rng& r, bool allow_special) {
-  static const double special[] = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, 10.0, 0.1, -2.5, 1e10, -1e-10, 65536.0, 3.75, 1e30, -7.0};
+  static const double special[] = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, 10.0, 0.1, -2.5, 1e10, -1e-10, 65536.0, 3.75, 1e30, -7.0,
+                                 1.0 + 0x1p-11 + 0x1p-50, 65519.0, 65520.0, 2049.0, 0x1p-24, 0x1p-25};
   if (allow_special && r.chance(3)) {
     static const double inf[] = {INFINITY, -INFINITY, NAN};
     return inf[r.below(3)];
@@ -73,7 +164,23 @@ double float_value(Rng& r, bool allow_special) {
   return std::ldexp(static_cast<double>(r.next() >> 11) / 9007199254740992.0 - 0.5, r.range(-20, 40));
 }
 
+// A float value at or next to the midpoint of two neighbouring binary16 values (a tie, or just
+// above or below one, by far less than an f32 ulp): rounding it to f16 through f32 first would be
+// wrong (double rounding), rounding it directly is right. Also the tie above 65504 (-> inf).
+uint64_t near_half_tie_bits(Rng& r, Ty t) {
+  uint16_t h = static_cast<uint16_t>(r.next() & 0x7fff);
+  if ((h & 0x7c00) == 0x7c00) h = 0x7bff;
+  double a = half_value(h), b = h == 0x7bff ? 65536.0 : half_value(static_cast<uint16_t>(h + 1));
+  double d = (a + b) / 2;
+  int how = r.below(3);
+  if (how) d += (how == 1 ? 1 : -1) * std::ldexp(b - a, -r.range(15, 45));
+  if (r.chance(50)) d = -d;
+  if (t == Ty::f32) return std::bit_cast<uint32_t>(static_cast<float>(d));
+  return std::bit_cast<uint64_t>(d);
+}
+
 uint64_t float_bits(Rng& r, Ty t) {
+  if (t == Ty::f16) return half_bits(r);
   double d = float_value(r, false);
   if (t == Ty::f32) return std::bit_cast<uint32_t>(static_cast<float>(d));
   return std::bit_cast<uint64_t>(d);
@@ -86,9 +193,10 @@ class Gen {
   Program run() {
     geometry();
     p.n_in = r.range(1, 70);
+    wave_kernel = opt.wave_ops && r.chance(15);
     int nvars = r.range(1, 6);
     for (int i = 0; i < nvars; ++i) {
-      Ty t = value_type(r);
+      Ty t = any_type();
       p.vars.push_back(t);
       p.var_init.push_back(r.chance(50) ? konst(t) : leaf(t, /*init=*/true));
     }
@@ -157,18 +265,30 @@ class Gen {
         }
         no_mem = false;
       }
+      const int inits = static_cast<int>(stmts.size());  // phase 0: the arrays' initialisation comes first
       block(stmts, r.range(2, 7), 0);
+      if (wave_kernel) {
+        // At least one wave operation per phase, stored straight to an output.
+        wave_ctx = true;
+        Stmt s;
+        s.k = SK::store_out;
+        s.t = value_type(r);
+        s.a = r.below(p.out_slots[static_cast<int>(s.t)]);
+        s.e.push_back(wave_expr(s.t, 3, wave_ops_for(s.t)));
+        wave_ctx = false;
+        stmts.insert(stmts.begin() + inits + r.below(static_cast<int>(stmts.size()) - inits + 1), std::move(s));
+      }
       p.phases.push_back(std::move(stmts));
     }
     // Epilogue: every variable lands in an output cell of its own.
     for (size_t v = 0; v < p.vars.size(); ++v) {
       Stmt s;
       s.k = SK::store_out;
-      s.t = p.vars[v];
+      s.t = home_type(p.vars[v]);  // small variables widen implicitly into i32, u32 or f32
       s.a = p.out_slots[static_cast<int>(s.t)]++;
       Expr e;
       e.k = EK::var;
-      e.t = s.t;
+      e.t = p.vars[v];
       e.a = static_cast<int>(v);
       s.e.push_back(e);
       p.phases.back().push_back(std::move(s));
@@ -182,6 +302,67 @@ class Gen {
   Program p;
   int phase = 0;
   bool no_mem = false;
+  bool wave_kernel = false;  // this kernel has wave operations
+  bool wave_ctx = false;     // generating an expression of a top-level statement (uniform control flow)
+
+  // Any type of an expression or variable: the five wide ones, and the small ones when enabled.
+  Ty any_type() {
+    if (opt.small_types && r.chance(40)) return kSmallTypes[r.below(5)];
+    return value_type(r);
+  }
+  // A type u for the other operand of an operation of type t: `t op u` has type t (README "Types
+  // and promotion"). Mixed operands only with small types, one of the two being small.
+  Ty partner(Ty t) {
+    if (!opt.small_types || !r.chance(25)) return t;
+    std::vector<Ty> ok;
+    for (Ty u : kAllTypes)
+      if (common_type(t, u) == t && (is_small(t) || is_small(u))) ok.push_back(u);
+    return ok.empty() ? t : ok[r.below(static_cast<int>(ok.size()))];
+  }
+  // A type u that widens implicitly to t (assignments and stores), sometimes narrower than t.
+  Ty narrower(Ty t) {
+    if (!opt.small_types || !r.chance(25)) return t;
+    std::vector<Ty> ok;
+    for (Ty u : kAllTypes)
+      if (widens(u, t) && (is_small(t) || is_small(u))) ok.push_back(u);
+    return ok.empty() ? t : ok[r.below(static_cast<int>(ok.size()))];
+  }
+  // The value operand type of a statement updating a t: `v = x` takes implicit widenings only,
+  // `v op= x` any x with `v op x` of type t.
+  Ty operand_for(Ty t, int compound) { return compound ? partner(t) : narrower(t); }
+
+  // The wave operations that can give a t.
+  std::vector<WaveOp> wave_ops_for(Ty t) {
+    std::vector<WaveOp> ok;
+    if (t == Ty::b) {
+      ok = {WaveOp::any, WaveOp::all};
+    } else {
+      ok = {WaveOp::shuffle_xor, WaveOp::broadcast, WaveOp::read_first};
+      if (is_int(t))
+        for (int w = 0; w <= static_cast<int>(WaveOp::exclusive_scan_add); ++w) ok.push_back(static_cast<WaveOp>(w));
+      if (t == Ty::i32) ok.push_back(WaveOp::count);
+      if (t == Ty::i64) ok.push_back(WaveOp::ballot);
+    }
+    return ok;
+  }
+
+  // A wave operation of type t, one of `ok` (uniform control flow only: wave_ctx).
+  Expr wave_expr(Ty t, int depth, const std::vector<WaveOp>& ok) {
+    Expr e;
+    e.k = EK::wave;
+    e.t = t;
+    WaveOp w = ok[r.below(static_cast<int>(ok.size()))];
+    e.op = static_cast<uint8_t>(w);
+    int d = std::max(0, depth - 1);
+    if (w == WaveOp::any || w == WaveOp::all || w == WaveOp::count || w == WaveOp::ballot) {
+      e.kids.push_back(expr(Ty::b, d));
+    } else {
+      e.kids.push_back(expr(t, d));
+      if (w == WaveOp::shuffle_xor || w == WaveOp::broadcast)  // lanes past the wave give the lane its own value
+        e.kids.push_back(r.chance(60) ? i32const(r.range(0, 70)) : expr(Ty::i32, std::min(d, 1)));
+    }
+    return e;
+  }
   std::vector<int> loop_stack;  // loop ids in scope
 
   void geometry() {
@@ -246,9 +427,9 @@ class Gen {
       if (c == 3 || c == 4) {
         Expr e;
         e.k = EK::load_in;
-        e.t = t == Ty::b ? Ty::i32 : t;
+        e.t = t == Ty::b ? Ty::i32 : is_small(t) ? value_type(r) : t;  // no small inputs: cast
         e.kids.push_back(index_expr(init));
-        return t == Ty::b ? cmp_of(std::move(e)) : e;
+        return t == Ty::b ? cmp_of(std::move(e)) : cast(t, std::move(e));
       }
       if (init) continue;
       if (c == 5 || c == 6) {
@@ -320,6 +501,8 @@ class Gen {
   }
 
   Expr expr(Ty t, int depth) {
+    if (wave_ctx && depth > 0 && r.chance(12))
+      if (std::vector<WaveOp> ok = wave_ops_for(t); !ok.empty()) return wave_expr(t, depth, ok);
     if (depth <= 0 || r.chance(25)) return leaf(t);
     if (t == Ty::b) {
       int c = r.below(10);
@@ -328,9 +511,14 @@ class Gen {
         e.k = EK::cmp;
         e.t = Ty::b;
         e.op = static_cast<uint8_t>(r.below(6));
-        Ty u = value_type(r);
+        // Both operands convert to their common type (any two types: the DSL converts).
+        Ty u = any_type(), w = u;
+        if (opt.small_types && r.chance(30)) {
+          w = kAllTypes[r.below(10)];
+          if (!is_small(u) && !is_small(w)) w = u;
+        }
         e.kids.push_back(expr(u, depth - 1));
-        e.kids.push_back(expr(u, depth - 1));
+        e.kids.push_back(expr(w, depth - 1));
         return e;
       }
       Expr e;
@@ -348,8 +536,21 @@ class Gen {
       e.t = t;
       if (is_float(t)) e.op = static_cast<uint8_t>(r.below(4));
       else e.op = static_cast<uint8_t>(r.below(12));
-      e.kids.push_back(expr(t, depth - 1));
-      e.kids.push_back(expr(t, depth - 1));
+      Ty ta = t, tb = t;
+      if (e.op == static_cast<uint8_t>(Bin::shl) || e.op == static_cast<uint8_t>(Bin::shr)) {
+        // A shift has its left operand's type; the amount (any integer) is converted to it.
+        if (opt.small_types && r.chance(25)) {
+          static const Ty ints[] = {Ty::i32, Ty::u32, Ty::i64, Ty::i8, Ty::u8, Ty::i16, Ty::u16};
+          tb = ints[r.below(7)];
+          if (!is_small(t) && !is_small(tb)) tb = t;
+        }
+      } else if (r.chance(50)) {
+        ta = partner(t);
+      } else {
+        tb = partner(t);
+      }
+      e.kids.push_back(expr(ta, depth - 1));
+      e.kids.push_back(expr(tb, depth - 1));
       // rocjit refuses an integer division or remainder by the constant 0 when the kernel is
       // traced (a CompileError, as the user almost certainly did not mean it): a zero divisor
       // comes from computed values only.
@@ -361,12 +562,20 @@ class Gen {
       e.k = EK::sel;
       e.t = t;
       e.kids.push_back(expr(Ty::b, depth - 1));
-      e.kids.push_back(expr(t, depth - 1));
-      e.kids.push_back(expr(t, depth - 1));
+      bool first = r.chance(50);
+      e.kids.push_back(expr(first ? partner(t) : t, depth - 1));
+      e.kids.push_back(expr(first ? t : partner(t), depth - 1));
       return e;
     }
     if (c < 15) {
-      Ty from = value_type(r);
+      Ty from = any_type();
+      if (t == Ty::f16 && (from == Ty::f32 || from == Ty::f64) && r.chance(40)) {
+        Expr k;  // a rounding edge of the conversion
+        k.k = EK::konst;
+        k.t = from;
+        k.bits = near_half_tie_bits(r, from);
+        return cast(t, std::move(k));
+      }
       return cast(t, expr(from, depth - 1));
     }
     if (c < 17) {
@@ -384,7 +593,7 @@ class Gen {
       Expr e;
       e.k = EK::math;
       e.t = t;
-      e.op = static_cast<uint8_t>(r.below(3));
+      e.op = static_cast<uint8_t>(t == Ty::f16 ? 1 + r.below(2) : r.below(3));  // no f16 fma
       int n = e.op == static_cast<uint8_t>(MathOp::fma) ? 3 : 2;
       for (int i = 0; i < n; ++i) e.kids.push_back(expr(t, depth - 1));
       if (e.op == static_cast<uint8_t>(MathOp::fma)) return e;
@@ -410,6 +619,9 @@ class Gen {
 
   Stmt stmt(int depth) {
     for (;;) {
+      // Wave operations only in expressions of top-level statements (work-group-uniform control
+      // flow); the bodies below reset it.
+      wave_ctx = wave_kernel && depth == 0;
       int c = r.below(20);
       Stmt s;
       if (c < 5) {
@@ -419,7 +631,7 @@ class Gen {
         s.t = p.vars[s.a];
         // op 0: v = e; else v op= e with op - 1 a Bin (Var's += -= *= /= %= &= |= ^=).
         if (r.chance(40)) s.op = static_cast<uint8_t>(1 + r.below(is_float(s.t) ? 4 : 8));
-        s.e.push_back(expr(s.t, r.range(1, 4)));
+        s.e.push_back(expr(operand_for(s.t, s.op), r.range(1, 4)));
         if (s.op) nonzero_divisor(s.t, s.op - 1, s.e.back());
         return s;
       }
@@ -427,7 +639,7 @@ class Gen {
         s.k = SK::store_out;
         s.t = value_type(r);
         s.a = r.below(p.out_slots[static_cast<int>(s.t)]);
-        s.e.push_back(expr(s.t, r.range(1, 4)));
+        s.e.push_back(expr(narrower(s.t), r.range(1, 4)));
         return s;
       }
       if (c == 8) {
@@ -448,7 +660,7 @@ class Gen {
         s.a = own[r.below(static_cast<int>(own.size()))];
         s.t = p.shared[s.a].t;
         if (r.chance(40)) s.op = static_cast<uint8_t>(1 + r.below(4));  // element += -= *= /=
-        s.e.push_back(expr(s.t, 3));
+        s.e.push_back(expr(operand_for(s.t, s.op), 3));
         if (s.op) nonzero_divisor(s.t, s.op - 1, s.e.back());
         return s;
       }
@@ -459,7 +671,7 @@ class Gen {
         s.t = p.locals[s.a].t;
         if (r.chance(40)) s.op = static_cast<uint8_t>(1 + r.below(4));
         s.e.push_back(opt.local_dynamic ? index_expr(false) : i32const(r.below(p.locals[s.a].size)));
-        s.e.push_back(expr(s.t, 3));
+        s.e.push_back(expr(operand_for(s.t, s.op), 3));
         if (s.op) nonzero_divisor(s.t, s.op - 1, s.e.back());
         return s;
       }
@@ -488,6 +700,7 @@ class Gen {
       if (c < 15) {
         s.k = SK::if_;
         s.e.push_back(expr(Ty::b, 2));
+        wave_ctx = false;
         block(s.body, r.range(1, 3), depth + 1);
         if (r.chance(50)) block(s.els, r.range(1, 2), depth + 1);
         return s;
@@ -499,6 +712,7 @@ class Gen {
         s.b = r.range(-3, 3);  // begin
         s.op = static_cast<uint8_t>(r.range(0, 4));  // the trip count is below op + 1
         s.e.push_back(r.chance(50) ? i32const(r.range(0, 5)) : index_expr(false));
+        wave_ctx = false;
         loop_stack.push_back(s.a);
         block(s.body, r.range(1, 3), depth + 1);
         if (r.chance(30)) s.body.insert(s.body.begin() + r.below(static_cast<int>(s.body.size()) + 1), brk());
@@ -509,6 +723,7 @@ class Gen {
         s.k = SK::while_;
         s.a = p.loops++;
         s.b = r.range(0, 4);  // trip count bound
+        wave_ctx = false;
         loop_stack.push_back(s.a);
         block(s.body, r.range(1, 3), depth + 1);
         if (r.chance(40)) s.body.insert(s.body.begin() + r.below(static_cast<int>(s.body.size()) + 1), brk());
@@ -520,6 +735,7 @@ class Gen {
   }
 
   Stmt brk() {
+    wave_ctx = false;
     Stmt s;
     s.k = SK::brk;
     s.e.push_back(expr(Ty::b, 2));
@@ -542,7 +758,30 @@ size_t stmts_size(const std::vector<Stmt>& v) {
   return n;
 }
 
+bool expr_has_wave(const Expr& e) {
+  if (e.k == EK::wave) return true;
+  for (auto& k : e.kids)
+    if (expr_has_wave(k)) return true;
+  return false;
+}
+bool stmts_have_wave(const std::vector<Stmt>& v) {
+  for (auto& s : v) {
+    for (auto& e : s.e)
+      if (expr_has_wave(e)) return true;
+    if (stmts_have_wave(s.body) || stmts_have_wave(s.els)) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool has_wave_ops(const Program& p) {
+  for (auto& e : p.var_init)
+    if (expr_has_wave(e)) return true;
+  for (auto& ph : p.phases)
+    if (stmts_have_wave(ph)) return true;
+  return false;
+}
 
 size_t Program::size() const {
   size_t n = 0;
@@ -561,8 +800,10 @@ Buffers make_buffers(const Program& p) {
     b.in_i.push_back(static_cast<int32_t>(int_bits(r, Ty::i32)));
     b.in_u.push_back(static_cast<uint32_t>(int_bits(r, Ty::u32)));
     b.in_l.push_back(static_cast<int64_t>(int_bits(r, Ty::i64)));
-    b.in_f.push_back(static_cast<float>(float_value(r, true)));
-    b.in_d.push_back(float_value(r, true));
+    // 1 in 8 float inputs sits at a rounding edge of f16 (inputs reach f16 through casts).
+    b.in_f.push_back(r.chance(12) ? std::bit_cast<float>(static_cast<uint32_t>(near_half_tie_bits(r, Ty::f32)))
+                                  : static_cast<float>(float_value(r, true)));
+    b.in_d.push_back(r.chance(12) ? std::bit_cast<double>(near_half_tie_bits(r, Ty::f64)) : float_value(r, true));
   }
   size_t w = static_cast<size_t>(p.work_items());
   b.out_i.assign(w * p.out_slots[0], 0x5a5a5a5a);

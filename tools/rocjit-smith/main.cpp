@@ -2,7 +2,9 @@
 // compares the outputs; reduces and writes out every mismatch. See README.md next to this file.
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +25,8 @@
 namespace smith {
 int run_regressions(const std::vector<std::string>& executors);
 namespace {
+
+volatile std::sig_atomic_t interrupted = 0;
 
 struct Options {
   uint64_t seed = 1;
@@ -68,12 +72,27 @@ void each_expr(Program& p, const std::function<void(Expr&)>& f) {
   });
 }
 
+// What kind of failure an executor error is, so that the reducer keeps the same one (and does not
+// walk into another, such as the DSL refusing a division by the constant 0): for an instruction
+// the simulator lacks, its mnemonic; otherwise the first line without digits.
+std::string error_signature(const std::string& what) {
+  if (size_t i = what.find("instruction '"); i != std::string::npos) {
+    size_t b = i + 13, e = what.find_first_of(" '", b);
+    return "instruction " + what.substr(b, e == std::string::npos ? std::string::npos : e - b);
+  }
+  std::string sig;
+  for (char c : what.substr(0, what.find('\n')))
+    if (!std::isdigit(static_cast<unsigned char>(c))) sig += c;
+  return sig;
+}
+
 class Reducer {
  public:
   // Mismatch mode: keeps candidates on which executors a and b disagree. Error mode (b empty):
-  // keeps candidates that executor a fails on.
-  Reducer(Program p, std::string a, std::string b, std::string inject, int budget)
-      : best(std::move(p)), ea(std::move(a)), eb(std::move(b)), inject(std::move(inject)), budget(budget) {}
+  // keeps candidates that executor a fails on with an error of the same signature.
+  Reducer(Program p, std::string a, std::string b, std::string inject, int budget, std::string error = {})
+      : best(std::move(p)), ea(std::move(a)), eb(std::move(b)), inject(std::move(inject)), budget(budget),
+        error_sig(error_signature(error)) {}
 
   bool interesting(const Program& p) {
     if (tests >= budget) return false;
@@ -82,8 +101,8 @@ class Reducer {
     if (eb.empty()) {
       try {
         run_on(ea, p, a, inject);
-      } catch (const std::exception&) {
-        return true;
+      } catch (const std::exception& e) {
+        return error_signature(e.what()) == error_sig;
       }
       return false;
     }
@@ -180,6 +199,7 @@ class Reducer {
   Program best;
   std::string ea, eb, inject;
   int budget;
+  std::string error_sig;
 
   // Tries `mutate` on the n-th candidate for n = 0, 1, ... until it reports no candidate.
   // mutate returns kEnd past the last candidate, kSkip when candidate n does not apply.
@@ -304,7 +324,9 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 
 int usage() {
   std::cerr << "usage: rocjit-smith [--seed=S] [--count=N | --kernels=N] [--executors=cpu,sim:gfx942,sim:gfx90a,sim:gfx1100,pocl]\n"
-               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic]\n                    [--regressions] [--verbose] [--first=I] [--jobs=J]\n"
+               "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic]\n"
+               "                    [--no-small-types] [--no-wave-ops]\n"
+               "                    [--regressions] [--verbose] [--first=I] [--jobs=J]\n"
                "                    [--reduce-budget=N] [--inject=EXECUTOR] [--one=KERNEL_SEED] [--stop-after=M]\n";
   return 2;
 }
@@ -339,6 +361,8 @@ int main_impl(int argc, char** argv) {
     else if (a == "--no-atomics") o.gen.atomics = false;
     else if (a == "--no-i64-atomics") o.gen.i64_atomics = false;
     else if (a == "--no-f64-approx") o.gen.f64_approx = false;
+    else if (a == "--no-small-types") o.gen.small_types = false;
+    else if (a == "--no-wave-ops") o.gen.wave_ops = false;
     else if (a == "--local-dynamic") local_dynamic_forced = true;
     else if (a == "--regressions") regressions = true;
     else if (a == "--verbose") verbose = true;
@@ -364,12 +388,20 @@ int main_impl(int argc, char** argv) {
         }
       }
   (void)local_dynamic_forced;  // run-time local-array indices are the default on every executor now
+  // Kernels with wave operations run only where a wave has kWaveOpsWaveSize lanes (their results
+  // depend on the wave size; OpenCL 1.2 has none); elsewhere they are counted as not run.
+  std::vector<int> wave_size(o.executors.size(), 0);
+  if (o.gen.wave_ops)
+    for (size_t e = 0; e < o.executors.size(); ++e) wave_size[e] = executor_wave_size(o.executors[e]);
   const bool tty = isatty(2);
   auto start = std::chrono::steady_clock::now();
   std::map<std::string, int> pair_mismatch, exec_errors, known_skips;
   int mismatches = 0, errors = 0, compared = 0, generated = 0, reduced_written = 0, done = 0;
   std::mutex counters;             // guards the counts above and the maps
-  std::atomic<bool> stop{false};   // --stop-after reached
+  std::atomic<bool> stop{false};   // --stop-after reached, or SIGINT/SIGTERM
+  // SIGINT or SIGTERM: finish the kernels under way, then print the summary of those done.
+  std::signal(SIGINT, [](int) { interrupted = 1; });
+  std::signal(SIGTERM, [](int) { interrupted = 1; });
   size_t total_size = 0;
   int first = one >= 0 ? 0 : first_kernel, last = one >= 0 ? 1 : first_kernel + o.count;
   auto process = [&](int i) {
@@ -384,12 +416,21 @@ int main_impl(int argc, char** argv) {
     Buffers init = make_buffers(p);
     std::vector<Buffers> results(o.executors.size(), init);
     std::vector<bool> ok(o.executors.size(), false), skipped(o.executors.size(), false);
+    std::vector<std::string> failure(o.executors.size());
     bool kernel_error = false;
+    const bool wave = has_wave_ops(p);
     for (size_t e = 0; e < o.executors.size(); ++e) {
+      if (wave && wave_size[e] != kWaveOpsWaveSize) {
+        std::lock_guard<std::mutex> g(counters);
+        std::string why = wave_size[e] ? "wave size " + std::to_string(wave_size[e]) : std::string("no waves in OpenCL 1.2");
+        ++known_skips["(wave operations, compared on wave64 only) " + o.executors[e] + ": " + why];
+        skipped[e] = true;
+        continue;
+      }
       if (o.executors[e] == "pocl")
         if (const char* bug = pocl_known_bug(p)) {
           std::lock_guard<std::mutex> g(counters);
-          ++known_skips[std::string("pocl: ") + bug];
+          ++known_skips[std::string("(known bug) pocl: ") + bug];
           skipped[e] = true;
           continue;
         }
@@ -398,6 +439,7 @@ int main_impl(int argc, char** argv) {
         ok[e] = true;
       } catch (const std::exception& ex) {
         kernel_error = true;
+        failure[e] = ex.what();
         { std::lock_guard<std::mutex> g(counters); ++exec_errors[o.executors[e]]; }
         std::cerr << "\nerror: kernel seed " << ks << " on " << o.executors[e] << ": " << ex.what() << "\n";
       }
@@ -412,7 +454,7 @@ int main_impl(int argc, char** argv) {
         Program small = p;
         int tests = 0;
         if (o.reduce) {
-          Reducer r(p, o.executors[bad], "", o.inject, o.max_reduce_tests);
+          Reducer r(p, o.executors[bad], "", o.inject, o.max_reduce_tests, failure[bad]);
           small = r.run();
           tests = r.tests;
         }
@@ -497,10 +539,14 @@ int main_impl(int argc, char** argv) {
     std::lock_guard<std::mutex> g(counters);
     ++done;
     if (o.stop_after > 0 && mismatches >= o.stop_after) stop = true;
-    if (tty) {
+    // On a terminal a progress line; otherwise (campaigns writing to files) a line every 250
+    // kernels, so a long run shows how far it got.
+    if (tty || done % 250 == 0) {
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::fprintf(stderr, "\r[%d/%d] mismatches=%d errors=%d %.0fs ", done, last - first, mismatches, errors, s);
+      std::fprintf(stderr, tty ? "\r[%d/%d] mismatches=%d errors=%d %.0fs " : "[%d/%d] mismatches=%d errors=%d %.0fs\n", done,
+                   last - first, mismatches, errors, s);
     }
+    if (interrupted) stop = true;
   };
   // Kernels are independent: J workers take the next kernel index until none is left (or
   // --stop-after is reached). Every executor is safe to call from several threads.
@@ -527,8 +573,9 @@ int main_impl(int argc, char** argv) {
       std::printf("%-40s %d\n", ("mismatches " + k).c_str(), pair_mismatch[k]);
     }
   for (auto& e : o.executors) std::printf("%-40s %d\n", ("errors " + e).c_str(), exec_errors[e]);
-  for (auto& [why, n] : known_skips) std::printf("not run (known bug) %s: %d kernels\n", why.c_str(), n);
+  for (auto& [why, n] : known_skips) std::printf("not run %s: %d kernels\n", why.c_str(), n);
   std::printf("%-40s %.1f s\n", "time", secs);
+  if (interrupted) std::printf("%-40s %d of %d kernels\n", "interrupted (SIGINT/SIGTERM) after", done, last - first);
   std::printf("kernels=%d mismatches=%d errors=%d\n", generated, mismatches, errors);
   return mismatches == 0 && errors == 0 ? 0 : 1;
 }

@@ -128,9 +128,10 @@ namespace {
 
 bool is_loop(const Stmt& s) { return s.k == SK::for_ || s.k == SK::while_; }
 
+// Whether `body` assigns a variable or stores to a local (private) array.
 bool assigns_variable(const std::vector<Stmt>& body) {
   for (const Stmt& s : body)
-    if (s.k == SK::assign || assigns_variable(s.body) || assigns_variable(s.els)) return true;
+    if (s.k == SK::assign || s.k == SK::store_local || assigns_variable(s.body) || assigns_variable(s.els)) return true;
   return false;
 }
 
@@ -155,7 +156,7 @@ const char* pocl_known_bug(const Program& p) {
   if (p.phases.size() > 1)
     for (const auto& phase : p.phases)
       if (loop_nest_assigning_variable(phase, false))
-        return "PoCL 3.1 loop-nest bug (an inner loop assigns a variable, kernel with barriers)";
+        return "PoCL 3.1 loop-nest bug (an inner loop assigns a variable or private array, kernel with barriers)";
   return nullptr;
 }
 

@@ -14,15 +14,37 @@
 
 namespace smith {
 
-enum class Ty : uint8_t { i32, u32, i64, f32, f64, b };
+// i32 u32 i64 f32 f64 are the types of the kernel's inputs, outputs and arrays; b is only for
+// conditions; the small types i8 u8 i16 u16 f16 are types of expressions and variables (reached
+// from the wide types through casts and constants, and leaving through casts and widenings).
+enum class Ty : uint8_t { i32, u32, i64, f32, f64, b, i8, u8, i16, u16, f16 };
 inline constexpr int kValueTypes = 5;  // i32 u32 i64 f32 f64 (b is only for conditions)
-inline bool is_float(Ty t) { return t == Ty::f32 || t == Ty::f64; }
-inline bool is_int(Ty t) { return t == Ty::i32 || t == Ty::u32 || t == Ty::i64; }
-inline bool is_signed(Ty t) { return t == Ty::i32 || t == Ty::i64; }
-inline int bits(Ty t) { return (t == Ty::i64 || t == Ty::f64) ? 64 : 32; }
+inline bool is_small(Ty t) { return t == Ty::i8 || t == Ty::u8 || t == Ty::i16 || t == Ty::u16 || t == Ty::f16; }
+inline bool is_float(Ty t) { return t == Ty::f32 || t == Ty::f64 || t == Ty::f16; }
+inline bool is_int(Ty t) {
+  return t == Ty::i32 || t == Ty::u32 || t == Ty::i64 || t == Ty::i8 || t == Ty::u8 || t == Ty::i16 || t == Ty::u16;
+}
+inline bool is_signed(Ty t) { return t == Ty::i32 || t == Ty::i64 || t == Ty::i8 || t == Ty::i16; }
+inline int bits(Ty t) {
+  switch (t) {
+    case Ty::i8: case Ty::u8: return 8;
+    case Ty::i16: case Ty::u16: case Ty::f16: return 16;
+    case Ty::i64: case Ty::f64: return 64;
+    default: return 32;
+  }
+}
 const char* ty_name(Ty t);  // "i32" ...
+// rocjit's promotion rules (README "Types and promotion"), written out independently: the type of
+// `a op b` for two values (also comparisons and select), and the implicit (exact) widenings.
+Ty common_type(Ty a, Ty b);
+bool widens(Ty from, Ty to);
+// The output array a value of type t goes to (by an implicit widening): i8/i16 -> i32,
+// u8/u16 -> u32, f16 -> f32, the wide types themselves.
+Ty home_type(Ty t);
+// The value of binary16 bits (exact).
+double half_value(uint16_t bits);
 
-enum class EK : uint8_t { konst, id, var, loopidx, load_in, load_shared, load_local, bin, cmp, sel, cast, un, math, logic };
+enum class EK : uint8_t { konst, id, var, loopidx, load_in, load_shared, load_local, bin, cmp, sel, cast, un, math, logic, wave };
 enum class Bin : uint8_t { add, sub, mul, div, rem, and_, or_, xor_, shl, shr, min, max };
 enum class Cmp : uint8_t { eq, ne, lt, le, gt, ge };
 enum class Un : uint8_t { neg, not_, abs, fabs, floor, ceil, sqrt };
@@ -31,6 +53,13 @@ enum class Logic : uint8_t { and_, or_, not_ };
 enum class IdKind : uint8_t { global_id, local_id, group_id, local_size, num_groups, global_size };
 enum class Approx : uint8_t { exp, exp2, log, log2, sin, cos, rsqrt };
 enum class AtomOp : uint8_t { add, min, max, and_, or_, xor_ };
+// Wave operations (rocjit::dsl::wave). The value operand is kids[0]; shuffle_xor's mask and
+// broadcast's lane are kids[1] (i32). any/all are bool, count i32, ballot i64 (the DSL's u64
+// ballot, cast to i64); the others have their operand's type (reductions and scans: integers).
+enum class WaveOp : uint8_t { reduce_add, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor, inclusive_scan_add,
+                              exclusive_scan_add, shuffle_xor, broadcast, read_first, any, all, count, ballot };
+inline constexpr int kWaveOps = 15;
+const char* wave_op_name(WaveOp w);  // "reduce_add" ...
 
 struct Expr {
   EK k = EK::konst;
@@ -101,9 +130,22 @@ struct GenOptions {
   // Local-array indices computed at run time (LLVM keeps small private arrays in VGPRs and indexes
   // them with s_set_gpr_idx_on on gfx9 and v_movrel* on gfx11; amdsim runs both).
   bool local_dynamic = true;
+  // i8 u8 i16 u16 f16 expressions and variables (with mixed-type operations and implicit widenings).
+  bool small_types = true;
+  // Wave operations at the top level of phases, in about 15% of the kernels; such kernels run only
+  // on executors with 64-lane waves (see wave_size below).
+  bool wave_ops = true;
 };
 
 Program generate(uint64_t seed, const GenOptions& opt);
+
+// Whether the kernel has a wave operation (its results depend on the wave size).
+bool has_wave_ops(const Program& p);
+// The wave size of an executor: 64 for cpu (rocjit emulates wave64), 64 or 32 for sim:<processor>
+// (from the compiled code object), 0 for pocl (OpenCL 1.2 has no sub-groups).
+int executor_wave_size(const std::string& executor);
+// Wave operations are compared only among executors of this wave size.
+inline constexpr int kWaveOpsWaveSize = 64;
 
 // Text forms.
 std::string to_opencl(const Program& p, bool inject = false);

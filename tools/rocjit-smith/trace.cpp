@@ -17,37 +17,20 @@ namespace {
 
 // A Var of a type known only at run time.
 struct AnyVar {
-  Ty t;
-  std::unique_ptr<Var<int32_t>> i;
-  std::unique_ptr<Var<uint32_t>> u;
-  std::unique_ptr<Var<int64_t>> l;
-  std::unique_ptr<Var<float>> f;
-  std::unique_ptr<Var<double>> d;
-
-  AnyVar(Ty t, const Value& init) : t(t) {
-    switch (t) {
-      case Ty::i32: i = std::make_unique<Var<int32_t>>(init); break;
-      case Ty::u32: u = std::make_unique<Var<uint32_t>>(init); break;
-      case Ty::i64: l = std::make_unique<Var<int64_t>>(init); break;
-      case Ty::f32: f = std::make_unique<Var<float>>(init); break;
-      case Ty::f64: d = std::make_unique<Var<double>>(init); break;
-      case Ty::b: throw std::logic_error("bool variable");
-    }
-  }
-  Value get() const {
-    switch (t) {
-      case Ty::i32: return i->get();
-      case Ty::u32: return u->get();
-      case Ty::i64: return l->get();
-      case Ty::f32: return f->get();
-      case Ty::f64: return d->get();
-      case Ty::b: break;
-    }
-    throw std::logic_error("bool variable");
-  }
+  virtual ~AnyVar() = default;
+  virtual Value get() const = 0;
+  virtual void set(const Value& v) = 0;
   // v op= x through Var's compound assignments.
-  template <class T>
-  static void upd(Var<T>& v, Bin op, const Value& x) {
+  virtual void update(Bin op, const Value& x) = 0;
+};
+
+template <class T>
+struct TypedVar final : AnyVar {
+  Var<T> v;
+  explicit TypedVar(const Value& init) : v(init) {}
+  Value get() const override { return v.get(); }
+  void set(const Value& x) override { v = x; }
+  void update(Bin op, const Value& x) override {
     switch (op) {
       case Bin::add: v += x; break;
       case Bin::sub: v -= x; break;
@@ -60,27 +43,41 @@ struct AnyVar {
       default: throw std::logic_error("compound op");
     }
   }
-  void update(Bin op, const Value& x) {
-    switch (t) {
-      case Ty::i32: upd(*i, op, x); break;
-      case Ty::u32: upd(*u, op, x); break;
-      case Ty::i64: upd(*l, op, x); break;
-      case Ty::f32: upd(*f, op, x); break;
-      case Ty::f64: upd(*d, op, x); break;
-      case Ty::b: throw std::logic_error("bool variable");
-    }
-  }
-  void set(const Value& v) {
-    switch (t) {
-      case Ty::i32: *i = v; break;
-      case Ty::u32: *u = v; break;
-      case Ty::i64: *l = v; break;
-      case Ty::f32: *f = v; break;
-      case Ty::f64: *d = v; break;
-      case Ty::b: throw std::logic_error("bool variable");
-    }
-  }
 };
+
+std::unique_ptr<AnyVar> make_var(Ty t, const Value& init) {
+  switch (t) {
+    case Ty::i32: return std::make_unique<TypedVar<int32_t>>(init);
+    case Ty::u32: return std::make_unique<TypedVar<uint32_t>>(init);
+    case Ty::i64: return std::make_unique<TypedVar<int64_t>>(init);
+    case Ty::f32: return std::make_unique<TypedVar<float>>(init);
+    case Ty::f64: return std::make_unique<TypedVar<double>>(init);
+    case Ty::i8: return std::make_unique<TypedVar<int8_t>>(init);
+    case Ty::u8: return std::make_unique<TypedVar<uint8_t>>(init);
+    case Ty::i16: return std::make_unique<TypedVar<int16_t>>(init);
+    case Ty::u16: return std::make_unique<TypedVar<uint16_t>>(init);
+    case Ty::f16: return std::make_unique<TypedVar<half>>(init);
+    case Ty::b: break;
+  }
+  throw std::logic_error("bool variable");
+}
+
+ir::Type ir_of(Ty t) {
+  switch (t) {
+    case Ty::i32: return ir::Type::i32;
+    case Ty::u32: return ir::Type::u32;
+    case Ty::i64: return ir::Type::i64;
+    case Ty::f32: return ir::Type::f32;
+    case Ty::f64: return ir::Type::f64;
+    case Ty::b: return ir::Type::i1;
+    case Ty::i8: return ir::Type::i8;
+    case Ty::u8: return ir::Type::u8;
+    case Ty::i16: return ir::Type::i16;
+    case Ty::u16: return ir::Type::u16;
+    case Ty::f16: return ir::Type::f16;
+  }
+  throw std::logic_error("type");
+}
 
 Value konst(Ty t, uint64_t bits) {
   switch (t) {
@@ -90,6 +87,11 @@ Value konst(Ty t, uint64_t bits) {
     case Ty::f32: return Float(std::bit_cast<float>(static_cast<uint32_t>(bits)));
     case Ty::f64: return Double(std::bit_cast<double>(bits));
     case Ty::b: return Bool(bits != 0);
+    case Ty::i8: return Int8(static_cast<int8_t>(bits));
+    case Ty::u8: return UInt8(static_cast<uint8_t>(bits));
+    case Ty::i16: return Int16(static_cast<int16_t>(bits));
+    case Ty::u16: return UInt16(static_cast<uint16_t>(bits));
+    case Ty::f16: return Half(half::from_bits(static_cast<uint16_t>(bits)));
   }
   throw std::logic_error("type");
 }
@@ -102,8 +104,34 @@ Value cast_to(Ty t, const Value& v) {
     case Ty::f32: return cast<float>(v);
     case Ty::f64: return cast<double>(v);
     case Ty::b: return v != 0;
+    case Ty::i8: return cast<int8_t>(v);
+    case Ty::u8: return cast<uint8_t>(v);
+    case Ty::i16: return cast<int16_t>(v);
+    case Ty::u16: return cast<uint16_t>(v);
+    case Ty::f16: return cast<half>(v);
   }
   throw std::logic_error("type");
+}
+
+Value wave_fn(WaveOp w, const Value& v, const Value& lane) {
+  switch (w) {
+    case WaveOp::reduce_add: return wave::reduce_add(v);
+    case WaveOp::reduce_min: return wave::reduce_min(v);
+    case WaveOp::reduce_max: return wave::reduce_max(v);
+    case WaveOp::reduce_and: return wave::reduce_and(v);
+    case WaveOp::reduce_or: return wave::reduce_or(v);
+    case WaveOp::reduce_xor: return wave::reduce_xor(v);
+    case WaveOp::inclusive_scan_add: return wave::inclusive_scan_add(v);
+    case WaveOp::exclusive_scan_add: return wave::exclusive_scan_add(v);
+    case WaveOp::shuffle_xor: return wave::shuffle_xor(v, lane);
+    case WaveOp::broadcast: return wave::broadcast(v, lane);
+    case WaveOp::read_first: return wave::read_first(v);
+    case WaveOp::any: return wave::any(v);
+    case WaveOp::all: return wave::all(v);
+    case WaveOp::count: return wave::count(v);
+    case WaveOp::ballot: return cast<int64_t>(wave::ballot(v));
+  }
+  throw std::logic_error("wave op");
 }
 
 struct Tracer {
@@ -117,7 +145,17 @@ struct Tracer {
 
   Value norm(const Value& e, int n) { return ((e % n) + n) % n; }
 
+  // Every expression must have the type the generator (and the OpenCL printer) assumed for it:
+  // a difference means the DSL's promotion rules and the tool's disagree.
   Value ex(const Expr& e) {
+    Value v = ex_(e);
+    if (v.type() != ir_of(e.t))
+      throw std::logic_error(std::string("rocjit-smith: the DSL typed a ") + ir::type_name(v.type()) +
+                             " expression where the generator expected " + ty_name(e.t));
+    return v;
+  }
+
+  Value ex_(const Expr& e) {
     switch (e.k) {
       case EK::konst: return konst(e.t, e.bits);
       case EK::id: {
@@ -201,6 +239,7 @@ struct Tracer {
         }
         break;
       }
+      case EK::wave: return wave_fn(static_cast<WaveOp>(e.op), ex(e.kids[0]), e.kids.size() > 1 ? ex(e.kids[1]) : Value());
     }
     throw std::logic_error("bad expression");
   }
@@ -327,8 +366,7 @@ struct Tracer {
     lin = gx + p.n[0] * (gy + p.n[1] * gz);
     inb = gx < p.n[0] && gy < p.n[1] && gz < p.n[2];
     loopidx.resize(static_cast<size_t>(p.loops));
-    for (size_t i = 0; i < p.vars.size(); ++i)
-      vars.push_back(std::make_unique<AnyVar>(p.vars[i], ex(p.var_init[i])));
+    for (size_t i = 0; i < p.vars.size(); ++i) vars.push_back(make_var(p.vars[i], ex(p.var_init[i])));
     for (auto& s : p.shared) {
       int n = s.atomic ? s.cells : p.group_size();
       switch (s.t) {
@@ -337,7 +375,7 @@ struct Tracer {
         case Ty::i64: shared.push_back(shared::array<int64_t>({n})); break;
         case Ty::f32: shared.push_back(shared::array<float>({n})); break;
         case Ty::f64: shared.push_back(shared::array<double>({n})); break;
-        case Ty::b: break;
+        default: throw std::logic_error("shared arrays hold i32 u32 i64 f32 f64");
       }
     }
     for (auto& l : p.locals) {
@@ -347,7 +385,7 @@ struct Tracer {
         case Ty::i64: locals.push_back(local::array<int64_t>({l.size})); break;
         case Ty::f32: locals.push_back(local::array<float>({l.size})); break;
         case Ty::f64: locals.push_back(local::array<double>({l.size})); break;
-        case Ty::b: break;
+        default: throw std::logic_error("local arrays hold i32 u32 i64 f32 f64");
       }
     }
     for (size_t ph = 0; ph < p.phases.size(); ++ph) {
@@ -388,6 +426,14 @@ bool f64_approx_available(const std::string& processor, std::string& why) {
     }
   }
   return true;
+}
+
+int executor_wave_size(const std::string& executor) {
+  if (executor == "pocl") return 0;  // OpenCL 1.2: no sub-groups
+  Device dev = get_device(executor);
+  if (dev.target() == "host") return static_cast<int>(host_wave_size);
+  Kernel k = kernel("wave_size_probe", [](Array<int32_t> x) { x(0) = wave_size(); });
+  return static_cast<int>(compile(k, Target::amdgpu(dev.target())).kernel("wave_size_probe").wavefront_size);
 }
 
 std::string rjir(const Program& p) {

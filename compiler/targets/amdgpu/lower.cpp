@@ -138,6 +138,17 @@ class AmdgpuLowering : public KernelLowering {
     return builder_.CreateBitCast(joined, t);
   }
 
+  // `v` of the first active lane. LLVM 22's readfirstlane cannot legalise i8 (it aborts: "Do not
+  // know how to promote this operator"), so 8-bit values and booleans go through an i32.
+  llvm::Value* read_first_lane(llvm::Value* v) {
+    if (v->getType()->isIntegerTy() && v->getType()->getIntegerBitWidth() < 16) {
+      llvm::Value* wide = intrinsic(llvm::Intrinsic::amdgcn_readfirstlane, {builder_.getInt32Ty()},
+                                    {builder_.CreateZExt(v, builder_.getInt32Ty())});
+      return builder_.CreateTrunc(wide, v->getType());
+    }
+    return intrinsic(llvm::Intrinsic::amdgcn_readfirstlane, {v->getType()}, {v});
+  }
+
   // Whether lane `src` (i32, any value) is an active lane of this wave.
   llvm::Value* lane_exists(llvm::Value* src, llvm::Value* active) {
     llvm::Value* in_range = builder_.CreateICmpULT(src, builder_.getInt32(wave_));
@@ -179,7 +190,7 @@ class AmdgpuLowering : public KernelLowering {
         r = builder_.CreateSelect(lane_exists(src, active), read_lane(v, src), v);
         break;
       }
-      case W::read_first: r = intrinsic(llvm::Intrinsic::amdgcn_readfirstlane, {v->getType()}, {v}); break;
+      case W::read_first: r = read_first_lane(v); break;
       case W::ballot: r = ballot(v); break;
       case W::any: r = builder_.CreateICmpNE(ballot(v), builder_.getInt64(0)); break;
       case W::all: r = builder_.CreateICmpEQ(ballot(v), active); break;
@@ -196,7 +207,7 @@ class AmdgpuLowering : public KernelLowering {
           llvm::Value* y = read_lane(r, from);
           r = builder_.CreateSelect(lane_exists(from, active), combine(w, t, r, y), r);
         }
-        r = intrinsic(llvm::Intrinsic::amdgcn_readfirstlane, {r->getType()}, {r});
+        r = read_first_lane(r);
         break;
       }
       case W::inclusive_scan_add: case W::exclusive_scan_add: {

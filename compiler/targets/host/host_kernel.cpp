@@ -133,7 +133,7 @@ extern "C" __attribute__((visibility("default"))) void rocjit_host_wave(
     for (uint32_t l = 0; l < active; ++l) {
       uint64_t x = 0;
       std::memcpy(&x, a + (w0 + l) * a_stride, a_bytes);
-      av[l] = a_bytes == 1 ? (x & 1) : x;
+      av[l] = at.is_bool() ? (x & 1) : x;  // booleans are stored as a byte: only bit 0 counts
       int32_t lane = 0;
       if (b) std::memcpy(&lane, b + (w0 + l) * b_stride, sizeof lane);
       bv[l] = static_cast<uint32_t>(lane);

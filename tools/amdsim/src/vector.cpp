@@ -617,6 +617,13 @@ void register_vector(HandlerTable& t) {
   VOP_U32_2("v_max_i16", uint32_t(std::max(int16_t(a), int16_t(b))) & 0xffff);
   VOP_U32_2("v_min_i16", uint32_t(std::min(int16_t(a), int16_t(b))) & 0xffff);
   VOP_U32_3("v_mad_u16", (a * b + c) & 0xffff);
+  VOP_U32_3("v_min3_i16", uint32_t(std::min({int16_t(a), int16_t(b), int16_t(c)})) & 0xffff);
+  VOP_U32_3("v_max3_i16", uint32_t(std::max({int16_t(a), int16_t(b), int16_t(c)})) & 0xffff);
+  VOP_U32_3("v_min3_u16", std::min({a & 0xffff, b & 0xffff, c & 0xffff}));
+  VOP_U32_3("v_max3_u16", std::max({a & 0xffff, b & 0xffff, c & 0xffff}));
+  VOP_U32_3("v_med3_i16", uint32_t(std::max(std::min(int16_t(a), int16_t(b)),
+                                            std::min(std::max(int16_t(a), int16_t(b)), int16_t(c)))) & 0xffff);
+  VOP_U32_3("v_med3_u16", std::max(std::min(a & 0xffff, b & 0xffff), std::min(std::max(a & 0xffff, b & 0xffff), c & 0xffff)));
   // gfx9's gfx8-compatible forms (no op_sel; the high half is zeroed as in v_mad_u16 here). The
   // low 16 bits of a product and sum do not depend on signedness.
   VOP_U32_3("v_mad_legacy_u16", (a * b + c) & 0xffff);

@@ -183,9 +183,16 @@ GFX9_TEST(integer_16bit) {
             "v_max_u16_e32 v19, v2, v1\n"          // 0x8000
             "v_min_u16_e32 v20, v0, v1\n"          // 2
             "v_mad_u16 v21, v0, v1, v4\n"          // 0xffff * 2 + 3 = 0x1
-            "v_lshlrev_b16_e32 v22, v4, v1");      // 2 << 3 = 16
-    const uint32_t expect[] = {1, 3, 0xfffd, 0xfffe, 0, 0x1000, 0xf000, 2, 0x8000, 0x8000, 2, 1, 16};
-    for (int r = 0; r < 13; ++r) {
+            "v_lshlrev_b16_e32 v22, v4, v1\n"      // 2 << 3 = 16
+            "v_min3_i16 v23, v0, v1, v2\n"         // min(-1, 2, -32768) = 0x8000
+            "v_max3_i16 v24, v0, v1, v2\n"         // 2
+            "v_min3_u16 v25, v0, v1, v2\n"         // 2
+            "v_max3_u16 v26, v0, v1, v2\n"         // 0xffff
+            "v_med3_i16 v27, v0, v1, v2\n"         // med(-1, 2, -32768) = 0xffff
+            "v_med3_u16 v28, v0, v1, v2");         // med(0xffff, 2, 0x8000) = 0x8000
+    const uint32_t expect[] = {1, 3, 0xfffd, 0xfffe, 0, 0x1000, 0xf000, 2, 0x8000, 0x8000, 2, 1, 16,
+                               0x8000, 2, 2, 0xffff, 0xffff, 0x8000};
+    for (int r = 0; r < 19; ++r) {
       INFO("v" << 10 + r);
       CHECK(sim.v(10 + r, 0) == expect[r]);
       CHECK(sim.v(10 + r, 63) == expect[r]);
