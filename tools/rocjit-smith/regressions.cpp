@@ -1,6 +1,7 @@
 // Reduced kernels of the bugs rocjit-smith found, as fixed regression tests with host-computed
 // expectations: rocjit-smith --regressions --executors=cpu,sim:gfx942,... (ctest
 // rocjit-smith-regressions). The generator's kernels depend on its version; these do not.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -176,6 +177,31 @@ int run_regressions(const std::vector<std::string>& executors) {
         if (out[2 * i] != a || out[2 * i + 1] != b)
           return "element " + std::to_string(i) + ": " + std::to_string(out[2 * i]) + ", " + std::to_string(out[2 * i + 1]) +
                  ", want " + std::to_string(a) + ", " + std::to_string(b);
+      }
+      return std::string();
+    });
+    // LLVM 22 AMDGPU read the wrong lane of a private array promoted to a vector and written at a
+    // run-time index (kernels 2026010010, 2027007156); rocjit now writes such accesses out as selects.
+    check("private-array-dynamic-lanes", [](const std::string& d) {
+      Kernel k = kernel("private_array_dynamic_lanes", [](Array<int64_t> in, Array<int64_t> out) {
+        Int i = global_id(0);
+        If(i < out.shape(0), [&] {
+          auto p = local::array<int64_t>({2});
+          p(0) = Long(0x467f4a41d760fab4ll);
+          p(1) = Long(0x467f4a41d760fab4ll);
+          p(cast<int32_t>(in(3)) & 1) *= Long(0);  // uniform indices, as in the campaign's kernels
+          Int j = cast<int32_t>(in(max(Int(352), cast<int32_t>(p(0))) % 5)) & 1;
+          out(i) = cast<int64_t>(cast<uint8_t>(p(j))) + i;
+        });
+      });
+      std::vector<int64_t> in = {0, 1, 3, 6, 9};  // p(0) = 0, then in[352 % 5] = 3 picks p(1)
+      auto out = run1<int64_t>(k, d, in, in.size(), 64);
+      for (size_t i = 0; i < in.size(); ++i) {
+        int64_t p[2] = {0x467f4a41d760fab4ll, 0x467f4a41d760fab4ll};
+        p[in[3] & 1] = 0;
+        const int j = static_cast<int>(in[std::max<int32_t>(352, static_cast<int32_t>(p[0])) % 5] & 1);
+        const int64_t want = static_cast<uint8_t>(p[j]) + static_cast<int64_t>(i);
+        if (out[i] != want) return "element " + std::to_string(i) + ": " + std::to_string(out[i]) + ", want " + std::to_string(want);
       }
       return std::string();
     });

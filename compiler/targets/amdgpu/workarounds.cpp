@@ -64,4 +64,40 @@ int guard_or_with_high_ones(llvm::Module& module) {
   return static_cast<int>(found.size());
 }
 
+int guard_dynamic_vector_index(llvm::Module& module) {
+  std::vector<llvm::Instruction*> found;
+  for (llvm::Function& f : module)
+    for (llvm::BasicBlock& block : f)
+      for (llvm::Instruction& inst : block) {
+        llvm::Value* index = nullptr;
+        llvm::Type* vector = nullptr;
+        if (auto* e = llvm::dyn_cast<llvm::ExtractElementInst>(&inst)) index = e->getIndexOperand(), vector = e->getVectorOperandType();
+        else if (auto* i = llvm::dyn_cast<llvm::InsertElementInst>(&inst)) index = i->getOperand(2), vector = i->getType();
+        auto* fixed = llvm::dyn_cast_or_null<llvm::FixedVectorType>(vector);
+        if (index && fixed && fixed->getNumElements() <= 16 && !llvm::isa<llvm::Constant>(index)) found.push_back(&inst);
+      }
+  for (llvm::Instruction* inst : found) {
+    llvm::IRBuilder<> b(inst);
+    auto* type = llvm::cast<llvm::FixedVectorType>(inst->getType()->isVectorTy() ? inst->getType() : inst->getOperand(0)->getType());
+    const unsigned lanes = type->getNumElements();
+    llvm::Value* v = inst->getOperand(0);
+    llvm::Value* index = llvm::isa<llvm::ExtractElementInst>(inst) ? inst->getOperand(1) : inst->getOperand(2);
+    auto is_lane = [&](unsigned k) { return b.CreateICmpEQ(index, llvm::ConstantInt::get(index->getType(), k)); };
+    llvm::Value* value = nullptr;
+    if (llvm::isa<llvm::ExtractElementInst>(inst)) {
+      value = b.CreateExtractElement(v, uint64_t{0});
+      for (unsigned k = 1; k < lanes; ++k) value = b.CreateSelect(is_lane(k), b.CreateExtractElement(v, uint64_t{k}), value);
+    } else {
+      llvm::Value* x = inst->getOperand(1);
+      value = v;
+      for (unsigned k = 0; k < lanes; ++k)
+        value = b.CreateInsertElement(value, b.CreateSelect(is_lane(k), x, b.CreateExtractElement(v, uint64_t{k})), uint64_t{k});
+    }
+    value->takeName(inst);
+    inst->replaceAllUsesWith(value);
+    inst->eraseFromParent();
+  }
+  return static_cast<int>(found.size());
+}
+
 }  // namespace rocjit::targets::amdgpu

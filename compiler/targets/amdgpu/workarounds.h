@@ -22,4 +22,12 @@ int guard_fsub_of_positive_zero(llvm::Module& module);
 // Returns how many were rewritten.
 int guard_or_with_high_ones(llvm::Module& module);
 
+// LLVM 22's AMDGPU code generation mixes up lanes when a vector built by `insertelement` at a
+// run-time index is read by `extractelement` at another (a private array LLVM promoted to a
+// vector; tests/smith/known-external.md): both lanes of a select come out as the same lane. Every
+// insert or extract at a run-time index becomes selects over the lanes at constant indices, the
+// form the back end's own expansion would have, written out before it can mis-combine it.
+// Returns how many were rewritten.
+int guard_dynamic_vector_index(llvm::Module& module);
+
 }  // namespace rocjit::targets::amdgpu
