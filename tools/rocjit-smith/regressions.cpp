@@ -205,6 +205,29 @@ int run_regressions(const std::vector<std::string>& executors) {
       }
       return std::string();
     });
+    // LLVM 22 AMDGPU selected fptrunc(fmul) to half as v_fma_mix with a +0 addend: -0 products
+    // came out +0 (kernel 2027009067); rocjit now hands it fma(a, b, -0.0).
+    check("half-of-negative-zero-product", [](const std::string& d) {
+      Kernel k = kernel("half_of_negative_zero_product", [](Array<float> in, Array<float> out) {
+        Int i = global_id(0);
+        If(i < in.shape(0), [&] {
+          out(3 * i) = cast<float>(cast<half>(Float(0.0f) * in(i)));
+          out(3 * i + 1) = cast<float>(cast<half>(in(i) * in((i + 1) % in.shape(0))));
+          out(3 * i + 2) = cast<float>(cast<half>(in(i))) * cast<float>(cast<half>(in((i + 2) % in.shape(0))));
+        });
+      });
+      std::vector<float> in = {-3.0f, 0.0f, 2.0f, -0.5f, -0.0f};
+      auto out = run1<float>(k, d, in, 3 * in.size(), 64);
+      const size_t n = in.size();
+      for (size_t i = 0; i < n; ++i) {
+        const float wants[3] = {static_cast<float>(half(0.0f * in[i])), static_cast<float>(half(in[i] * in[(i + 1) % n])),
+                                static_cast<float>(half(in[i])) * static_cast<float>(half(in[(i + 2) % n]))};
+        for (int j = 0; j < 3; ++j)
+          if (std::bit_cast<uint32_t>(out[3 * i + j]) != std::bit_cast<uint32_t>(wants[j]))
+            return "element " + std::to_string(3 * i + j) + ": " + std::to_string(out[3 * i + j]) + ", want " + std::to_string(wants[j]);
+      }
+      return std::string();
+    });
   }
   for (auto& f : failures) std::printf("FAIL %s on %s: %s\n", f.name.c_str(), f.device.c_str(), f.what.c_str());
   std::printf("regressions: %d checks, %zu failures\n", checks, failures.size());

@@ -106,6 +106,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
       guard_fsub_of_positive_zero(module);
       guard_or_with_high_ones(module);
       guard_dynamic_vector_index(module);
+      guard_mixed_precision_multiply(module);
     }
     if (options.emit_llvm_ir_optimized) out.llvm_ir_optimized = to_string(module);
     if (options.emit_assembly) {

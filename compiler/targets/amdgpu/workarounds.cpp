@@ -100,4 +100,35 @@ int guard_dynamic_vector_index(llvm::Module& module) {
   return static_cast<int>(found.size());
 }
 
+int guard_mixed_precision_multiply(llvm::Module& module) {
+  using namespace llvm::PatternMatch;
+  auto from_half = [](llvm::Value* v) {
+    auto* ext = llvm::dyn_cast<llvm::FPExtInst>(v);
+    return ext && ext->getSrcTy()->getScalarType()->isHalfTy();
+  };
+  std::vector<llvm::Instruction*> found;
+  for (llvm::Function& f : module)
+    for (llvm::BasicBlock& block : f)
+      for (llvm::Instruction& inst : block) {
+        if (inst.getOpcode() != llvm::Instruction::FMul || !inst.getType()->getScalarType()->isFloatTy() ||
+            inst.hasNoSignedZeros())
+          continue;
+        bool next_to_half = from_half(inst.getOperand(0)) || from_half(inst.getOperand(1));
+        for (llvm::User* user : inst.users())
+          if (auto* trunc = llvm::dyn_cast<llvm::FPTruncInst>(user); trunc && trunc->getDestTy()->getScalarType()->isHalfTy())
+            next_to_half = true;
+        if (next_to_half) found.push_back(&inst);
+      }
+  for (llvm::Instruction* inst : found) {
+    llvm::IRBuilder<> b(inst);
+    b.setFastMathFlags(inst->getFastMathFlags());
+    llvm::Value* value = b.CreateIntrinsic(llvm::Intrinsic::fma, {inst->getType()},
+                                           {inst->getOperand(0), inst->getOperand(1), llvm::ConstantFP::getNegativeZero(inst->getType())});
+    value->takeName(inst);
+    inst->replaceAllUsesWith(value);
+    inst->eraseFromParent();
+  }
+  return static_cast<int>(found.size());
+}
+
 }  // namespace rocjit::targets::amdgpu

@@ -30,4 +30,10 @@ int guard_or_with_high_ones(llvm::Module& module);
 // Returns how many were rewritten.
 int guard_dynamic_vector_index(llvm::Module& module);
 
+// LLVM 22's AMDGPU selection turns an f32 `fmul` next to f16 conversions (its result truncated to
+// half, or its operands extended from half) into v_fma_mix* with a +0.0 addend, which makes a -0
+// product +0. Each such `fmul` without `nsz` becomes `fma(a, b, -0.0)`, whose -0 addend keeps
+// every product's sign; the mix instruction then gets -0 as its addend. Returns how many.
+int guard_mixed_precision_multiply(llvm::Module& module);
+
 }  // namespace rocjit::targets::amdgpu
