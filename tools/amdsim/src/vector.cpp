@@ -554,6 +554,23 @@ void register_vector(HandlerTable& t) {
   VOP_U32_3("v_med3_i32", uint32_t(std::max(std::min(int32_t(a), int32_t(b)), std::min(std::max(int32_t(a), int32_t(b)), int32_t(c)))));
   VOP_U32_3("v_med3_u32", std::max(std::min(a, b), std::min(std::max(a, b), c)));
   VOP_U32_3("v_sad_u32", uint32_t(a > b ? a - b : b - a) + c);
+  // Dot products of packed bytes and half-words, accumulated into a 32-bit value (no clamp).
+  VOP_U32_3("v_dot4_u32_u8", [](uint32_t x, uint32_t y, uint32_t acc) {
+    for (int k = 0; k < 4; ++k) acc += ((x >> 8 * k) & 0xff) * ((y >> 8 * k) & 0xff);
+    return acc;
+  }(a, b, c));
+  VOP_U32_3("v_dot4_i32_i8", [](uint32_t x, uint32_t y, uint32_t acc) {
+    for (int k = 0; k < 4; ++k) acc += uint32_t(int32_t(int8_t(x >> 8 * k)) * int32_t(int8_t(y >> 8 * k)));
+    return acc;
+  }(a, b, c));
+  VOP_U32_3("v_dot2_u32_u16", [](uint32_t x, uint32_t y, uint32_t acc) {
+    for (int k = 0; k < 2; ++k) acc += ((x >> 16 * k) & 0xffff) * ((y >> 16 * k) & 0xffff);
+    return acc;
+  }(a, b, c));
+  VOP_U32_3("v_dot2_i32_i16", [](uint32_t x, uint32_t y, uint32_t acc) {
+    for (int k = 0; k < 2; ++k) acc += uint32_t(int32_t(int16_t(x >> 16 * k)) * int32_t(int16_t(y >> 16 * k)));
+    return acc;
+  }(a, b, c));
   VOP_U32_3("v_perm_b32", [](uint32_t s0, uint32_t s1, uint32_t sel) {
     uint64_t v = (uint64_t(s0) << 32) | s1;
     uint32_t r = 0;

@@ -189,10 +189,18 @@ GFX9_TEST(integer_16bit) {
             "v_min3_u16 v25, v0, v1, v2\n"         // 2
             "v_max3_u16 v26, v0, v1, v2\n"         // 0xffff
             "v_med3_i16 v27, v0, v1, v2\n"         // med(-1, 2, -32768) = 0xffff
-            "v_med3_u16 v28, v0, v1, v2");         // med(0xffff, 2, 0x8000) = 0x8000
+            "v_med3_u16 v28, v0, v1, v2\n"         // med(0xffff, 2, 0x8000) = 0x8000
+            "v_dot4_u32_u8 v29, v0, v1, v4\n"      // 0xff*2 + 0xff*0 + 0x34*0xcd + 0x12*0xab + 3
+            "v_dot4_i32_i8 v30, v0, v1, v4\n"      // -1*2 + -1*0 + 0x34*-0x33 + 0x12*-0x55 + 3
+            "v_dot2_u32_u16 v31, v0, v1, v4\n"     // 0xffff*2 + 0x1234*0xabcd + 3
+            "v_dot2_i32_i16 v32, v0, v1, v4");     // -1*2 + 0x1234*-0x5433 + 3
     const uint32_t expect[] = {1, 3, 0xfffd, 0xfffe, 0, 0x1000, 0xf000, 2, 0x8000, 0x8000, 2, 1, 16,
-                               0x8000, 2, 2, 0xffff, 0xffff, 0x8000};
-    for (int r = 0; r < 19; ++r) {
+                               0x8000, 2, 2, 0xffff, 0xffff, 0x8000,
+                               0xff * 2 + 0x34 * 0xcd + 0x12 * 0xab + 3,
+                               uint32_t(-2 + 0x34 * -0x33 + 0x12 * -0x55 + 3),
+                               uint32_t(0xffffu * 2 + 0x1234u * 0xabcdu + 3),
+                               uint32_t(-2 + 0x1234 * -0x5433 + 3)};
+    for (int r = 0; r < 23; ++r) {
       INFO("v" << 10 + r);
       CHECK(sim.v(10 + r, 0) == expect[r]);
       CHECK(sim.v(10 + r, 63) == expect[r]);
