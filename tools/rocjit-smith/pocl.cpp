@@ -98,7 +98,14 @@ void run_pocl(const Program& p, Buffers& b, bool inject) {
       clReleaseProgram(p);
     }
   } release{prog};
-  if (clBuildProgram(prog, 1, &c.device, "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt -w", nullptr, nullptr) != CL_SUCCESS) {
+  // PoCL 3.1 builds through temporary files in its kernel cache, and two builds at once can
+  // rename each other's away ("unable to rename temporary ... No such file or directory", seen
+  // with --jobs=2): one build at a time.
+  static std::mutex build_lock;
+  std::unique_lock<std::mutex> building(build_lock);
+  const cl_int built = clBuildProgram(prog, 1, &c.device, "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt -w", nullptr, nullptr);
+  building.unlock();
+  if (built != CL_SUCCESS) {
     size_t size = 0;
     clGetProgramBuildInfo(prog, c.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
     std::string log(size, '\0');
