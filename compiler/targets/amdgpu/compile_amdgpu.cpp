@@ -103,10 +103,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
     {
       time_trace::Phase phase("optimise");
       optimize(module, *machine, options.opt_level, false, has_16_bit_values(prepared.get()));
-      guard_fsub_of_positive_zero(module);
-      guard_or_with_high_ones(module);
-      guard_dynamic_vector_index(module);
-      guard_mixed_precision_multiply(module);
+      apply_workarounds(module);
     }
     if (options.emit_llvm_ir_optimized) out.llvm_ir_optimized = to_string(module);
     if (options.emit_assembly) {

@@ -36,4 +36,7 @@ int guard_dynamic_vector_index(llvm::Module& module);
 // every product's sign; the mix instruction then gets -0 as its addend. Returns how many.
 int guard_mixed_precision_multiply(llvm::Module& module);
 
+// All of the above, in that order: what the AMDGPU compile runs after optimisation.
+void apply_workarounds(llvm::Module& module);
+
 }  // namespace rocjit::targets::amdgpu
