@@ -423,20 +423,19 @@ int main_impl(int argc, char** argv) {
     bool kernel_error = false;
     const bool wave = has_wave_ops(p);
     for (size_t e = 0; e < o.executors.size(); ++e) {
-      if (wave && wave_size[e] != kWaveOpsWaveSize) {
+      // Why this executor does not run the kernel, or "" when it does.
+      std::string not_run;
+      if (wave && wave_size[e] != kWaveOpsWaveSize)
+        not_run = "(wave operations, compared on wave64 only) " + o.executors[e] + ": " +
+                  (wave_size[e] ? "wave size " + std::to_string(wave_size[e]) : std::string("no waves in OpenCL 1.2"));
+      else if (const char* bug = o.executors[e] == "pocl" ? pocl_known_bug(p) : nullptr)
+        not_run = std::string("(known bug) pocl: ") + bug;
+      if (!not_run.empty()) {
         std::lock_guard<std::mutex> g(counters);
-        std::string why = wave_size[e] ? "wave size " + std::to_string(wave_size[e]) : std::string("no waves in OpenCL 1.2");
-        ++known_skips["(wave operations, compared on wave64 only) " + o.executors[e] + ": " + why];
+        ++known_skips[not_run];
         skipped[e] = true;
         continue;
       }
-      if (o.executors[e] == "pocl")
-        if (const char* bug = pocl_known_bug(p)) {
-          std::lock_guard<std::mutex> g(counters);
-          ++known_skips[std::string("(known bug) pocl: ") + bug];
-          skipped[e] = true;
-          continue;
-        }
       try {
         run_on(o.executors[e], p, results[e], o.inject);
         ok[e] = true;
