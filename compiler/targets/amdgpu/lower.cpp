@@ -3,8 +3,10 @@
 #include "targets/amdgpu/lower.h"
 
 #include <fmt/format.h>
+#include <llvm/IR/ConstantRange.h>
 #include <llvm/IR/IntrinsicsAMDGPU.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "passes/uniformity.h"
@@ -80,8 +82,22 @@ class AmdgpuLowering : public KernelLowering {
     };
     // grid_size_{x,y,z}: u32 at offsets 12, 16, 20, in work-items.
     auto grid_size = [&] { return dispatch_field(builder_.getInt32Ty(), 12 + 4 * dim); };
+    // A work-item id is below the kernel's max_block_size. Instruction selection knows that from
+    // amdgpu-flat-work-group-size, but the IR passes do not; saying it here keeps them in step.
+    // Besides better code, it keeps a miscompile out of reach: LLVM 22's SIFoldOperands turns
+    // `or x, -1` into x, and a wave32 lane mask `c || local_id(0) == 0` met it when only
+    // instruction selection saw that the id of a one-work-item group is 0 (kernel 2028009966,
+    // tests/smith/known-external.md).
+    auto local_id = [&] {
+      llvm::CallInst* id =
+          builder_.CreateIntrinsic(local_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+      const unsigned limit = std::clamp<unsigned>(kernel_.max_block_size, 1, 1024);
+      id->addRetAttr(llvm::Attribute::get(context_, llvm::Attribute::Range,
+                                          llvm::ConstantRange(llvm::APInt(32, 0), llvm::APInt(32, limit))));
+      return id;
+    };
     switch (w) {
-      case ir::WorkItem::local_id: return builder_.CreateIntrinsic(local_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+      case ir::WorkItem::local_id: return local_id();
       case ir::WorkItem::group_id: return builder_.CreateIntrinsic(group_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
       case ir::WorkItem::local_size: return local_size();
       case ir::WorkItem::global_size: return grid_size();
@@ -90,12 +106,19 @@ class AmdgpuLowering : public KernelLowering {
       case ir::WorkItem::wave_size: return builder_.getInt32(wave_);
       case ir::WorkItem::global_id: {
         llvm::Value* g = builder_.CreateIntrinsic(group_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
-        llvm::Value* l = builder_.CreateIntrinsic(local_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+        llvm::Value* l = local_id();
         // Launch validation keeps every global id below 2^31, so the arithmetic cannot wrap.
         return builder_.CreateNSWAdd(builder_.CreateNSWMul(g, local_size()), l);
       }
     }
     return nullptr;
+  }
+
+  // AMDGPU's code generation has no llvm.arithmetic.fence ("Unsupported instruction"); a
+  // canonicalize is as opaque to InstCombine, and free after a conversion, whose result the
+  // backend knows is canonical.
+  llvm::Value* half_conversion_guard(llvm::Value* h) override {
+    return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::canonicalize, h);
   }
 
   // ---- wave operations ---------------------------------------------------------------------
