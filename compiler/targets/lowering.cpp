@@ -424,6 +424,8 @@ llvm::Value* KernelLowering::narrow_float_op(const ir::Op& op) {
   return narrow_float(r, op.type);
 }
 
+llvm::Value* KernelLowering::half_conversion_guard(llvm::Value* h) { return builder_.CreateArithmeticFence(h, h->getType()); }
+
 llvm::Value* KernelLowering::cast(const ir::Op& op) {
   llvm::Value* a = value(op.operands[0]);
   Type from = kernel_.value_type(op.operands[0]);
@@ -434,7 +436,12 @@ llvm::Value* KernelLowering::cast(const ir::Op& op) {
     return ir::is_float(from) ? builder_.CreateFCmpUNE(a, llvm::ConstantFP::get(a->getType(), 0.0))
                               : builder_.CreateICmpNE(a, llvm::ConstantInt::get(a->getType(), 0));
   }
-  if (is_narrow_float(to)) return ir::is_float(from) ? narrow_float(a, to) : int_to_narrow_float(a, from, to);
+  if (is_narrow_float(to)) {
+    llvm::Value* r = ir::is_float(from) ? narrow_float(a, to) : int_to_narrow_float(a, from, to);
+    // cast<half>(i) / 2^-14 widened to f32 gave 65536 instead of inf without the guard.
+    if (to == Type::f16 && !llvm::isa<llvm::Constant>(r)) r = half_conversion_guard(r);
+    return r;
+  }
   if (is_narrow_float(from)) a = widen_narrow_float(a);  // exact; then as from f32
   if (ir::is_float(from) && ir::is_float(to)) return builder_.CreateFPCast(a, lt);
   // Float -> integer saturates to the integer type's range and maps NaN to 0.

@@ -60,6 +60,11 @@ class KernelLowering {
   virtual llvm::SyncScope::ID atomic_scope(ir::MemorySpace space, ir::MemoryScope scope) = 0;
   // The result of an integer rem or and; the host hides it from LLVM's loop analyses (see there).
   virtual llvm::Value* integer_wrap_guard(llvm::Value* v) { return v; }
+  // A half value just converted from another type, made opaque to InstCombine: LLVM 22 turns
+  // fpext(sitofp/uitofp x to half) into a conversion to the wider type whenever x has at most 11
+  // significant bits, forgetting that half overflows above 65504 (kernel 2028008126,
+  // tests/smith/known-external.md). The host: llvm.arithmetic.fence (free on x86).
+  virtual llvm::Value* half_conversion_guard(llvm::Value* h);
   // fence(scope, order).
   virtual void fence(const ir::Op& op);
   // uniform(x): the value itself (the host checks the promise when bounds checking).

@@ -228,6 +228,31 @@ int run_regressions(const std::vector<std::string>& executors) {
       }
       return std::string();
     });
+    // LLVM 22's InstCombine folded fpext(uitofp x to half) into uitofp x to float when x has few
+    // significant bits, ignoring half's overflow: cast<half>(id) / 2^-14 came out 65536, not inf
+    // (kernel 2028008126); rocjit now fences the converted half value.
+    check("half-of-small-int-overflow", [](const std::string& d) {
+      Kernel k = kernel("half_of_small_int_overflow", [](Array<float> in, Array<float> out) {
+        Int i = global_id(0);
+        If(i < in.shape(0), [&] {
+          Int x = cast<int32_t>(in(i));
+          Half h = cast<half>(x & 1023);
+          out(2 * i) = cast<float>(h / Half(half::from_bits(0x0400)));  // h * 2^14
+          out(2 * i + 1) = cast<float>(cast<half>(cast<float>(x & 255) * 512.0f));
+        });
+      });
+      std::vector<float> in = {0, 1, 3, 4, 1023, -1, 127, 128};
+      auto out = run1<float>(k, d, in, 2 * in.size(), 64);
+      for (size_t i = 0; i < in.size(); ++i) {
+        const int32_t x = static_cast<int32_t>(in[i]);
+        const double a = (x & 1023) * 16384.0, b = (x & 255) * 512.0;
+        const float wants[2] = {a > 65504 ? INFINITY : static_cast<float>(a), b > 65504 ? INFINITY : static_cast<float>(b)};
+        for (int j = 0; j < 2; ++j)
+          if (std::bit_cast<uint32_t>(out[2 * i + j]) != std::bit_cast<uint32_t>(wants[j]))
+            return "element " + std::to_string(2 * i + j) + ": " + std::to_string(out[2 * i + j]) + ", want " + std::to_string(wants[j]);
+      }
+      return std::string();
+    });
   }
   for (auto& f : failures) std::printf("FAIL %s on %s: %s\n", f.name.c_str(), f.device.c_str(), f.what.c_str());
   std::printf("regressions: %d checks, %zu failures\n", checks, failures.size());
