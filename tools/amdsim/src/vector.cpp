@@ -614,6 +614,17 @@ void register_vector(HandlerTable& t) {
     });
   });
 
+  // v_swap_b32 / v_swap_b16 (gfx9+, gfx11 true16 halves): both operands are read, then written.
+  auto swap = [](Wave& w, Op i) {
+    for_lanes(w, i, [&](int l) {
+      const uint32_t a = read32(w, i.ops[0], l), b = read32(w, i.ops[1], l);
+      write32(w, i.ops[0], l, b);
+      write32(w, i.ops[1], l, a);
+    });
+  };
+  add_handler(t, "v_swap_b32", swap);
+  add_handler(t, "v_swap_b16", swap);
+
   // 16-bit integer (true16 halves on gfx11; low halves elsewhere)
   VOP_U32_1("v_mov_b16", a & 0xffff);
   VOP_U32_1("v_not_b16", ~a & 0xffff);

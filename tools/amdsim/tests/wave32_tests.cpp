@@ -53,6 +53,24 @@ TEST_CASE("true16 operands gfx1100", "[gfx1100]") {
   sim.fill(1, [](int) { return 0x11112222u; });
   sim.run("v_add_nc_u16 v1.h, v2.l, v3.h");
   for (int l = 0; l < 32; ++l) CHECK(sim.v(1, l) == (uint32_t(1000 + 2 * l) << 16 | 0x2222u));  // .l kept
+  // v_swap_b16 exchanges two halves and keeps the other halves; inactive lanes keep everything.
+  sim.fill(5, [](int l) { return 0x55550000u | uint32_t(l); });
+  sim.fill(6, [](int l) { return uint32_t(2000 + l) << 16 | 0x6666u; });
+  sim.w.set_exec(0x7fffffffu);
+  sim.run("v_swap_b16 v5.l, v6.h");
+  for (int l = 0; l < 31; ++l) {
+    CHECK(sim.v(5, l) == (0x55550000u | uint32_t(2000 + l)));
+    CHECK(sim.v(6, l) == (uint32_t(l) << 16 | 0x6666u));
+  }
+  CHECK(sim.v(5, 31) == 0x5555001fu);
+  sim.w.set_exec(0xffffffffu);
+  sim.fill(7, [](int l) { return 7000u + l; });
+  sim.fill(8, [](int l) { return 8000u + l; });
+  sim.run("v_swap_b32 v7, v8");
+  for (int l = 0; l < 32; ++l) {
+    CHECK(sim.v(7, l) == 8000u + l);
+    CHECK(sim.v(8, l) == 7000u + l);
+  }
   sim.fill(4, [](int) { return 0x33334444u; });
   sim.run("v_mov_b16 v4.h, v2.l");
   for (int l = 0; l < 32; ++l) CHECK(sim.v(4, l) == (uint32_t(l) << 16 | 0x4444u));
