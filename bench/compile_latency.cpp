@@ -1,6 +1,6 @@
 // Compile latency of the sample kernels for AMDGPU, in-process: trace + verify + lower + O3 +
 // codegen + lld link, per kernel and processor. Prints a table.
-//   build/bin/bench-compile [--repeat=N]
+//   build/bin/bench-compile [--repeat=N] [--phases | --batch]
 // (Issue 6 extends this with cold-process, cache-hit and hipRTC columns.)
 #include <algorithm>
 #include <chrono>
@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <dlfcn.h>
@@ -149,15 +150,34 @@ std::pair<double, std::string> host_disk_ms(const char* self, int index, const s
   return {ms, outcome};
 }
 
+// The seven samples as one batch, cache bypassed: one after another vs compile_all() on every
+// hardware thread.
+void batch_table(Kernel (*const (&makers)[7])(), int repeats) {
+  std::vector<Kernel> batch;
+  for (auto make : makers) batch.push_back(make());
+  const int n = std::min(repeats, 7);
+  std::printf("\nbatch of %zu samples, cache bypassed, median of %d (milliseconds; %u hardware threads)\n", batch.size(), n,
+              std::thread::hardware_concurrency());
+  std::printf("%-10s %12s %14s %9s\n", "target", "serial", "compile_all", "speed-up");
+  for (const Target& t : {Target::amdgpu("gfx90a"), Target::amdgpu("gfx1100"), Target::host()}) {
+    double serial = median_ms(n, [&] {
+      for (const Kernel& k : batch) compile(k, t, uncached());
+    });
+    double parallel = median_ms(n, [&] { compile_all(batch, t, uncached()); });
+    std::printf("%-10s %12.1f %14.1f %8.2fx\n", t.str().c_str(), serial, parallel, serial / parallel);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int repeats = 15;
-  bool phases_only = false;
+  bool phases_only = false, batch_only = false;
   Kernel (*makers[])() = {samples::saxpy,     samples::reverse,   samples::matmul, samples::reduce,
                           samples::transpose, samples::histogram, samples::jacobi};
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--phases") == 0) phases_only = true;
+    if (std::strcmp(argv[i], "--batch") == 0) batch_only = true;
     if (std::strncmp(argv[i], "--repeat=", 9) == 0) repeats = std::max(1, std::atoi(argv[i] + 9));
     if (std::strncmp(argv[i], "--host-disk=", 12) == 0) {  // child of host_disk_ms: INDEX:FILE
       unsetenv("ROCJIT_CACHE");
@@ -179,6 +199,12 @@ int main(int argc, char** argv) {
       compile(makers[index](), Target::amdgpu(std::strchr(argv[i], ':') + 1));
       return 0;
     }
+  }
+  if (batch_only) {  // --batch: the batch table alone
+    setenv("ROCJIT_CACHE", "0", 1);
+    compile(samples::saxpy(), Target::amdgpu("gfx90a"));  // target initialisation out of the way
+    batch_table(makers, repeats);
+    return 0;
   }
   if (phases_only) {  // --phases: where a warm compile's time goes
     setenv("ROCJIT_CACHE", "0", 1);
@@ -319,6 +345,7 @@ int main(int argc, char** argv) {
     else
       std::printf("%-10s %12s %12s\n", makers[index]().name().c_str(), "failed", "failed");
   }
+  batch_table(makers, repeats);
   std::error_code ec;
   std::filesystem::remove_all(std::filesystem::path(disk_dir).parent_path(), ec);
   std::printf("goals: warm compile <= 10 ms, >= 10x faster than hipRTC, rocjit's share < 10%%, memory hit <= 2 us, disk hit <= 1 ms\n");

@@ -3,6 +3,11 @@
 #include "rocjit/compiler/compile.hpp"
 
 #include <fmt/format.h>
+#include <llvm/Support/ThreadPool.h>
+#include <llvm/Support/Threading.h>
+
+#include <algorithm>
+#include <exception>
 
 #include <memory>
 #include <mutex>
@@ -173,6 +178,34 @@ CodeObject compile(const std::shared_ptr<const ir::Kernel>& kernel, const Target
                    const CompileOptions& options) {
   if (!kernel) throw CompileError("compile() was given an empty kernel pointer");
   return compile_impl(*kernel, &kernel, target, options);
+}
+
+std::vector<CodeObject> compile_all(std::span<const std::shared_ptr<const ir::Kernel>> kernels, const Target& target,
+                                    const CompileOptions& options, unsigned threads) {
+  std::vector<CodeObject> out(kernels.size());
+  std::vector<std::exception_ptr> errors(kernels.size());
+  if (kernels.size() <= 1 || threads == 1) {
+    for (size_t i = 0; i < kernels.size(); ++i) out[i] = compile(kernels[i], target, options);
+    return out;
+  }
+  {
+    const unsigned tasks = static_cast<unsigned>(kernels.size());
+    // No more workers than tasks, nor (unless asked for) than hardware threads.
+    llvm::DefaultThreadPool pool(threads == 0 ? llvm::optimal_concurrency(tasks)
+                                              : llvm::hardware_concurrency(std::min(threads, tasks)));
+    for (size_t i = 0; i < kernels.size(); ++i)
+      pool.async([&, i] {
+        try {
+          out[i] = compile(kernels[i], target, options);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
+    pool.wait();
+  }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  return out;
 }
 
 }  // namespace rocjit

@@ -47,4 +47,15 @@ std::string Kernel::metadata(const Target& target) const {
   return std::move(inspect(ir_, target, {})[3]);
 }
 
+std::vector<CodeObject> compile_all(std::span<const Kernel> kernels, const Target& target, const CompileOptions& options,
+                                    unsigned threads) {
+  std::vector<std::shared_ptr<const ir::Kernel>> irs;
+  irs.reserve(kernels.size());
+  for (const Kernel& k : kernels) {
+    k.ir();  // an empty Kernel throws here, as everywhere
+    irs.push_back(k.ir_ptr());
+  }
+  return compile_all(std::span<const std::shared_ptr<const ir::Kernel>>(irs), target, options, threads);
+}
+
 }  // namespace rocjit

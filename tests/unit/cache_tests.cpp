@@ -474,6 +474,46 @@ TEST_CASE("different kernels compile on four threads at once, for one processor,
   CHECK(std::count(host_ran.begin(), host_ran.end(), 1) == static_cast<long>(kernels.size()));
 }
 
+TEST_CASE("compile_all compiles a batch in parallel, in order, and rethrows the first failing kernel's error") {
+  const std::vector<Kernel> kernels = {samples::saxpy(), samples::reduce(), samples::transpose(), samples::matmul()};
+  std::vector<std::vector<uint8_t>> serial;
+  {
+    TemporaryCache cache;
+    for (const Kernel& k : kernels) serial.push_back(compile(k, Target::amdgpu("gfx90a")).elf);
+  }
+  TemporaryCache cache;
+  CacheStats before = cache_stats();
+  std::vector<CodeObject> all = compile_all(kernels, Target::amdgpu("gfx90a"), {}, 3);
+  CHECK(delta(before).misses == kernels.size());
+  REQUIRE(all.size() == kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    INFO("kernel " << kernels[i].name());
+    CHECK(all[i].elf == serial[i]);
+  }
+  std::vector<CodeObject> hosts = compile_all(kernels, Target::host());
+  for (const CodeObject& c : hosts) CHECK(c.host);
+  CHECK(compile_all(std::span<const Kernel>(), Target::host()).empty());
+
+  // Two kernels over the LDS limit: the error names the first of them, and the others compile.
+  auto too_big = [](const char* name) {
+    using namespace rocjit::dsl;
+    return kernel(name, [](Array<float> out) {
+      auto s = shared::array<float>({20000});  // 80,000 bytes of LDS
+      s(local_id(0)) = 1.0f;
+      barrier();
+      out(global_id(0)) = s(0);
+    }, {.max_block_size = 64});
+  };
+  const std::vector<Kernel> mixed = {samples::saxpy(), too_big("lds_first"), samples::reverse(), too_big("lds_second")};
+  try {
+    compile_all(mixed, Target::amdgpu("gfx90a"));
+    FAIL("compile_all accepted a kernel over the LDS limit");
+  } catch (const CompileError& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("lds_first"));
+  }
+  CHECK_THROWS_AS(compile_all(std::vector<Kernel>{Kernel()}, Target::host()), Error);
+}
+
 namespace {
 struct HostFill {
   int memory = -1, disk = -1, misses = -1, rejected = -1;

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <vector>
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/printer.hpp"
@@ -35,8 +36,43 @@ namespace {
 
 struct HostJit {
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  std::unique_ptr<llvm::TargetMachine> tm;  // for optimisation cost models and assembly
-  std::mutex lock;                           // serialises use of `tm`
+  std::optional<llvm::orc::JITTargetMachineBuilder> builder;
+  // For the descriptions (triple, CPU, features) only: a TargetMachine is not safe to use from
+  // two threads at once, so compiles lease their own from `idle` (see HostMachine).
+  std::unique_ptr<llvm::TargetMachine> tm;
+  std::mutex lock;                                       // guards `idle`
+  std::vector<std::unique_ptr<llvm::TargetMachine>> idle;  // returned by finished compiles
+};
+
+// A host TargetMachine (optimisation cost models, code generation) leased for one compile, so
+// host compiles on several threads run in parallel; at most one per compile ever in flight is
+// created.
+class HostMachine {
+ public:
+  explicit HostMachine(HostJit& h) : h_(h) {
+    {
+      std::lock_guard<std::mutex> guard(h.lock);
+      if (!h.idle.empty()) {
+        tm_ = std::move(h.idle.back());
+        h.idle.pop_back();
+        return;
+      }
+    }
+    auto tm = h.builder->createTargetMachine();
+    if (!tm) throw CompileError("cannot create a host target machine: " + llvm::toString(tm.takeError()));
+    tm_ = std::move(*tm);
+  }
+  HostMachine(const HostMachine&) = delete;
+  HostMachine& operator=(const HostMachine&) = delete;
+  ~HostMachine() {
+    std::lock_guard<std::mutex> guard(h_.lock);
+    h_.idle.push_back(std::move(tm_));
+  }
+  llvm::TargetMachine& operator*() const { return *tm_; }
+
+ private:
+  HostJit& h_;
+  std::unique_ptr<llvm::TargetMachine> tm_;
 };
 
 HostJit& host_jit() {
@@ -50,6 +86,7 @@ HostJit& host_jit() {
     auto tm = jtmb->createTargetMachine();
     if (!tm) throw CompileError("cannot create a host target machine: " + llvm::toString(tm.takeError()));
     h->tm = std::move(*tm);
+    h->builder = *jtmb;
     auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
     if (!jit) throw CompileError("cannot start the host JIT: " + llvm::toString(jit.takeError()));
     h->jit = std::move(*jit);
@@ -131,20 +168,20 @@ llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions&
   impl.shared_bytes = lowered.shared_bytes;
   impl.region_count = lowered.region_count;
   impl.checks = std::move(lowered.checks);
-  std::lock_guard<std::mutex> guard(h.lock);
+  HostMachine tm(h);
   {
     time_trace::Phase phase("optimise");
-    targets::optimize(module, *h.tm, options.opt_level, true, true);
+    targets::optimize(module, *tm, options.opt_level, true, true);
   }
   if (options.emit_llvm_ir_optimized) impl.llvm_ir_optimized = targets::to_string(module);
   if (options.emit_assembly) {
     auto clone = llvm::CloneModule(module);
-    auto text = targets::emit(*clone, *h.tm, true);
+    auto text = targets::emit(*clone, *tm, true);
     impl.assembly.assign(text.begin(), text.end());
   }
   if (!options.jit) return {};
   time_trace::Phase phase("codegen");
-  return targets::emit(module, *h.tm, false);
+  return targets::emit(module, *tm, false);
 }
 
 // Disk-cache payload: the facts a HostKernel needs besides the IR, then the object.

@@ -3,6 +3,8 @@
 
 #include <memory>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "rocjit/compiler/code_object.hpp"
 #include "rocjit/compiler/host.hpp"
@@ -60,6 +62,13 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
 /// a memory-cache hit of about a microsecond instead of a verify and a print of the IR.
 CodeObject compile(const std::shared_ptr<const ir::Kernel>& kernel, const Target& target,
                    const CompileOptions& options = {});
+
+/// Compiles a batch of kernels for one target in parallel: one task per kernel on a pool of
+/// `threads` workers (0: one per hardware thread), each an ordinary compile() (cache included).
+/// The code objects come back in the order of `kernels`. When compiles fail, the others still
+/// finish and the error of the first failing kernel in that order is rethrown.
+std::vector<CodeObject> compile_all(std::span<const std::shared_ptr<const ir::Kernel>> kernels, const Target& target,
+                                    const CompileOptions& options = {}, unsigned threads = 0);
 
 /// JIT-compiles a kernel for this CPU: compile(kernel, Target::host(), options).host.
 HostKernel compile_host(const ir::Kernel& kernel, const CompileOptions& options = {});

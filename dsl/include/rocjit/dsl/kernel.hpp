@@ -5,11 +5,13 @@
 #include <exception>
 #include <memory>
 #include <source_location>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "rocjit/compiler/compile.hpp"
 #include "rocjit/compiler/ir.hpp"
 #include "rocjit/compiler/target.hpp"
 #include "rocjit/compiler/time_trace.hpp"
@@ -77,6 +79,11 @@ class Kernel {
   [[noreturn]] static void empty_kernel();
   std::shared_ptr<const ir::Kernel> ir_;
 };
+
+/// Compiles traced kernels for one target in parallel, e.g. to have every kernel of an application
+/// in the cache before its first launches: compile_all() of rocjit/compiler/compile.hpp on their IR.
+std::vector<CodeObject> compile_all(std::span<const Kernel> kernels, const Target& target,
+                                    const CompileOptions& options = {}, unsigned threads = 0);
 
 /// \cond INTERNAL
 namespace dsl::detail {
