@@ -236,6 +236,11 @@ void carry_op(Wave& w, Op i) {
   write64(w, i.ops[1], 0, out);
 }
 
+// 16-bit integer adds and subtracts (and v_mad_u16) wrap, or with clamp saturate: to [0, 0xffff]
+// for _u16, to [-32768, 32767] for _i16 (LLVM selects usub.sat/uadd.sat/sadd.sat as these).
+uint32_t u16_result(int64_t r, bool clamp) { return uint32_t(clamp ? std::clamp<int64_t>(r, 0, 0xffff) : r) & 0xffff; }
+uint32_t i16_result(int64_t r, bool clamp) { return uint32_t(clamp ? std::clamp<int64_t>(r, -32768, 32767) : r) & 0xffff; }
+
 // v_add_u32 etc. on gfx9 take an optional clamp; without it they wrap.
 template <bool Sub, bool Rev>
 void add_nc(Wave& w, Op i) {
@@ -631,11 +636,11 @@ void register_vector(HandlerTable& t) {
   VOP_U32_2("v_and_b16", (a & b) & 0xffff);
   VOP_U32_2("v_or_b16", (a | b) & 0xffff);
   VOP_U32_2("v_xor_b16", (a ^ b) & 0xffff);
-  VOP_U32_2("v_add_u16", (a + b) & 0xffff);
-  VOP_U32_2("v_sub_u16", (a - b) & 0xffff);
-  VOP_U32_2("v_subrev_u16", (b - a) & 0xffff);
-  VOP_U32_2("v_add_i16", (a + b) & 0xffff);
-  VOP_U32_2("v_sub_i16", (a - b) & 0xffff);
+  VOP_U32_2("v_add_u16", u16_result(int64_t(a & 0xffff) + (b & 0xffff), i.mod.clamp));
+  VOP_U32_2("v_sub_u16", u16_result(int64_t(a & 0xffff) - (b & 0xffff), i.mod.clamp));
+  VOP_U32_2("v_subrev_u16", u16_result(int64_t(b & 0xffff) - (a & 0xffff), i.mod.clamp));
+  VOP_U32_2("v_add_i16", i16_result(int64_t(int16_t(a)) + int16_t(b), i.mod.clamp));
+  VOP_U32_2("v_sub_i16", i16_result(int64_t(int16_t(a)) - int16_t(b), i.mod.clamp));
   VOP_U32_2("v_mul_lo_u16", (a * b) & 0xffff);
   VOP_U32_2("v_lshlrev_b16", (b << (a & 15)) & 0xffff);
   VOP_U32_2("v_lshrrev_b16", ((b & 0xffff) >> (a & 15)) & 0xffff);
@@ -644,7 +649,7 @@ void register_vector(HandlerTable& t) {
   VOP_U32_2("v_min_u16", std::min(a & 0xffff, b & 0xffff));
   VOP_U32_2("v_max_i16", uint32_t(std::max(int16_t(a), int16_t(b))) & 0xffff);
   VOP_U32_2("v_min_i16", uint32_t(std::min(int16_t(a), int16_t(b))) & 0xffff);
-  VOP_U32_3("v_mad_u16", (a * b + c) & 0xffff);
+  VOP_U32_3("v_mad_u16", u16_result(int64_t(a & 0xffff) * (b & 0xffff) + (c & 0xffff), i.mod.clamp));
   VOP_U32_3("v_min3_i16", uint32_t(std::min({int16_t(a), int16_t(b), int16_t(c)})) & 0xffff);
   VOP_U32_3("v_max3_i16", uint32_t(std::max({int16_t(a), int16_t(b), int16_t(c)})) & 0xffff);
   VOP_U32_3("v_min3_u16", std::min({a & 0xffff, b & 0xffff, c & 0xffff}));

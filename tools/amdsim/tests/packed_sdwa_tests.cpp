@@ -206,6 +206,25 @@ GFX9_TEST(integer_16bit) {
       CHECK(sim.v(10 + r, 63) == expect[r]);
     }
   }
+  {
+    // With clamp they saturate (LLVM's usub.sat.i8 of seed-2029 kernel 2042 is v_sub_u16 clamp):
+    // unsigned to [0, 0xffff], signed to [-32768, 32767].
+    sim.run("v_sub_u16_e64 v40, v1, v0 clamp\n"     // 2 - 0xffff -> 0
+            "v_add_u16_e64 v41, v0, v1 clamp\n"     // 0xffff + 2 -> 0xffff
+            "v_subrev_u16_e64 v42, v0, v1 clamp\n"  // 2 - 0xffff -> 0
+            "v_sub_u16_e64 v43, v1, v4 clamp\n"     // 2 - 3 -> 0
+            "v_sub_u16_e64 v44, v0, v1 clamp\n"     // 0xffff - 2 = 0xfffd (no saturation)
+            "v_add_i16 v45, v2, v0 clamp\n"         // -32768 + -1 -> -32768
+            "v_sub_i16 v46, v1, v2 clamp\n"         // 2 - -32768 -> 32767
+            "v_add_i16 v47, v2, v0\n"               // wraps: 0x7fff
+            "v_mad_u16 v48, v0, v1, v4 clamp");     // 0xffff * 2 + 3 -> 0xffff
+    const uint32_t expect[] = {0, 0xffff, 0, 0, 0xfffd, 0x8000, 0x7fff, 0x7fff, 0xffff};
+    for (int r = 0; r < 9; ++r) {
+      INFO("v" << 40 + r);
+      CHECK(sim.v(40 + r, 0) == expect[r]);
+      CHECK(sim.v(40 + r, 63) == expect[r]);
+    }
+  }
 }
 
 namespace {
