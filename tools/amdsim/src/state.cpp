@@ -169,6 +169,13 @@ void* global_address(Wave& w, const Inst& inst, uint64_t address, uint64_t bytes
       if (write) fault(w, inst, "global", address, bytes, lane, "which is read-only (kernel arguments or dispatch packet)");
       return reinterpret_cast<void*>(address);
     }
+  // The loaded code object: its constant data (tables of the math library, in addrspace(4)) is
+  // readable, as on hardware; it is never written.
+  const uint64_t image = w.program ? w.code_base() : 0;
+  if (w.program && address >= image && address + bytes <= image + w.program->image_size() && address + bytes >= address) {
+    if (write) fault(w, inst, "global", address, bytes, lane, "which is the loaded code object (read-only)");
+    return reinterpret_cast<void*>(address);
+  }
   if (!w.memory->contains(address, bytes))
     fault(w, inst, "global", address, bytes, lane, "which is not inside any live device allocation");
   return reinterpret_cast<void*>(address);
