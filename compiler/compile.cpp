@@ -20,6 +20,7 @@
 #include "dump/dump.h"
 #include "passes/pipeline.h"
 #include "targets/amdgpu/compile_amdgpu.h"
+#include "targets/amdgpu/device_libs.h"
 #include "targets/amdgpu/target_machine.h"
 #include "targets/codegen.h"
 #include "targets/host/jit.h"
@@ -78,6 +79,8 @@ std::string Target::str() const {
 std::vector<std::string> amdgpu_processors() { return targets::amdgpu::processors(); }
 
 uint64_t amdgpu_lds_limit(const std::string& processor) { return targets::amdgpu::lds_limit(processor); }
+
+const std::string& amdgpu_math_library() { return targets::amdgpu::math_library(); }
 
 namespace {
 
@@ -160,7 +163,9 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
     time_trace::current_record_cache("bypassed");
     return targets::amdgpu::compile(kernel, target, options);
   }
-  return cache::lookup_or_compile(cache::key(fingerprint, target.str(), options), target,
+  // The math library serving the kernel's calls (ocml or the built-in one) is part of the key.
+  return cache::lookup_or_compile(cache::key(fingerprint, target.str() + "|" + targets::amdgpu::math_library(), options),
+                                  target,
                                   [&] { return targets::amdgpu::compile(kernel, target, options); });
 }
 

@@ -7,6 +7,7 @@ packages=(
   llvm-22-dev llvm-22-tools liblld-22-dev lld-22 clang-22 libclang-rt-22-dev
   zlib1g-dev libzstd-dev libfmt-dev catch2
   libamdhip64-dev libhsa-runtime-dev rocm-device-libs
+  libclc-22  # build: rocjit's own AMDGPU math when ocml.bc is absent at run time (CMakeLists.txt)
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
   libmpfr-dev  # tests only: rocjit-accuracy's reference (MPFR, with libgmp-dev)
 )

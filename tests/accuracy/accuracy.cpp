@@ -394,7 +394,7 @@ Summary measure(const Function& f, const std::vector<std::vector<T>>& args, cons
 // ---------------------------------------------------------------------------------------------
 // Reporting
 
-enum class Family { cpu, amdgpu };
+enum class Family { cpu, amdgpu, amdgpu_builtin };
 
 struct Row {
   const Function* function;
@@ -486,6 +486,7 @@ Row evaluate(const Function& f, Family family, const Options& o) {
   const Format& t = format_of<T>();
   Row r{&f, &t};
   r.bound = family == Family::cpu ? f.bound(t).cpu : f.bound(t).amdgpu;
+  if (family == Family::amdgpu_builtin) r.bound = f.bound(t).builtin >= 0 ? f.bound(t).builtin : f.bound(t).amdgpu;
   if (o.fast_math && family != Family::cpu && t.precision == f32.precision)
     for (const auto& [name, bound] : fast_math_amdgpu_f32)
       if (name == f.name) r.bound = bound;
@@ -510,8 +511,10 @@ int run(const Options& o) {
     usage_error("no device '" + o.device_id + "': " + e.what());
   }
   set_default_device(device);
-  const Family family = device.kind() == "cpu" ? Family::cpu : Family::amdgpu;
-  const char* family_name = family == Family::cpu ? "cpu" : "amdgpu";
+  // Without ocml.bc (or with ROCJIT_DEVICE_LIBS=none) AMDGPU kernels use rocjit's built-in math.
+  const bool builtin = amdgpu_math_library().starts_with("builtin");
+  const Family family = device.kind() == "cpu" ? Family::cpu : builtin ? Family::amdgpu_builtin : Family::amdgpu;
+  const char* family_name = family == Family::cpu ? "cpu" : builtin ? "amdgpu, built-in math library" : "amdgpu";
   if (!o.markdown)
     std::printf("rocjit-accuracy: %s (%s, target %s, bounds for %s), %lld samples per function and type, seed %llu\n",
                 device.id().c_str(), device.name().c_str(), device.target().c_str(), family_name,

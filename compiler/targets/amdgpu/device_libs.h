@@ -1,4 +1,5 @@
-// Optional ROCm device libraries (ocml bitcode), linked only into kernels that call them.
+// The AMDGPU math library, linked only into kernels that call it: ROCm's ocml when ocml.bc is
+// installed, else rocjit's built-in one (LLVM's libclc functions, embedded at build time).
 #pragma once
 
 #include <llvm/IR/Module.h>
@@ -8,12 +9,18 @@
 
 namespace rocjit::targets::amdgpu {
 
-// Directories searched for ocml.bc: $ROCJIT_DEVICE_LIBS, then the Debian and ROCm locations.
+// Directories searched for ocml.bc: $ROCJIT_DEVICE_LIBS, then the Debian and ROCm locations;
+// none when ROCJIT_DEVICE_LIBS is "none" (the built-in library then serves every kernel).
 std::vector<std::string> device_lib_dirs();
 
-// Links ocml into `module`, keeping only what the module uses, and defines ocml's control
-// constants for `processor` (any processor: no per-processor files are needed). Throws
-// CompileError naming `users` when ocml.bc is not there.
+// Which library serves this process's kernels, for the kernel cache's key and messages:
+// "ocml <path>", "builtin (libclc <LLVM version>)" or "none".
+const std::string& math_library();
+
+// Links the math library into `module`, keeping only what the module uses. ocml: also defines
+// its control constants for `processor` (any processor: no per-processor files are needed). The
+// built-in library: the module's __ocml_<fn>_<type> calls are renamed to libclc's functions.
+// Throws CompileError naming `users` when neither is available.
 void link_device_libs(llvm::Module& module, const std::string& kernel, const std::string& processor,
                       unsigned wavefront_size, int code_object_version, const std::vector<std::string>& users);
 

@@ -73,6 +73,12 @@ std::vector<CodeObject> compile_all(std::span<const std::shared_ptr<const ir::Ke
 /// JIT-compiles a kernel for this CPU: compile(kernel, Target::host(), options).host.
 HostKernel compile_host(const ir::Kernel& kernel, const CompileOptions& options = {});
 
+/// The library that serves AMDGPU kernels' math calls in this process (beyond what the backend
+/// expands itself): "ocml <path of ocml.bc>" (ROCm's device library), or "builtin (libclc <LLVM
+/// version>)", rocjit's own, when ocml.bc is not installed or ROCJIT_DEVICE_LIBS=none; "none" if
+/// rocjit was built without it and ocml.bc is missing. Part of every AMDGPU compile's cache key.
+const std::string& amdgpu_math_library();
+
 /// Bytes of LDS a work-group may allocate on `processor` (65536, or 163840 on gfx950).
 uint64_t amdgpu_lds_limit(const std::string& processor);
 
