@@ -9,11 +9,13 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "rocjit/compiler/error.hpp"
@@ -47,7 +49,9 @@ class WorkerPool {
   }
   unsigned size() const { return static_cast<unsigned>(workers_.size() + 1); }
 
-  // Calls job(worker) on `participants` workers (including the caller as worker 0) and waits.
+  // Calls job(worker) on `participants` workers (including the caller as worker 0) and waits for
+  // all of them, also when some throw (the job lives on the caller's stack); then rethrows the
+  // first exception.
   void run(unsigned participants, const std::function<void(unsigned)>& job) {
     std::lock_guard<std::mutex> serial(run_lock_);  // one launch at a time uses the pool
     participants = std::min(participants, size());
@@ -56,13 +60,21 @@ class WorkerPool {
       job_ = &job;
       wanted_ = participants - 1;
       remaining_ = participants - 1;
+      error_ = nullptr;
       ++generation_;
     }
     if (participants > 1) wake_.notify_all();
-    job(0);
+    std::exception_ptr mine;
+    try {
+      job(0);
+    } catch (...) {
+      mine = std::current_exception();
+    }
     std::unique_lock<std::mutex> g(lock_);
     done_.wait(g, [&] { return remaining_ == 0; });
     job_ = nullptr;
+    if (mine) std::rethrow_exception(mine);
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
   }
 
  private:
@@ -76,8 +88,14 @@ class WorkerPool {
       if (index > wanted_) continue;
       const std::function<void(unsigned)>* job = job_;
       g.unlock();
-      (*job)(index);
+      std::exception_ptr failed;
+      try {
+        (*job)(index);
+      } catch (...) {
+        failed = std::current_exception();
+      }
       g.lock();
+      if (failed && !error_) error_ = failed;
       if (--remaining_ == 0) done_.notify_one();
     }
   }
@@ -87,6 +105,7 @@ class WorkerPool {
   std::condition_variable wake_, done_;
   const std::function<void(unsigned)>* job_ = nullptr;
   unsigned wanted_ = 0, remaining_ = 0;
+  std::exception_ptr error_;  // the first exception a worker's share threw
   uint64_t generation_ = 0;
   bool stop_ = false;
 };
