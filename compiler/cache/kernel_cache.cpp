@@ -15,6 +15,9 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <llvm/Config/llvm-config.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/xxhash.h>
 #include <sys/stat.h>
 #include <utime.h>
@@ -26,7 +29,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <future>
 #include <list>
 #include <map>
@@ -217,15 +219,16 @@ bool ensure_directory(const std::string& dir) {
 // The payload of a verified entry, or nullopt (a bad entry is counted and removed: the fresh
 // compile replaces it).
 std::optional<std::string> read_entry(const std::string& path, const std::string& key) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // LLVM's MemoryBuffer reads the file in one go (or maps it when large).
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!file) return std::nullopt;
+  llvm::StringRef bytes = (*file)->getBuffer();
   Header h{};
   bool ok = bytes.size() >= sizeof h;
   if (ok) std::memcpy(&h, bytes.data(), sizeof h);
   ok = ok && std::memcmp(h.magic, magic, sizeof magic) == 0 && h.version == format_version &&
        std::memcmp(h.key, key.data(), 32) == 0 && h.payload_bytes == bytes.size() - sizeof h;
-  std::string payload = ok ? bytes.substr(sizeof h) : std::string();
+  std::string payload = ok ? bytes.substr(sizeof h).str() : std::string();
   if (!ok || checksum(payload) != h.checksum) {
     reject(path);
     return std::nullopt;
@@ -379,9 +382,11 @@ void clear_memory_cache() {
 std::string cache_directory() {
   if (!disk_enabled()) return {};
   if (const char* d = std::getenv("ROCJIT_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/rocjit";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/rocjit";
-  return {};
+  // $XDG_CACHE_HOME, else ~/.cache (LLVM also finds the home directory without $HOME).
+  llvm::SmallString<256> dir;
+  if (!llvm::sys::path::cache_directory(dir)) return {};
+  llvm::sys::path::append(dir, "rocjit");
+  return dir.str().str();
 }
 
 namespace cache {

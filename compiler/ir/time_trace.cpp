@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/JSON.h>
+#include <llvm/Support/Threading.h>
 #include <llvm/Support/TimeProfiler.h>
 #include <llvm/Support/raw_ostream.h>
 #include <unistd.h>
@@ -110,7 +111,8 @@ double since_origin_us(Clock::time_point t) {
   return std::chrono::duration<double, std::micro>(t - state().origin).count();
 }
 
-size_t this_thread() { return std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000; }
+// The operating system's thread id (distinct for live threads, unlike a hash of std::thread::id).
+size_t this_thread() { return static_cast<size_t>(llvm::get_threadid()); }
 
 // LLVM's events of this thread since profiling_start, as ours; stops LLVM's profiler.
 void take_llvm_events(const CompileRecord& record, std::vector<Event>& into) {

@@ -181,6 +181,23 @@ TEST_CASE("an unusable cache directory costs a warning, never a failed compile")
   unsetenv("ROCJIT_CACHE");
 }
 
+TEST_CASE("the cache directory is ROCJIT_CACHE_DIR, else $XDG_CACHE_HOME/rocjit, else ~/.cache/rocjit") {
+  TemporaryCache cache;
+  CHECK(cache_directory() == cache.dir);
+  const char* home = std::getenv("HOME");
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved_home = home ? home : "", saved_xdg = xdg ? xdg : "";
+  unsetenv("ROCJIT_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/tmp/rocjit-xdg", 1);
+  CHECK(cache_directory() == "/tmp/rocjit-xdg/rocjit");
+  unsetenv("XDG_CACHE_HOME");
+  setenv("HOME", "/tmp/rocjit-home", 1);
+  CHECK(cache_directory() == "/tmp/rocjit-home/.cache/rocjit");
+  if (home) setenv("HOME", saved_home.c_str(), 1);
+  if (xdg) setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+  setenv("ROCJIT_CACHE_DIR", cache.dir.c_str(), 1);
+}
+
 TEST_CASE("two processes filling the same cache concurrently leave only valid entries") {
   TemporaryCache cache;
   Kernel (*makers[])() = {samples::saxpy,     samples::reverse,   samples::matmul, samples::reduce,

@@ -11,6 +11,7 @@
 #include <llvm/Config/llvm-config.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SourceMgr.h>
+#include <llvm/TargetParser/TargetParser.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -49,15 +50,11 @@ std::vector<std::string> device_lib_dirs() {
 
 namespace {
 
-// The __oclc_ISA_version of a processor: major * 1000 + minor * 100 + stepping, from the name's
-// digits, the last two being the minor version and the stepping in hex ("gfx90a" -> 9010,
-// "gfx942" -> 9402, "gfx1100" -> 11000).
+// The __oclc_ISA_version of a processor: major * 1000 + minor * 100 + stepping ("gfx90a" -> 9010,
+// "gfx942" -> 9402, "gfx1100" -> 11000), from LLVM's table of AMDGPU processors.
 int isa_version(const std::string& processor) {
-  std::string digits = processor.substr(3);
-  int major = std::stoi(digits.substr(0, digits.size() - 2));
-  int minor = std::stoi(digits.substr(digits.size() - 2, 1), nullptr, 16);
-  int stepping = std::stoi(digits.substr(digits.size() - 1), nullptr, 16);
-  return major * 1000 + minor * 100 + stepping;
+  const llvm::AMDGPU::IsaVersion v = llvm::AMDGPU::getIsaVersion(processor);
+  return static_cast<int>(v.Major * 1000 + v.Minor * 100 + v.Stepping);
 }
 
 // ocml.bc, read once per process (a few MiB); each compile loads it lazily from these bytes, so
