@@ -154,8 +154,8 @@ llvm::Function* define_fixed(llvm::Module& module, llvm::StringRef fn, const std
     b.CreateRet(b.CreateSelect(huge, extreme, general));
     return wrapper;
   }
-  // Above 20 libclc's tgamma loses accuracy (1,426 ulp at x = 165): there
-  // Γ(z) = (z - 1)(z - 2)...(z - m) Γ(z - m) with z - m in (19, 20], one rounding per factor.
+  // libclc's tgamma is accurate for small arguments only (1,426 ulp at 165, 127 at 27.5):
+  // Γ(z) = (z - 1)(z - 2)...(z - m) Γ(z - m) with z - m in (1, 2], one rounding per factor.
   constexpr double kDescendTo = 2.0;
   auto* positive = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, name + ".descend", module);
   {
@@ -186,7 +186,7 @@ llvm::Function* define_fixed(llvm::Module& module, llvm::StringRef fn, const std
   }
   llvm::Value* general = b.CreateCall(positive, {x});
   // For x < 0, not an integer, Γ(x) has the sign of (-1)^floor(x) (libclc gave +inf just below
-  // -0); below -190 its magnitude is under 2^-1075, so it is that signed zero.
+  // -0).
   llvm::Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
   llvm::Value* even = b.CreateFCmpOEQ(b.CreateFMul(b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFMul(k, c(0.5))), c(2.0)), k);
   llvm::Value* sign = b.CreateSelect(even, c(1.0), c(-1.0));
