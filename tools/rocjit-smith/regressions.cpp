@@ -180,6 +180,26 @@ int run_regressions(const std::vector<std::string>& executors) {
       }
       return std::string();
     });
+    // The same fold with the low half (kernel 2030013782): `select(even, INT64_MAX, -1) | -x`
+    // stored -x's low word; rocjit now rewrites ors with a low half of ones as well.
+    check("or-with-low-ones", [](const std::string& d) {
+      Kernel k = kernel("or_with_low_ones", [](Array<int64_t> in, Array<int64_t> out) {
+        Int i = global_id(0);
+        If(i < in.shape(0), [&] {
+          Value x = cast<uint32_t>(in(i));
+          Value c = select((x & 1u) == 0u, Long(INT64_MAX), Long(-1));
+          out(i) = c | -cast<int64_t>(x);
+        });
+      });
+      std::vector<int64_t> in = {0, 1, 2, 32767, 0xffffffffll};
+      auto out = run1<int64_t>(k, d, in, in.size(), 64);
+      for (size_t i = 0; i < in.size(); ++i) {
+        const int64_t c = (in[i] & 1) == 0 ? INT64_MAX : -1;
+        const int64_t want = c | static_cast<int64_t>(0 - static_cast<uint64_t>(static_cast<uint32_t>(in[i])));
+        if (out[i] != want) return "element " + std::to_string(i) + ": " + std::to_string(out[i]) + ", want " + std::to_string(want);
+      }
+      return std::string();
+    });
     // LLVM 22 AMDGPU read the wrong lane of a private array promoted to a vector and written at a
     // run-time index (kernels 2026010010, 2027007156); rocjit now writes such accesses out as selects.
     check("private-array-dynamic-lanes", [](const std::string& d) {

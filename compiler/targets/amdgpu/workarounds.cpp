@@ -54,26 +54,39 @@ int guard_fsub_of_positive_zero(llvm::Module& module) {
       });
 }
 
-int guard_or_with_high_ones(llvm::Module& module) {
+int guard_or_with_half_ones(llvm::Module& module) {
   using namespace llvm::PatternMatch;
   const llvm::DataLayout& layout = module.getDataLayout();
-  auto high_ones = [&](llvm::Value* v) {
-    const llvm::KnownBits known = llvm::computeKnownBits(v, layout);
-    return known.One.extractBits(32, 32).isAllOnes();
+  // Which half of an operand of `or i64 a, b` is known to be all ones: 1 the high, 0 the low, -1
+  // neither (the high one wins when both are: the rewrite below then makes the low half -1 too).
+  auto ones_half = [&](llvm::Instruction& inst) {
+    const llvm::KnownBits a = llvm::computeKnownBits(inst.getOperand(0), layout);
+    const llvm::KnownBits b = llvm::computeKnownBits(inst.getOperand(1), layout);
+    auto all_ones = [&](unsigned from) {
+      return a.One.extractBits(32, from).isAllOnes() || b.One.extractBits(32, from).isAllOnes();
+    };
+    return all_ones(32) ? 1 : all_ones(0) ? 0 : -1;
   };
   return replace_each(
       module,
       [&](llvm::Instruction& inst) {
-        llvm::Value *a = nullptr, *b = nullptr;
-        if (!inst.getType()->isIntegerTy(64) || !match(&inst, m_Or(m_Value(a), m_Value(b)))) return false;
-        // Already the rewritten form (or of a zext with the high-half constant): leave it.
-        if (match(&inst, m_c_Or(m_ZExt(m_Value()), m_SpecificInt(0xffffffff00000000ull)))) return false;
-        return high_ones(a) || high_ones(b);
+        if (!inst.getType()->isIntegerTy(64) || !match(&inst, m_Or(m_Value(), m_Value()))) return false;
+        // Already a rewritten form (a half made of a zext, the other half a constant): leave it.
+        if (match(&inst, m_c_Or(m_ZExt(m_Value()), m_SpecificInt(0xffffffff00000000ull))) ||
+            match(&inst, m_c_Or(m_Shl(m_ZExt(m_Value()), m_SpecificInt(32)), m_SpecificInt(0xffffffffull))))
+          return false;
+        return ones_half(inst) >= 0;
       },
-      [](llvm::IRBuilder<>& b, llvm::Instruction& inst) {
-        llvm::Value* low = b.CreateOr(b.CreateTrunc(inst.getOperand(0), b.getInt32Ty()),
-                                      b.CreateTrunc(inst.getOperand(1), b.getInt32Ty()));
-        return b.CreateOr(b.CreateZExt(low, b.getInt64Ty()), b.getInt64(0xffffffff00000000ull));
+      [&](llvm::IRBuilder<>& b, llvm::Instruction& inst) {
+        llvm::Value* x = inst.getOperand(0);
+        llvm::Value* y = inst.getOperand(1);
+        if (ones_half(inst) == 1) {
+          llvm::Value* low = b.CreateOr(b.CreateTrunc(x, b.getInt32Ty()), b.CreateTrunc(y, b.getInt32Ty()));
+          return b.CreateOr(b.CreateZExt(low, b.getInt64Ty()), b.getInt64(0xffffffff00000000ull));
+        }
+        auto high = [&](llvm::Value* v) { return b.CreateTrunc(b.CreateLShr(v, 32), b.getInt32Ty()); };
+        llvm::Value* hi = b.CreateZExt(b.CreateOr(high(x), high(y)), b.getInt64Ty());
+        return b.CreateOr(b.CreateShl(hi, 32), b.getInt64(0xffffffffull));
       });
 }
 
@@ -134,7 +147,7 @@ int guard_mixed_precision_multiply(llvm::Module& module) {
 
 void apply_workarounds(llvm::Module& module) {
   guard_fsub_of_positive_zero(module);
-  guard_or_with_high_ones(module);
+  guard_or_with_half_ones(module);
   guard_dynamic_vector_index(module);
   guard_mixed_precision_multiply(module);
 }

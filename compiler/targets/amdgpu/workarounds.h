@@ -14,13 +14,13 @@ namespace rocjit::targets::amdgpu {
 // Returns how many were rewritten.
 int guard_fsub_of_positive_zero(llvm::Module& module);
 
-// LLVM 22's AMDGPU code generation gets the high half of a 64-bit `or` wrong when one operand's
-// high half is known to be all ones: it treats the other operand's high half as not demanded
-// (undef), and a later machine pass then folds `undef | -1` to undef instead of -1, so the
-// result's high word is whatever a register held. Every such `or i64 a, b` becomes
-// `zext(trunc(a) | trunc(b)) | 0xffffffff00000000`, the same value with the high half a constant.
-// Returns how many were rewritten.
-int guard_or_with_high_ones(llvm::Module& module);
+// LLVM 22's SIFoldOperands turns `or x, -1` into `x` instead of -1 (tests/smith/known-external.md).
+// Such an `or` appears during code generation when a 64-bit `or` is split into 32-bit halves and
+// one operand's half is known to be all ones. Every `or i64 a, b` where an operand's high half is
+// all ones becomes `zext(trunc(a) | trunc(b)) | 0xffffffff00000000`, and one where an operand's
+// low half is all ones becomes `zext(hi(a) | hi(b)) << 32 | 0xffffffff`: the same value, with that
+// half a constant the back end cannot lose. Returns how many were rewritten.
+int guard_or_with_half_ones(llvm::Module& module);
 
 // LLVM 22's AMDGPU code generation mixes up lanes when a vector built by `insertelement` at a
 // run-time index is read by `extractelement` at another (a private array LLVM promoted to a

@@ -1,7 +1,7 @@
 ; LLVM 22 AMDGPU: a 64-bit `or` with a constant whose high half is all ones and low half is not
 ; zero (-101). %41's high half must be all ones; llc-22 -O3 -mcpu=gfx942 computes it as
 ; `v_or_b32 v1, v1, v3` from %40's and %37's high words. rocjit rewrites such `or`s
-; (targets/amdgpu/workarounds.h, guard_or_with_high_ones), which fixes this form only: see
+; (targets/amdgpu/workarounds.h, guard_or_with_half_ones), which fixes this form only: see
 ; llvm22-amdgpu-or-high-ones-chain.ll for the form it does not.
 target triple = "amdgcn-amd-amdhsa"
 define amdgpu_kernel void @f(ptr addrspace(1) %out, ptr addrspace(1) %in) {
