@@ -5,6 +5,10 @@
 #include <fmt/format.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/CodeGen/MachineFunctionPass.h>
+#include <llvm/CodeGen/MachineModuleInfo.h>
+#include <llvm/CodeGen/Passes.h>
+#include <llvm/CodeGen/TargetPassConfig.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -69,13 +73,34 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool
   mpm.run(module, mam);
 }
 
-llvm::SmallVector<char, 0> emit(llvm::Module& module, llvm::TargetMachine& tm, bool assembly) {
+llvm::SmallVector<char, 0> emit(llvm::Module& module, llvm::TargetMachine& tm, bool assembly,
+                                const ConfigureCodegen& configure) {
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
   llvm::legacy::PassManager pm;
-  if (tm.addPassesToEmitFile(pm, stream, nullptr,
-                           assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile))
-    throw CompileError("this LLVM cannot emit code for " + tm.getTargetTriple().str());
+  const auto type = assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
+  auto refuse = [&] { return CompileError("this LLVM cannot emit code for " + tm.getTargetTriple().str()); };
+  if (!configure) {
+    if (tm.addPassesToEmitFile(pm, stream, nullptr, type)) throw refuse();
+  } else {
+    // addPassesToEmitFile's steps (CodeGenTargetMachineImpl), with the target's passes inserted
+    // into the configuration before it adds the pipeline.
+    auto* info = new llvm::MachineModuleInfoWrapperPass(&tm);
+    llvm::TargetPassConfig* config = tm.createPassConfig(pm);
+    config->setDisableVerify(true);
+    pm.add(config);
+    pm.add(info);
+    configure(*config);
+    if (config->addISelPasses()) throw refuse();
+    config->addMachinePasses();
+    config->setInitialized();
+    if (llvm::TargetPassConfig::willCompleteCodeGenPipeline()) {
+      if (tm.addAsmPrinter(pm, stream, nullptr, type, info->getMMI().getContext())) throw refuse();
+    } else {
+      pm.add(llvm::createPrintMIRPass(stream));  // ROCJIT_LLVM_ARGS=-stop-after=...
+    }
+    pm.add(llvm::createFreeMachineFunctionPass());
+  }
   pm.run(module);
   return buffer;
 }

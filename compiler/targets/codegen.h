@@ -5,7 +5,12 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <functional>
 #include <string>
+
+namespace llvm {
+class TargetPassConfig;
+}
 
 namespace rocjit::targets {
 
@@ -15,9 +20,15 @@ namespace rocjit::targets {
 // pairs of 16-bit lanes into v_pk_* instructions).
 void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool loop_vectorize, bool slp_vectorize);
 
+// Called with the code-generation pipeline's configuration before its passes are added: where a
+// target inserts its own machine passes (TargetPassConfig::insertPass).
+using ConfigureCodegen = std::function<void(llvm::TargetPassConfig&)>;
+
 // Emits a relocatable object or assembly text. Codegen may change the module: emit assembly
-// from a clone when the object is still needed.
-llvm::SmallVector<char, 0> emit(llvm::Module& module, llvm::TargetMachine& tm, bool assembly);
+// from a clone when the object is still needed. With `configure`, the pipeline is the one
+// TargetMachine::addPassesToEmitFile builds, plus what `configure` inserts.
+llvm::SmallVector<char, 0> emit(llvm::Module& module, llvm::TargetMachine& tm, bool assembly,
+                                const ConfigureCodegen& configure = {});
 
 std::string to_string(const llvm::Module& module);
 

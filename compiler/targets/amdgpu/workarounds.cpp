@@ -1,11 +1,16 @@
 #include "targets/amdgpu/workarounds.h"
 
 #include <llvm/Analysis/ValueTracking.h>
+#include <llvm/CodeGen/MachineFunctionPass.h>
+#include <llvm/CodeGen/Passes.h>
+#include <llvm/CodeGen/TargetInstrInfo.h>
+#include <llvm/CodeGen/TargetSubtargetInfo.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/PatternMatch.h>
 #include <llvm/Support/KnownBits.h>
 
+#include <mutex>
 #include <vector>
 
 namespace rocjit::targets::amdgpu {
@@ -150,6 +155,63 @@ void apply_workarounds(llvm::Module& module) {
   guard_or_with_half_ones(module);
   guard_dynamic_vector_index(module);
   guard_mixed_precision_multiply(module);
+}
+
+namespace {
+
+// Opcode numbers come from the AMDGPU back end's generated tables, which LLVM does not install:
+// they are looked up by name once (every AMDGPU subtarget of one LLVM shares them).
+struct MoveOpcodes {
+  unsigned mov = 0, pseudo = 0;
+};
+
+const MoveOpcodes& move_opcodes(const llvm::TargetInstrInfo& tii) {
+  static MoveOpcodes opcodes;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    for (unsigned op = 0, n = tii.getNumOpcodes(); op < n; ++op) {
+      llvm::StringRef name = tii.getName(op);
+      if (name == "S_MOV_B64") opcodes.mov = op;
+      if (name == "S_MOV_B64_IMM_PSEUDO") opcodes.pseudo = op;
+    }
+  });
+  return opcodes;
+}
+
+class LiteralMoveGuard : public llvm::MachineFunctionPass {
+ public:
+  static char ID;
+  LiteralMoveGuard() : llvm::MachineFunctionPass(ID) {}
+  llvm::StringRef getPassName() const override { return "rocjit: 64-bit immediate moves the encoder can hold"; }
+  void getAnalysisUsage(llvm::AnalysisUsage& usage) const override {
+    usage.setPreservesCFG();
+    llvm::MachineFunctionPass::getAnalysisUsage(usage);
+  }
+  bool runOnMachineFunction(llvm::MachineFunction& function) override {
+    const llvm::TargetInstrInfo& tii = *function.getSubtarget().getInstrInfo();
+    const MoveOpcodes& op = move_opcodes(tii);
+    if (op.mov == 0 || op.pseudo == 0) return false;
+    bool changed = false;
+    for (llvm::MachineBasicBlock& block : function)
+      for (llvm::MachineInstr& inst : block)
+        if (inst.getOpcode() == op.mov && inst.getNumExplicitOperands() == 2 && inst.getOperand(1).isImm() &&
+            !llvm::isInt<32>(inst.getOperand(1).getImm())) {
+          inst.setDesc(tii.get(op.pseudo));
+          changed = true;
+        }
+    return changed;
+  }
+};
+
+char LiteralMoveGuard::ID = 0;
+
+}  // namespace
+
+void add_machine_workarounds(llvm::TargetPassConfig& config) {
+  // The peephole optimiser runs only when optimising (and then once); an instance inserted after a
+  // pass that never comes would never be owned by the pass manager.
+  if (config.getOptLevel() == llvm::CodeGenOptLevel::None) return;
+  config.insertPass(&llvm::PeepholeOptimizerLegacyID, new LiteralMoveGuard());
 }
 
 }  // namespace rocjit::targets::amdgpu

@@ -3,6 +3,7 @@
 // so no later InstCombine undoes it.
 #pragma once
 
+#include <llvm/CodeGen/TargetPassConfig.h>
 #include <llvm/IR/Module.h>
 
 namespace rocjit::targets::amdgpu {
@@ -38,5 +39,13 @@ int guard_mixed_precision_multiply(llvm::Module& module);
 
 // All of the above, in that order: what the AMDGPU compile runs after optimisation.
 void apply_workarounds(llvm::Module& module);
+
+// LLVM 22's peephole optimiser (SIInstrInfo::foldImmediate) turns a COPY of a 64-bit constant
+// (S_MOV_B64_IMM_PSEUDO) into `S_MOV_B64 imm` for any imm, but S_MOV_B64 encodes a 32-bit literal:
+// 0x40effe0000000000 (65520.0) is emitted as literal 0. This machine pass, inserted right after
+// the peephole optimiser, gives every such move whose immediate is not a sign-extended 32-bit
+// value back to the pseudo, which is expanded after register allocation into what the processor
+// can encode. What the AMDGPU compile inserts into its code-generation pipeline.
+void add_machine_workarounds(llvm::TargetPassConfig& config);
 
 }  // namespace rocjit::targets::amdgpu
