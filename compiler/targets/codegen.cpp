@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <shared_mutex>
 #include <string_view>
 #include <optional>
 #if defined(__GLIBC__)
@@ -31,6 +32,19 @@
 
 namespace rocjit::targets {
 
+namespace {
+
+// LLVM's command-line options are process-global. Compiles read them (optimize, emit) under a
+// shared lock; lld's driver resets every one of them each time it links
+// (cl::ResetAllOptionOccurrences before parsing its -mllvm list), so a link holds the lock
+// exclusively and puts rocjit's options back before anyone reads them again.
+std::shared_mutex& llvm_options_mutex() {
+  static std::shared_mutex m;
+  return m;
+}
+
+}  // namespace
+
 bool llvm_args_given() {
   static const bool given = [] {
     const char* text = std::getenv("ROCJIT_LLVM_ARGS");
@@ -40,6 +54,7 @@ bool llvm_args_given() {
 }
 
 void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool loop_vectorize, bool slp_vectorize) {
+  std::shared_lock<std::shared_mutex> options_in_use(llvm_options_mutex());
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -75,6 +90,7 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool
 
 llvm::SmallVector<char, 0> emit(llvm::Module& module, llvm::TargetMachine& tm, bool assembly,
                                 const ConfigureCodegen& configure) {
+  std::shared_lock<std::shared_mutex> options_in_use(llvm_options_mutex());
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
   llvm::legacy::PassManager pm;
@@ -126,6 +142,20 @@ void keep_compile_memory() {
 #endif
 }
 
+// LLVM options rocjit sets for every compile, before ROCJIT_LLVM_ARGS (which can override them).
+// -structurizecfg-skip-uniform-regions: LLVM 22's StructurizeCFG gives a phi `poison` on a path
+// that defines its value when it restructures some uniform branches (kernel 2030014175,
+// tests/smith/known-external.md); uniform branches are scalar branches on AMDGPU and need no
+// structurizing, so rocjit leaves uniform regions alone (divergent ones are still structurized).
+void apply_rocjit_llvm_defaults() {
+  static const char* const defaults[] = {"-structurizecfg-skip-uniform-regions"};
+  llvm::SmallVector<const char*, 4> argv = {"rocjit"};
+  const auto& registered = llvm::cl::getRegisteredOptions();
+  for (const char* option : defaults)
+    if (registered.count(llvm::StringRef(option).ltrim('-'))) argv.push_back(option);
+  if (argv.size() > 1) llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "rocjit", &llvm::nulls());
+}
+
 // Empty when ROCJIT_LLVM_ARGS is unset or LLVM took it; otherwise LLVM's complaint.
 std::string apply_llvm_args() {
   const char* text = std::getenv("ROCJIT_LLVM_ARGS");
@@ -166,6 +196,8 @@ void prepare_compile(const std::string& kernel) {
   static std::string llvm_args_error;
   std::call_once(once, [] {
     keep_compile_memory();
+    std::unique_lock<std::shared_mutex> options_change(llvm_options_mutex());
+    apply_rocjit_llvm_defaults();
     llvm_args_error = apply_llvm_args();
   });
   if (!llvm_args_error.empty())
@@ -184,6 +216,18 @@ std::string to_string(const llvm::Module& module) {
 bool bounds_check_from_environment() {
   const char* v = std::getenv("ROCJIT_BOUNDS_CHECK");
   return v && *v && std::string_view(v) != "0";
+}
+
+void run_resetting_llvm_options(const std::function<void()>& run) {
+  std::unique_lock<std::shared_mutex> options_change(llvm_options_mutex());
+  struct Restore {
+    ~Restore() {
+      llvm::cl::ResetAllOptionOccurrences();
+      apply_rocjit_llvm_defaults();
+      apply_llvm_args();  // its complaint, if any, was reported by prepare_compile
+    }
+  } restore;
+  run();
 }
 
 }  // namespace rocjit::targets

@@ -39,6 +39,10 @@ std::string to_string(const llvm::Module& module);
 // CompileError from every compile).
 void prepare_compile(const std::string& kernel);
 
+// Runs `run` (lld's driver, which resets all of LLVM's command-line options) while no compile reads
+// those options, then sets rocjit's options and ROCJIT_LLVM_ARGS again.
+void run_resetting_llvm_options(const std::function<void()>& run);
+
 // Whether ROCJIT_LLVM_ARGS is set (such compiles bypass the kernel cache).
 bool llvm_args_given();
 

@@ -13,16 +13,14 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <mutex>
 
 #include "rocjit/compiler/error.hpp"
+#include "targets/codegen.h"
 
 LLD_HAS_DRIVER(elf)
 
 namespace rocjit::targets::amdgpu {
 namespace {
-
-std::mutex lld_mutex;
 
 struct FileDescriptor {
   int fd = -1;
@@ -73,10 +71,9 @@ std::vector<uint8_t> link(const llvm::SmallVectorImpl<char>& object, const std::
   std::string out, err;
   llvm::raw_string_ostream out_stream(out), err_stream(err);
   lld::Result result;
-  {
-    std::lock_guard<std::mutex> guard(lld_mutex);
-    result = lld::lldMain(args, out_stream, err_stream, {{lld::Gnu, &lld::elf::link}});
-  }
+  // lld is not reentrant, and its driver resets LLVM's command-line options: one link at a time,
+  // while no compile reads them.
+  run_resetting_llvm_options([&] { result = lld::lldMain(args, out_stream, err_stream, {{lld::Gnu, &lld::elf::link}}); });
   if (result.retCode != 0)
     throw CompileError(fmt::format("kernel '{}': lld failed to link the code object: {}", kernel, err));
   std::ifstream in(dir.output, std::ios::binary);

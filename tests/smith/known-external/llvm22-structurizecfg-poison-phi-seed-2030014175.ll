@@ -2,7 +2,9 @@
 ; IR. llc-22 -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx1100: the out_l address pair s[16:17] is written on
 ; the paths through .LBB0_3 and .LBB0_10 only; the path entry -> if.end (in bounds, global_id(0) != 0)
 ; -> .LBB0_5 uses it unwritten, so work-group 1 stores out_l(1) to wherever s[16:17] points.
-; -print-after=structurizecfg shows `phi i64 [ %36, %if.then3 ], [ poison, %if.end ]` in Flow4.
+; -print-after=structurizecfg shows `phi i64 [ %36, %if.then3 ], [ poison, %if.end ]` in Flow4: the
+; value on that path is %.pre55 (defined in entry). With -structurizecfg-skip-uniform-regions (every
+; branch here is uniform) s[16:17] is written on every path.
 ; ModuleID = 'smith'
 source_filename = "smith"
 target datalayout = "e-m:e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128:128:48-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9"
