@@ -57,11 +57,6 @@ void execute(Wave& w, const DecodeTable& code) {
   if (inst->second && !inst->second->handler)
     w.fail(*inst, fmt::format("instruction '{}' is not implemented by amdsim", inst->second->name));
   execute_inst(w, *inst);
-  if (std::getenv("AMDSIM_TRACE_TMP")) {
-    std::string regs;
-    for (int r = 0; r < 22; ++r) regs += fmt::format(" s{}={:x}", r, w.s[r]);
-    fmt::print(stderr, "{:<50} scc={}{} v0={:x} v1={:x}\n", inst->text, int(w.scc_bit), regs, w.v[0], w.v[64]);
-  }
   ++w.instructions;
 }
 
