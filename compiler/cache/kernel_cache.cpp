@@ -43,6 +43,7 @@
 #include "rocjit/compiler/time_trace.hpp"
 #include "support/atomic_file.h"
 #include "targets/amdgpu/metadata.h"
+#include "support/environment.h"
 
 namespace rocjit {
 namespace {
@@ -74,15 +75,8 @@ Counters counters;
 // findable through `alive`: its JIT'd code is loaded once, and loading its object again under the
 // same symbol would clash.
 size_t memory_entries() {
-  static const size_t limit = [] {
-    if (const char* v = std::getenv("ROCJIT_CACHE_MEMORY_ENTRIES"); v && *v) {
-      char* end = nullptr;
-      long long n = std::strtoll(v, &end, 10);
-      if (*end == 0 && n >= 1) return static_cast<size_t>(n);
-      std::fprintf(stderr, "rocjit: warning: ROCJIT_CACHE_MEMORY_ENTRIES='%s' is not a count of at least 1; using 1024\n", v);
-    }
-    return size_t(1024);
-  }();
+  static const size_t limit = static_cast<size_t>(
+      support::environment_integer("ROCJIT_CACHE_MEMORY_ENTRIES", 1, INT64_MAX, 1024, "a count of at least 1"));
   return limit;
 }
 
@@ -198,11 +192,10 @@ bool disk_enabled() {
 }
 
 uint64_t max_bytes() {
-  if (const char* v = std::getenv("ROCJIT_CACHE_MAX_MB"); v && *v) {
-    long long mb = std::atoll(v);
-    if (mb > 0) return static_cast<uint64_t>(mb) << 20;
-  }
-  return uint64_t(512) << 20;
+  // Read at every eviction check (tests change it between compiles).
+  return static_cast<uint64_t>(support::environment_integer("ROCJIT_CACHE_MAX_MB", 1, int64_t(1) << 40, 512,
+                                                            "a size of at least 1 MiB"))
+         << 20;
 }
 
 bool ensure_directory(const std::string& dir) {

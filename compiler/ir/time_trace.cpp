@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "support/atomic_file.h"
+#include "support/environment.h"
 
 namespace rocjit {
 namespace {
@@ -40,15 +41,8 @@ struct Event {
 std::string valid_utf8(const std::string& s) { return llvm::json::isUTF8(s) ? s : llvm::json::fixUTF8(s); }
 
 unsigned granularity_us() {
-  static const unsigned value = [] {
-    if (const char* v = std::getenv("ROCJIT_TIME_TRACE_GRANULARITY_US"); v && *v) {
-      char* end = nullptr;
-      long long n = std::strtoll(v, &end, 10);
-      if (*end == 0 && n >= 0 && n <= 100000000) return static_cast<unsigned>(n);
-      std::fprintf(stderr, "rocjit: warning: ROCJIT_TIME_TRACE_GRANULARITY_US='%s' is not a number of microseconds; using 500\n", v);
-    }
-    return 500u;
-  }();
+  static const unsigned value = static_cast<unsigned>(support::environment_integer(
+      "ROCJIT_TIME_TRACE_GRANULARITY_US", 0, 100000000, 500, "a number of microseconds"));
   return value;
 }
 

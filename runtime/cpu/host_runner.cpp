@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "rocjit/compiler/error.hpp"
+#include "compiler/support/environment.h"
 
 namespace rocjit {
 namespace {
@@ -138,11 +139,9 @@ void* aligned_buffer(AlignedBuffer& buffer, size_t& size, size_t wanted) {
 }  // namespace
 
 unsigned host_thread_count() {
-  if (const char* env = std::getenv("ROCJIT_CPU_THREADS")) {
-    int n = std::atoi(env);
-    if (n > 0) return static_cast<unsigned>(std::min(n, 1024));
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
+  const int64_t hardware = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(
+      support::environment_integer("ROCJIT_CPU_THREADS", 1, 1024, hardware, "a thread count from 1 to 1024"));
 }
 
 void check_host_geometry(const std::string& name, uint32_t max_block_size, Dim3 grid, Dim3 block) {

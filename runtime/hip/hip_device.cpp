@@ -11,6 +11,7 @@
 #include "rocjit/compiler/error.hpp"
 #include "runtime/hip/hip_api.hpp"
 #include "runtime/src/backend.hpp"
+#include "compiler/support/environment.h"
 
 namespace rocjit::runtime {
 namespace {
@@ -195,7 +196,8 @@ class HipDevice : public DeviceImpl {
     std::tie(processor_, features_) = parse_arch(props.gcnArchName);
     id_ = kind_ == "hip" ? fmt::format("hip:{}", index_) : fmt::format("{}:{}", kind_, processor_);
     code_object_version_ = runtime_version >= 60000000 ? 5 : 4;
-    if (const char* env = std::getenv("ROCJIT_CODE_OBJECT_VERSION"); env && *env) code_object_version_ = std::atoi(env);
+    code_object_version_ = static_cast<int>(support::environment_integer(
+        "ROCJIT_CODE_OBJECT_VERSION", 4, 5, code_object_version_, "a code object version (4 or 5)"));
   }
   std::string name() const override { return props_.name; }
   std::string kind() const override { return kind_; }

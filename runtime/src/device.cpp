@@ -9,6 +9,7 @@
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/runtime/stream.hpp"
 #include "runtime/src/backend.hpp"
+#include "compiler/support/environment.h"
 
 namespace rocjit {
 namespace runtime {
@@ -26,15 +27,8 @@ HostStorage::~HostStorage() {
 }
 
 size_t device_kernel_limit() {
-  static const size_t limit = [] {
-    if (const char* v = std::getenv("ROCJIT_DEVICE_KERNELS"); v && *v) {
-      char* end = nullptr;
-      long long n = std::strtoll(v, &end, 10);
-      if (*end == 0 && n >= 1) return static_cast<size_t>(n);
-      std::fprintf(stderr, "rocjit: warning: ROCJIT_DEVICE_KERNELS='%s' is not a count of at least 1; using 1024\n", v);
-    }
-    return size_t(1024);
-  }();
+  static const size_t limit = static_cast<size_t>(
+      support::environment_integer("ROCJIT_DEVICE_KERNELS", 1, INT64_MAX, 1024, "a count of at least 1"));
   return limit;
 }
 
