@@ -554,3 +554,17 @@ TEST_CASE("math functions on the wrong kind of operand are errors that say what 
                                          "  %2 = cast %1 : i32 to f64\n  %3 = bitcast %2 : f64 to i32\n}\n")),
                     Contains("bitcast from f64 to i32: both types must have the same size"));
 }
+
+TEST_CASE("a temporary directory for linking that cannot be made is a CompileError naming it") {
+  Kernel k = kernel("link_tmp", [](Array<float> a) { a(global_id(0)) = 1.0f; });
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  setenv("TMPDIR", "/nonexistent-rocjit-tmp/sub", 1);
+  CompileOptions options;
+  options.cache = false;
+  CHECK_THROWS_WITH(compile(k, Target::amdgpu("gfx90a"), options),
+                    Contains("kernel 'link_tmp': could not create a temporary directory for linking in "
+                             "/nonexistent-rocjit-tmp/sub"));
+  if (old) setenv("TMPDIR", saved.c_str(), 1); else unsetenv("TMPDIR");
+  CHECK_NOTHROW(compile(k, Target::amdgpu("gfx90a"), options));
+}

@@ -5,14 +5,16 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <lld/Common/Driver.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 
 #include "rocjit/compiler/error.hpp"
 #include "targets/codegen.h"
@@ -30,11 +32,11 @@ struct FileDescriptor {
 };
 
 struct TemporaryDirectory {
-  std::string path;
+  llvm::SmallString<128> path;
   std::string output;
   ~TemporaryDirectory() {
-    if (!output.empty()) unlink(output.c_str());
-    if (!path.empty()) rmdir(path.c_str());
+    if (!output.empty()) llvm::sys::fs::remove(output);
+    if (!path.empty()) llvm::sys::fs::remove(path);
   }
 };
 
@@ -56,14 +58,15 @@ std::vector<uint8_t> link(const llvm::SmallVectorImpl<char>& object, const std::
   write_all(input.fd, object.data(), object.size(), kernel);
   std::string input_path = fmt::format("/proc/self/fd/{}", input.fd);
 
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = fmt::format("{}/rocjit-link-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  // A private directory under the system's temporary directory ($TMPDIR, else /tmp).
   TemporaryDirectory dir;
-  if (!mkdtemp(pattern.data()))
-    throw CompileError(fmt::format("kernel '{}': could not create a temporary directory for linking in {}",
-                                   kernel, tmp && *tmp ? tmp : "/tmp"));
-  dir.path = pattern;
-  dir.output = dir.path + "/code.hsaco";
+  if (std::error_code error = llvm::sys::fs::createUniqueDirectory("rocjit-link", dir.path)) {
+    llvm::SmallString<128> base;
+    llvm::sys::path::system_temp_directory(true, base);
+    throw CompileError(fmt::format("kernel '{}': could not create a temporary directory for linking in {}: {}", kernel,
+                                   base.str(), error.message()));
+  }
+  dir.output = (dir.path + "/code.hsaco").str();
 
   // One kernel's object is tiny: lld's thread pool costs more in wake-ups than it saves.
   std::vector<const char*> args = {"ld.lld", "-shared", "--no-undefined", "--threads=1", input_path.c_str(), "-o",
@@ -76,9 +79,10 @@ std::vector<uint8_t> link(const llvm::SmallVectorImpl<char>& object, const std::
   run_resetting_llvm_options([&] { result = lld::lldMain(args, out_stream, err_stream, {{lld::Gnu, &lld::elf::link}}); });
   if (result.retCode != 0)
     throw CompileError(fmt::format("kernel '{}': lld failed to link the code object: {}", kernel, err));
-  std::ifstream in(dir.output, std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.empty()) throw CompileError(fmt::format("kernel '{}': lld produced an empty code object", kernel));
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> linked = llvm::MemoryBuffer::getFile(dir.output);
+  if (!linked || (*linked)->getBufferSize() == 0)
+    throw CompileError(fmt::format("kernel '{}': lld produced an empty code object", kernel));
+  std::vector<uint8_t> bytes((*linked)->getBufferStart(), (*linked)->getBufferEnd());
   return bytes;
 }
 
