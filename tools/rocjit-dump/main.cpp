@@ -32,6 +32,9 @@
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/ToolOutputFile.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
 
@@ -232,17 +235,16 @@ void list_targets(std::ostream& out) {
 }
 
 std::string read_input(const std::string& path) {
-  if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(fmt::format("'{}' is a directory, not a .rjir file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  return text.str();
+  if (path != "-" && std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("'{}' is a directory, not a .rjir file", path));
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  if (!text) throw InputError(fmt::format("cannot open '{}': {}", path, text.getError().message()));
+  return (*text)->getBuffer().str();
 }
 
+// Standard output, or a file that exists only once everything was written (llvm::ToolOutputFile
+// removes a partly written one).
 void write_output(const Options& o, const std::string& bytes, bool binary) {
   if (o.output.empty() || o.output == "-") {
     if (binary && isatty(STDOUT_FILENO))
@@ -251,9 +253,17 @@ void write_output(const Options& o, const std::string& bytes, bool binary) {
     std::cout.flush();
     return;
   }
-  std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
-  if (out) out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw InputError(fmt::format("cannot write '{}': {}", o.output, std::strerror(errno)));
+  std::error_code ec;
+  llvm::ToolOutputFile out(o.output, ec, binary ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
+  if (ec) throw InputError(fmt::format("cannot write '{}': {}", o.output, ec.message()));
+  out.os() << bytes;
+  out.os().close();
+  if (out.os().has_error()) {
+    ec = out.os().error();
+    out.os().clear_error();
+    throw InputError(fmt::format("cannot write '{}': {}", o.output, ec.message()));
+  }
+  out.keep();
 }
 
 int run(const Options& o) {
