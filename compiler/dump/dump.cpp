@@ -3,6 +3,8 @@
 #include "support/atomic_file.h"
 
 #include <fmt/format.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringRef.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -24,12 +26,6 @@ void warn_once(const std::string& message) {
   static std::set<std::string> said;
   std::lock_guard<std::mutex> guard(lock);
   if (said.insert(message).second) std::fprintf(stderr, "rocjit: warning: %s\n", message.c_str());
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 // Kernel names come from users (and .rjir files): keep file names inside the dump directory.
@@ -61,11 +57,10 @@ Request from_environment() {
   Request r;
   const char* spec = std::getenv("ROCJIT_DUMP");
   if (!spec || !*spec) return r;
-  std::string_view rest(spec);
-  while (!rest.empty()) {
-    const size_t comma = rest.find(',');
-    const std::string_view item = trim(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  llvm::SmallVector<llvm::StringRef, 8> items;
+  llvm::StringRef(spec).split(items, ',');
+  for (llvm::StringRef item : items) {
+    item = item.trim(" \t");
     if (item.empty()) continue;
     if (item == "all") {
       for (Stage s : all_stages) r.stages |= s;
@@ -73,14 +68,14 @@ Request from_environment() {
     }
     bool known = false;
     for (Stage s : all_stages)
-      if (item == stage_name(s)) {
+      if (item == llvm::StringRef(stage_name(s))) {
         r.stages |= s;
         known = true;
       }
     if (!known)
       warn_once(fmt::format("ROCJIT_DUMP: unknown stage '{}' ignored; the stages are ir, llvm, llvm-opt, asm, meta "
                             "(or all)",
-                            item));
+                            item.str()));
   }
   const char* dir = std::getenv("ROCJIT_DUMP_DIR");
   r.dir = dir && *dir ? dir : ".";
