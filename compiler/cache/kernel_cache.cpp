@@ -14,6 +14,8 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <llvm/Support/DataExtractor.h>
+#include <llvm/Support/EndianStream.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -133,51 +135,43 @@ void warn_once(const std::string& what) {
   std::call_once(once, [&] { std::fprintf(stderr, "rocjit: warning: kernel disk cache disabled for now: %s\n", what.c_str()); });
 }
 
-template <class T>
-void put(std::string& out, T v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-template <class T>
-bool take(const std::string& in, size_t& at, T& v) {
-  if (at + sizeof v > in.size()) return false;
-  std::memcpy(&v, in.data() + at, sizeof v);
-  at += sizeof v;
-  return true;
-}
-
+// Payload: code object version (u32), the explicit argument names (u32 count, then u32 length +
+// bytes each), the ELF (u64 length + bytes); little-endian.
 std::string serialize(const CodeObject& co) {
   std::string out;
-  put<uint32_t>(out, static_cast<uint32_t>(co.code_object_version));
+  llvm::raw_string_ostream stream(out);
+  llvm::support::endian::Writer w(stream, llvm::endianness::little);
+  w.write<uint32_t>(static_cast<uint32_t>(co.code_object_version));
   std::vector<std::string> names;
   for (const auto& a : co.kernels.at(0).args)
     if (a.value_kind.rfind("hidden_", 0) != 0) names.push_back(a.name);
-  put<uint32_t>(out, static_cast<uint32_t>(names.size()));
+  w.write<uint32_t>(static_cast<uint32_t>(names.size()));
   for (const auto& n : names) {
-    put<uint32_t>(out, static_cast<uint32_t>(n.size()));
-    out += n;
+    w.write<uint32_t>(static_cast<uint32_t>(n.size()));
+    stream << n;
   }
-  put<uint64_t>(out, co.elf.size());
-  out.append(reinterpret_cast<const char*>(co.elf.data()), co.elf.size());
+  w.write<uint64_t>(co.elf.size());
+  stream << llvm::StringRef(reinterpret_cast<const char*>(co.elf.data()), co.elf.size());
   return out;
 }
 
 bool deserialize(const std::string& in, const Target& target, CodeObject& co) {
-  size_t at = 0;
-  uint32_t version = 0, count = 0;
-  if (!take(in, at, version) || !take(in, at, count) || count > 4096) return false;
+  llvm::DataExtractor data(llvm::StringRef(in), /*IsLittleEndian=*/true, /*AddressSize=*/8);
+  llvm::DataExtractor::Cursor at(0);
+  auto fail = [&] {
+    llvm::consumeError(at.takeError());
+    return false;
+  };
+  const uint32_t version = data.getU32(at), count = data.getU32(at);
+  if (!at || count > 4096) return fail();
   std::vector<std::string> names(count);
-  for (auto& n : names) {
-    uint32_t len = 0;
-    if (!take(in, at, len) || at + len > in.size()) return false;
-    n.assign(in.data() + at, len);
-    at += len;
-  }
-  uint64_t elf_bytes = 0;
-  if (!take(in, at, elf_bytes) || at + elf_bytes != in.size()) return false;
+  for (auto& n : names) n = data.getBytes(at, data.getU32(at)).str();
+  const uint64_t elf_bytes = data.getU64(at);
+  if (!at || at.tell() + elf_bytes != in.size()) return fail();
+  llvm::consumeError(at.takeError());
   co.target = target;
   co.code_object_version = static_cast<int>(version);
-  co.elf.assign(in.begin() + static_cast<std::ptrdiff_t>(at), in.end());
+  co.elf.assign(in.begin() + static_cast<std::ptrdiff_t>(in.size() - elf_bytes), in.end());
   try {
     co.kernels = targets::amdgpu::read_metadata(co.elf, names);
   } catch (const std::exception&) {

@@ -4,6 +4,8 @@
 #include "rocjit/compiler/kernel_abi.hpp"
 
 #include <fmt/format.h>
+#include <llvm/Support/DataExtractor.h>
+#include <llvm/Support/EndianStream.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -184,20 +186,22 @@ llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions&
   return targets::emit(module, *tm, false);
 }
 
-// Disk-cache payload: the facts a HostKernel needs besides the IR, then the object.
+// Disk-cache payload: the facts a HostKernel needs besides the IR, then the object. Strings are a
+// u64 length and the bytes; little-endian.
 std::string encode(const HostKernel::Impl& impl, const std::string& symbol, llvm::ArrayRef<char> object) {
   std::string out;
-  auto put_u64 = [&](uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  llvm::raw_string_ostream stream(out);
+  llvm::support::endian::Writer w(stream, llvm::endianness::little);
   auto put_string = [&](llvm::StringRef v) {
-    put_u64(v.size());
-    out.append(v.data(), v.size());
+    w.write<uint64_t>(v.size());
+    stream << v;
   };
   put_string(symbol);
-  put_u64(impl.argument_names.size());
+  w.write<uint64_t>(impl.argument_names.size());
   for (const auto& n : impl.argument_names) put_string(n);
-  put_u64(impl.storage_bytes_per_work_item);
-  put_u64(impl.shared_bytes);
-  put_u64(impl.region_count);
+  w.write<uint64_t>(impl.storage_bytes_per_work_item);
+  w.write<uint64_t>(impl.shared_bytes);
+  w.write<uint64_t>(impl.region_count);
   put_string(llvm::StringRef(object.data(), object.size()));
   return out;
 }
@@ -208,29 +212,25 @@ struct Decoded {
 };
 
 std::optional<Decoded> decode(const std::string& in, HostKernel::Impl& impl) {
-  size_t at = 0;
-  auto take_u64 = [&](uint64_t& v) {
-    if (at + sizeof v > in.size()) return false;
-    std::memcpy(&v, in.data() + at, sizeof v);
-    at += sizeof v;
-    return true;
-  };
-  auto take_string = [&](std::string& v) {
-    uint64_t n = 0;
-    if (!take_u64(n) || n > in.size() - at) return false;
-    v.assign(in.data() + at, n);
-    at += n;
-    return true;
-  };
+  llvm::DataExtractor data(llvm::StringRef(in), /*IsLittleEndian=*/true, /*AddressSize=*/8);
+  llvm::DataExtractor::Cursor at(0);
+  auto take_string = [&] { return data.getBytes(at, data.getU64(at)).str(); };
   Decoded d;
-  uint64_t count = 0, regions = 0;
-  if (!take_string(d.symbol) || !take_u64(count) || count > 4096) return std::nullopt;
-  impl.argument_names.resize(count);
-  for (auto& n : impl.argument_names)
-    if (!take_string(n)) return std::nullopt;
-  if (!take_u64(impl.storage_bytes_per_work_item) || !take_u64(impl.shared_bytes) || !take_u64(regions) ||
-      !take_string(d.object) || at != in.size())
+  d.symbol = take_string();
+  const uint64_t count = data.getU64(at);
+  if (!at || count > 4096) {
+    llvm::consumeError(at.takeError());
     return std::nullopt;
+  }
+  impl.argument_names.resize(count);
+  for (auto& n : impl.argument_names) n = take_string();
+  impl.storage_bytes_per_work_item = data.getU64(at);
+  impl.shared_bytes = data.getU64(at);
+  const uint64_t regions = data.getU64(at);
+  d.object = take_string();
+  const bool whole = at && at.tell() == in.size();
+  llvm::consumeError(at.takeError());
+  if (!whole) return std::nullopt;
   impl.region_count = static_cast<unsigned>(regions);
   return d;
 }
