@@ -13,6 +13,8 @@
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/MCTargetOptions.h>
 #include <llvm/MC/TargetRegistry.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/ADT/StringRef.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Triple.h>
@@ -33,21 +35,10 @@ void initialize_llvm() {
   });
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 // Is `part` an encoding family name: vi, si, ci, gfx9, gfx90a, gfx940, gfx10, gfx11, gfx12, ...?
 bool is_encoding(const std::string& part) {
   if (part == "vi" || part == "si" || part == "ci") return true;
-  if (!starts_with(part, "gfx")) return false;
+  if (!part.starts_with("gfx")) return false;
   return part.size() > 3 && std::isdigit(static_cast<unsigned char>(part[3]));
 }
 
@@ -138,8 +129,8 @@ const std::unordered_map<std::string, std::string>& renames() {
 }  // namespace
 
 std::string normalize_name(const std::string& llvm_name) {
-  std::string n = lower(llvm_name);
-  if (starts_with(n, "v_dual_")) n = "v_" + n.substr(7);  // VOPD halves are VOP2/VOP1 operations
+  std::string n = llvm::StringRef(llvm_name).lower();
+  if (n.starts_with("v_dual_")) n = "v_" + n.substr(7);  // VOPD halves are VOP2/VOP1 operations
   for (bool changed = true; changed;) {
     changed = false;
     // Strip encoding suffixes (possibly several: _gfx6_gfx7, _gfx10_gfx11).
@@ -159,10 +150,10 @@ std::string normalize_name(const std::string& llvm_name) {
   for (bool again = true; again;) {
     again = false;
     for (const char* f : forms) {
-      if (ends_with(n, f)) {
+      if (n.ends_with(f)) {
         // "_rtn" is part of DS names (ds_add_rtn_u32 keeps it); only strip it as a suffix of
         // global/flat/buffer atomics, whose return is the GLC bit.
-        if (std::string(f) == "_rtn" && starts_with(n, "ds_")) continue;
+        if (std::string(f) == "_rtn" && n.starts_with("ds_")) continue;
         n.resize(n.size() - std::strlen(f));
         again = true;
         changed = true;
@@ -181,10 +172,7 @@ std::string normalize_name(const std::string& llvm_name) {
 
 namespace {
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
+std::string trim(llvm::StringRef s) { return s.trim(" \t").str(); }
 
 // Splits at `sep` outside brackets and parentheses.
 std::vector<std::string> split_top(const std::string& s, char sep) {
@@ -205,20 +193,14 @@ std::vector<std::string> split_top(const std::string& s, char sep) {
   return out;
 }
 
-bool parse_int(const std::string& s, int64_t& v) {
-  if (s.empty()) return false;
-  const char* p = s.c_str();
-  char* end = nullptr;
-  bool neg = *p == '-';
-  if (neg) ++p;
-  unsigned long long u = 0;
-  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-    u = std::strtoull(p + 2, &end, 16);
-  else if (std::isdigit(static_cast<unsigned char>(*p)))
-    u = std::strtoull(p, &end, 10);
-  else
+bool parse_int(llvm::StringRef s, int64_t& v) {
+  const bool neg = s.consume_front("-");
+  uint64_t u = 0;
+  if (s.consume_front_insensitive("0x")) {
+    if (s.empty() || s.getAsInteger(16, u)) return false;
+  } else if (s.empty() || !llvm::isDigit(s.front()) || s.getAsInteger(10, u)) {
     return false;
-  if (*end) return false;
+  }
   v = neg ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
   return true;
 }
@@ -249,7 +231,7 @@ bool parse_register(const std::string& t, Operand& op) {
     return true;
   };
   if (tuple('v', Operand::vgpr) || tuple('s', Operand::sgpr) || tuple('a', Operand::agpr)) return true;
-  if (starts_with(t, "ttmp")) {
+  if (t.starts_with("ttmp")) {
     Operand o;
     std::string rest = "s" + t.substr(4);
     if (!parse_register(rest, o)) return false;
@@ -294,11 +276,11 @@ bool parse_value(std::string t, Operand& op) {
   // Modifiers around the operand: -x, |x|, -|x|, neg(x), abs(x), sext(x).
   for (bool again = true; again;) {
     again = false;
-    if (starts_with(t, "neg(") && t.back() == ')') {
+    if (t.starts_with("neg(") && t.back() == ')') {
       op.neg = true, t = t.substr(4, t.size() - 5), again = true;
-    } else if (starts_with(t, "abs(") && t.back() == ')') {
+    } else if (t.starts_with("abs(") && t.back() == ')') {
       op.abs = true, t = t.substr(4, t.size() - 5), again = true;
-    } else if (starts_with(t, "sext(") && t.back() == ')') {
+    } else if (t.starts_with("sext(") && t.back() == ')') {
       op.sext = true, t = t.substr(5, t.size() - 6), again = true;
     } else if (t.size() > 2 && t.front() == '|' && t.back() == '|') {
       op.abs = true, t = t.substr(1, t.size() - 2), again = true;
@@ -311,7 +293,7 @@ bool parse_value(std::string t, Operand& op) {
     return true;
   }
   if (parse_register(t, op)) return true;
-  if (starts_with(t, "lit(") && t.back() == ')') {
+  if (t.starts_with("lit(") && t.back() == ')') {
     t = t.substr(4, t.size() - 5);
     op.literal = true;
   }
@@ -376,7 +358,7 @@ void parse_modifier(const std::string& m, Inst& inst) {
   else if (key == "mul") mod.omod = static_cast<float>(n);
   else if (key == "div") mod.omod = 0.5f;
   else if (key == "offset") {
-    if (starts_with(value, "swizzle(")) mod.has_swizzle = true;  // raw value comes from the MCInst
+    if (value.starts_with("swizzle(")) mod.has_swizzle = true;  // raw value comes from the MCInst
     else mod.offset = n;
   } else if (key == "offset0") mod.offset0 = static_cast<uint32_t>(n);
   else if (key == "offset1") mod.offset1 = static_cast<uint32_t>(n);
@@ -522,7 +504,7 @@ Inst Decoder::decode(std::span<const uint8_t> bytes, uint64_t address) const {
   };
   auto fill = [&](Inst& part, const std::string& name, const std::string& part_text) {
     part.name = normalize_name(name);
-    part.vop3 = llvm::StringRef(lower(name)).contains("_e64");
+    part.vop3 = llvm::StringRef(llvm::StringRef(name).lower()).contains("_e64");
     size_t type = part.name.find("_f", 1);
     for (; type != std::string::npos; type = part.name.find("_f", type + 1))
       if (type + 2 < part.name.size() && std::isdigit(static_cast<unsigned char>(part.name[type + 2]))) break;
