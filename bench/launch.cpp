@@ -7,7 +7,14 @@
 #include <cstring>
 #include <vector>
 
+#include <llvm/Support/ThreadPool.h>
+#include <llvm/Support/Threading.h>
 #include <rocjit/rocjit.hpp>
+
+#include <atomic>
+#include <thread>
+
+#include "runtime/cpu/worker_pool.hpp"
 
 using namespace rocjit;
 using namespace rocjit::dsl;
@@ -32,6 +39,48 @@ double time_launches(F&& launch_once, const Stream& s, int rounds, int per_round
     samples.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / per_round);
   }
   return median(samples);
+}
+
+// One launch's fork-join on a team of `threads` (the caller included): each member takes
+// work-groups from a shared counter until `groups` are done, each group a little arithmetic.
+// Median microseconds per fork-join, for rocjit's WorkerPool and for llvm::DefaultThreadPool
+// (threads - 1 tasks in a ThreadPoolTaskGroup, the caller's share, then wait).
+struct ForkJoin {
+  double rocjit_us, llvm_us;
+};
+
+ForkJoin fork_join(unsigned threads, int groups, int rounds, int per_round) {
+  std::atomic<int> next{0};
+  std::atomic<uint64_t> sink{0};
+  auto share = [&](unsigned) {
+    uint64_t local = 0;
+    for (int g; (g = next.fetch_add(1, std::memory_order_relaxed)) < groups;)
+      for (int i = 0; i < 64; ++i) local += static_cast<uint64_t>(g) * 2654435761u + static_cast<uint64_t>(i);
+    sink.fetch_add(local, std::memory_order_relaxed);
+  };
+  const std::function<void(unsigned)> job = share;
+  auto median_of = [&](auto&& once) {
+    std::vector<double> samples;
+    for (int r = 0; r < rounds; ++r) {
+      auto t0 = Clock::now();
+      for (int i = 0; i < per_round; ++i) {
+        next.store(0, std::memory_order_relaxed);
+        once();
+      }
+      samples.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / per_round);
+    }
+    return median(samples);
+  };
+  WorkerPool team(threads);
+  const double ours = median_of([&] { team.run(threads, job); });
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads - 1 == 0 ? 1 : threads - 1));
+  const double theirs = median_of([&] {
+    llvm::ThreadPoolTaskGroup tasks(pool);
+    for (unsigned w = 1; w < threads; ++w) tasks.async([&, w] { share(w); });
+    share(0);
+    tasks.wait();
+  });
+  return {ours, theirs};
 }
 
 }  // namespace
@@ -63,6 +112,19 @@ int main(int argc, char** argv) {
   std::printf("%-28s %12.2f %12.2f\n", "default (synchronous)", d0, d4);
   std::printf("%-28s %12.2f %12.2f\n", "async (enqueue only)", a0, a4);
   std::printf("goal: async launch < 5 us\n\n");
+
+  std::printf("fork-join of one launch's worker team (caller included), median of %d rounds x %d\n", rounds,
+              per_round / 4);
+  std::printf("%-8s %-8s %22s %26s\n", "threads", "groups", "rocjit WorkerPool (us)", "llvm::DefaultThreadPool (us)");
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<unsigned> teams = {1, 2};
+  if (hardware > 2) teams.push_back(hardware);
+  for (unsigned threads : teams)
+    for (int groups : {1, 64}) {
+      ForkJoin f = fork_join(threads, groups, rounds, per_round / 4);
+      std::printf("%-8u %-8d %22.2f %26.2f\n", threads, groups, f.rocjit_us, f.llvm_us);
+    }
+  std::printf("\n");
 
   std::printf("copy bandwidth, CPU device, median of %d copies\n", rounds);
   std::printf("%-12s %14s %14s %14s\n", "size", "H2D (GB/s)", "D2H (GB/s)", "H2D pinned");
