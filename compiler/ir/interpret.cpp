@@ -574,6 +574,8 @@ class Interpreter {
       v.shape = a.shape;
       if (v.shape.empty() && m.rank == 1) v.shape = {a.size};
       if (v.shape.size() != m.rank) bad(fmt::format("{} extents were given", v.shape.size()));
+      if (!m.shape.empty() && v.shape != m.shape)
+        bad(fmt::format("its shape ({}) is not the fixed one ({})", fmt::join(v.shape, ", "), fmt::join(m.shape, ", ")));
       for (int64_t e : v.shape)
         if (e < 0 || e > std::numeric_limits<int32_t>::max())
           bad(fmt::format("extent {} is outside 0..2^31 - 1 (kernels index with 32-bit extents)", e));

@@ -324,6 +324,15 @@ class Parser {
       if (!at_word("C") && !at_word("F") && !at_word("strided")) expected("a layout (C, F or strided)");
       m.layout = at_word("C") ? Layout::C : at_word("F") ? Layout::F : Layout::strided;
       take();
+      if (at_punct(',')) {  // extents fixed at compile time: `array<f32, 2, C, [32, 24]>`
+        take();
+        expect_punct('[');
+        do m.shape.push_back(static_cast<int64_t>(unsigned_number("an extent", INT32_MAX)));
+        while (at_punct(',') && (take(), true));
+        expect_punct(']');
+        if (m.shape.size() != m.rank)
+          fail_at(name, fmt::format("{} has rank {} but {} fixed extents", name.text, m.rank, m.shape.size()));
+      }
       expect_punct('>');
       m.param_index = static_cast<int>(k.params.size());
       declare(memories_, name, "array", k.memories.size());

@@ -41,8 +41,9 @@ class Printer {
         out_ += fmt::format("%{} {}: {}", p.value, p.name, type_name(p.type));
       } else {
         const Memory& m = kernel_.memories.at(p.memory);
-        out_ += fmt::format("@{}: array<{}, {}, {}>", m.name, type_name(m.element), m.rank,
-                            layout_name(m.layout));
+        out_ += fmt::format("@{}: array<{}, {}, {}", m.name, type_name(m.element), m.rank, layout_name(m.layout));
+        if (!m.shape.empty()) out_ += fmt::format(", [{}]", fmt::join(m.shape, ", "));
+        out_ += ">";
       }
     }
     out_ += fmt::format(") max_block_size({})", kernel_.max_block_size);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include <algorithm>
 #include <string_view>
 #include <vector>
@@ -43,7 +45,13 @@ class Verifier {
         if (m.space != MemorySpace::shared || m.rank != 1 || !m.shape.empty())
           fail(m.loc, fmt::format("dynamic array '{}' must be a shared array of rank 1 without static extents",
                                   m.name));
-      } else if (m.space != MemorySpace::global) {
+      } else if (m.space == MemorySpace::global) {
+        if (!m.shape.empty() && m.shape.size() != m.rank)
+          fail(m.loc, fmt::format("array parameter '{}' has {} fixed extents for rank {}", m.name, m.shape.size(), m.rank));
+        for (int64_t e : m.shape)
+          if (e < 0 || e > std::numeric_limits<int32_t>::max())
+            fail(m.loc, fmt::format("array parameter '{}' has fixed extent {}, outside 0..2^31 - 1", m.name, e));
+      } else {
         if (m.shape.size() != m.rank)
           fail(m.loc, fmt::format("{} array '{}' has {} extents for rank {}", space_name(m.space), m.name,
                                   m.shape.size(), m.rank));

@@ -89,6 +89,7 @@ Kernel clone(const Kernel& kernel) {
   copy.slots = kernel.slots;
   copy.values = kernel.values;
   copy.max_block_size = kernel.max_block_size;
+  copy.fast_math = kernel.fast_math;
   copy.loc = kernel.loc;
   for (const auto& op : kernel.body.ops) copy.body.ops.push_back(clone(*op));
   copy.index_definitions();

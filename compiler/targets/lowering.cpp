@@ -114,7 +114,7 @@ llvm::Value* KernelLowering::shape_of(const ir::Memory& m, unsigned dim) {
   if (m.dynamic)  // bytes / sizeof(T), as i32 (the bytes are below the shared-memory limit)
     return builder_.CreateUDiv(dynamic_shared_bytes_, builder_.getInt32(ir::byte_size(m.element)),
                                m.name + ".extent");
-  if (m.space != ir::MemorySpace::global) return builder_.getInt32(static_cast<uint32_t>(m.shape[dim]));
+  if (!m.shape.empty()) return builder_.getInt32(static_cast<uint32_t>(m.shape[dim]));  // static, or specialised
   auto id = static_cast<ir::MemoryId>(&m - kernel_.memories.data());
   return arrays_.at(id).shape[dim];
 }

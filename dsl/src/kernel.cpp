@@ -4,10 +4,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cstring>
+#include <list>
+#include <map>
+#include <mutex>
 
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/float16.hpp"
 #include "rocjit/compiler/printer.hpp"
+#include "rocjit/compiler/visitor.hpp"
 #include "passes/pipeline.h"
 
 namespace rocjit {
@@ -36,6 +43,105 @@ std::string Kernel::signature() const {
     }
   }
   return s + ")";
+}
+
+namespace dsl::detail {
+
+// A kernel's runtime specialisation: which scalars and whether the shapes become constants, and
+// the versions made so far, least recently launched last.
+struct Specializations {
+  std::vector<size_t> scalars;  // parameter indices
+  bool shapes = false;
+  size_t capacity = 16;
+  std::mutex lock;
+  using Entry = std::pair<std::string, std::shared_ptr<const ir::Kernel>>;
+  std::list<Entry> order;
+  std::map<std::string, std::list<Entry>::iterator> versions;
+};
+
+namespace {
+
+// A `const` op of type `t` holding the argument bits `b` (as launch() packs them).
+std::unique_ptr<ir::Op> constant_of(ir::Type t, uint64_t b, ir::ValueId result, const ir::SourceLoc& loc) {
+  auto op = std::make_unique<ir::Op>();
+  op->kind = ir::OpKind::constant;
+  op->type = t;
+  op->result = result;
+  op->loc = loc;
+  if (t == ir::Type::f64) {
+    double d;
+    std::memcpy(&d, &b, 8);
+    op->float_value = d;
+  } else if (t == ir::Type::f32) {
+    float f;
+    std::memcpy(&f, &b, 4);
+    op->float_value = f;
+  } else if (t == ir::Type::f16) {
+    op->float_value = half::from_bits(static_cast<uint16_t>(b));
+  } else if (t == ir::Type::bf16) {
+    op->float_value = bfloat16::from_bits(static_cast<uint16_t>(b));
+  } else {  // integers and i1: the value, sign-extended from its width
+    const unsigned bits = ir::bit_width(t);
+    const uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+    const uint64_t v = b & mask;
+    const bool negative = ir::is_signed(t) && bits < 64 && (v >> (bits - 1)) != 0;
+    op->int_value = static_cast<int64_t>(negative ? (v | ~mask) : v);
+  }
+  return op;
+}
+
+}  // namespace
+
+}  // namespace dsl::detail
+
+std::shared_ptr<const ir::Kernel> Kernel::specialized(const std::vector<uint64_t>& scalar_bits,
+                                                      const std::vector<std::vector<int64_t>>& shapes) const {
+  const ir::Kernel& base = ir();
+  if (!specializations_) return ir_;
+  dsl::detail::Specializations& sp = *specializations_;
+  std::string key;
+  for (size_t i : sp.scalars) key += fmt::format("{}={:x};", i, scalar_bits.at(i));
+  if (sp.shapes)
+    for (size_t i = 0; i < base.params.size(); ++i)
+      if (base.params[i].kind == ir::Param::Kind::array) key += fmt::format("{}:[{}];", i, fmt::join(shapes.at(i), ","));
+  {
+    std::lock_guard<std::mutex> guard(sp.lock);
+    if (auto it = sp.versions.find(key); it != sp.versions.end()) {
+      sp.order.splice(sp.order.begin(), sp.order, it->second);
+      return it->second->second;
+    }
+  }
+  // A new version: the scalars' uses read constants (each parameter keeps a fresh, unused value),
+  // the arrays carry fixed extents.
+  auto version = std::make_shared<ir::Kernel>(ir::clone(base));
+  std::vector<std::unique_ptr<ir::Op>> constants;
+  for (size_t i : sp.scalars) {
+    ir::Param& p = version->params[i];
+    const ir::ValueId used = p.value;
+    p.value = version->new_value(p.type);
+    constants.push_back(dsl::detail::constant_of(p.type, scalar_bits.at(i), used, base.loc));
+  }
+  version->body.ops.insert(version->body.ops.begin(), std::make_move_iterator(constants.begin()),
+                           std::make_move_iterator(constants.end()));
+  if (sp.shapes)
+    for (size_t i = 0; i < version->params.size(); ++i)
+      if (version->params[i].kind == ir::Param::Kind::array) version->memories[version->params[i].memory].shape = shapes.at(i);
+  version->index_definitions();
+  std::lock_guard<std::mutex> guard(sp.lock);
+  if (auto it = sp.versions.find(key); it != sp.versions.end()) return it->second->second;  // another thread's
+  sp.order.emplace_front(key, version);
+  sp.versions[key] = sp.order.begin();
+  while (sp.order.size() > sp.capacity) {
+    sp.versions.erase(sp.order.back().first);
+    sp.order.pop_back();
+  }
+  return version;
+}
+
+size_t Kernel::specialization_count() const {
+  if (!specializations_) return 0;
+  std::lock_guard<std::mutex> guard(specializations_->lock);
+  return specializations_->order.size();
 }
 
 namespace dsl::detail {
@@ -86,10 +192,40 @@ Kernel finish(Trace& t, const KernelOptions& options) {
       if (k.params[i].name == k.params[j].name)
         throw CompileError(fmt::format("kernel '{}': two parameters are named '{}' (at {})", k.name,
                                        k.params[i].name, k.loc.str()));
+  std::shared_ptr<Specializations> specializations;
+  if (!options.specialize.empty() || options.specialize_shapes) {
+    if (options.max_specializations < 1 || options.max_specializations > 4096)
+      throw CompileError(fmt::format("kernel '{}': max_specializations {} is outside 1..4096 (at {})", k.name,
+                                     options.max_specializations, k.loc.str()));
+    specializations = std::make_shared<Specializations>();
+    specializations->shapes = options.specialize_shapes;
+    specializations->capacity = options.max_specializations;
+    for (const std::string& name : options.specialize) {
+      size_t found = k.params.size();
+      for (size_t i = 0; i < k.params.size(); ++i)
+        if (k.params[i].name == name) found = i;
+      if (found == k.params.size())
+        throw CompileError(fmt::format("kernel '{}': specialize names '{}', which is not a parameter (at {})", k.name,
+                                       name, k.loc.str()));
+      if (k.params[found].kind == ir::Param::Kind::scalar && k.params[found].type.lanes > 1)
+        throw CompileError(fmt::format("kernel '{}': specialize names '{}', a vector ({}); only one-lane scalar "
+                                       "parameters are specialised (at {})",
+                                       k.name, name, ir::type_name(k.params[found].type), k.loc.str()));
+      if (k.params[found].kind != ir::Param::Kind::scalar)
+        throw CompileError(fmt::format("kernel '{}': specialize names '{}', an array; only scalar parameters are "
+                                       "specialised (specialize_shapes fixes array extents) (at {})",
+                                       k.name, name, k.loc.str()));
+      if (std::find(specializations->scalars.begin(), specializations->scalars.end(), found) ==
+          specializations->scalars.end())
+        specializations->scalars.push_back(found);
+    }
+  }
   auto owned = std::make_shared<ir::Kernel>(std::move(k));
   owned->index_definitions();
   passes::check(*owned);
-  return Kernel(std::move(owned));
+  Kernel kernel(std::move(owned));
+  kernel.specializations_ = std::move(specializations);
+  return kernel;
 }
 
 void rethrow_tracing_error(const std::string& name, const std::source_location& loc) {

@@ -158,6 +158,8 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
         refuse(kernel, fmt::format("argument {} ('{}') has extent {}; kernels index with 32-bit extents", i, p.name, e));
   }
 
+  // Runtime specialisation: the scalars' bits and the arrays' shapes pick (or make) a version.
+  std::vector<uint64_t> scalar_bits(kernel.specializes() ? ir.params.size() : 0);
   auto pack = std::make_shared<ArgumentPack>();
   const KernelAbi abi = kernel_abi(ir);
   pack->bytes.reserve(8 * abi.arguments.size());
@@ -168,7 +170,10 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
     }
     const LaunchArgument& a = args[arg.param];
     switch (arg.kind) {
-      case AbiArgument::Kind::scalar: put_scalar(kernel, *pack, ir.params[arg.param], a, arg.param); break;
+      case AbiArgument::Kind::scalar:
+        put_scalar(kernel, *pack, ir.params[arg.param], a, arg.param);
+        if (kernel.specializes()) std::memcpy(&scalar_bits[arg.param], pack->bytes.data() + pack->bytes.size() - 8, 8);
+        break;
       case AbiArgument::Kind::pointer:
         put(*pack, a.array->device_pointer());
         pack->keep_alive.push_back(a.array->allocation());
@@ -182,7 +187,14 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
   }
   for (size_t at = 0; at < pack->bytes.size(); at += 8) pack->pointers.push_back(pack->bytes.data() + at);
 
-  std::shared_ptr<CompiledKernel> compiled = device->kernel(kernel.ir_ptr());
+  std::shared_ptr<const ir::Kernel> version = kernel.ir_ptr();
+  if (kernel.specializes()) {
+    std::vector<std::vector<int64_t>> shapes(ir.params.size());
+    for (size_t i = 0; i < args.size(); ++i)
+      if (args[i].array) shapes[i].assign(args[i].array->shape().begin(), args[i].array->shape().end());
+    version = kernel.specialized(scalar_bits, shapes);
+  }
+  std::shared_ptr<CompiledKernel> compiled = device->kernel(version);
   device->check_geometry(*compiled, config.grid, config.block);
   const Dim3 b = config.block;
   if (!compiled->wave_rows.empty() && (b.y > 1 || b.z > 1) && b.x % compiled->wave_size != 0)

@@ -14,11 +14,13 @@ inline constexpr int HISTOGRAM_BINS = 256;
 inline constexpr int SCAN_BLOCK = 256;    // scan_blocks and add_offsets
 
 // y = a * x + y
-inline Kernel saxpy() {
+// `options` adds runtime specialisation and the like (bench-specialize); the names are fixed.
+inline Kernel saxpy(KernelOptions options = {}) {
+  options.param_names = {"a", "x", "y"};
   return kernel("saxpy", [](Float a, Array<float> x, Array<float> y) {
     Int i = global_id(0);
     If(i < x.shape(0), [&] { y(i) = a * x(i) + y(i); });
-  }, {.param_names = {"a", "x", "y"}});
+  }, options);
 }
 
 // Reverses each block-sized chunk of `in` into `out` through shared memory.
@@ -37,7 +39,9 @@ inline Kernel reverse() {
 
 // C = A * B with 16x16 shared tiles; every work-item reaches every barrier (the bounds checks
 // guard the loads and the store, not the barriers).
-inline Kernel matmul() {
+inline Kernel matmul(KernelOptions options = {}) {
+  options.max_block_size = TPB * TPB;
+  options.param_names = {"A", "B", "C"};
   return kernel("matmul", [](Array<float, 2> A, Array<float, 2> B, Array<float, 2> C) {
     auto sA = shared::array<float>({TPB, TPB}, "sA");
     auto sB = shared::array<float>({TPB, TPB}, "sB");
@@ -53,7 +57,7 @@ inline Kernel matmul() {
       barrier(CLK_LOCAL_MEM_FENCE);
     });
     If(y < C.shape(0) && x < C.shape(1), [&] { C(y, x) = acc; });
-  }, {.max_block_size = TPB * TPB, .param_names = {"A", "B", "C"}});
+  }, options);
 }
 
 // partial(g) = sum of in over block g: a shared-memory tree with group barriers down to 32
@@ -152,14 +156,15 @@ inline Kernel histogram() {
 }
 
 // One Jacobi sweep of the 5-point Laplace stencil on the interior of a 2-D grid.
-inline Kernel jacobi() {
+inline Kernel jacobi(KernelOptions options = {}) {
+  options.param_names = {"in", "out"};
   return kernel("jacobi", [](Array<float, 2> in, Array<float, 2> out) {
     Int j = global_id(0), i = global_id(1);
     Int rows = in.shape(0), cols = in.shape(1);
     If(i >= 1 && i < rows - 1 && j >= 1 && j < cols - 1, [&] {
       out(i, j) = 0.25f * (in(i - 1, j) + in(i + 1, j) + in(i, j - 1) + in(i, j + 1));
     });
-  }, {.param_names = {"in", "out"}});
+  }, options);
 }
 
 namespace detail {

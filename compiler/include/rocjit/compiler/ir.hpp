@@ -53,7 +53,10 @@ struct Memory {
   unsigned rank = 1;
   /// How indices are linearised.
   Layout layout = Layout::C;
-  std::vector<int64_t> shape;  ///< static extents (shared/local); empty for parameters and dynamic shared memory
+  /// Static extents: shared and local arrays; array parameters whose launch shapes were made
+  /// constants (KernelOptions::specialize_shapes; each launch's arrays must then have them).
+  /// Empty for other parameters and dynamic shared memory.
+  std::vector<int64_t> shape;
   /// Dynamic shared memory (shared::dynamic<T>()): rank 1, its bytes given at launch; every
   /// dynamic shared array starts at the same address, after the static ones.
   bool dynamic = false;

@@ -33,7 +33,25 @@ struct KernelOptions {
   /// Contraction and approximate functions for this kernel (README, "fast_math"); the same as
   /// CompileOptions::fast_math on every compile of it.
   bool fast_math = false;
+  /// Runtime specialisation (README, "Runtime specialisation"): the scalar parameters named here
+  /// become constants of the launch's values; each distinct tuple of values is compiled (and
+  /// cached) as its own version of the kernel.
+  std::vector<std::string> specialize;
+  /// Array parameters' extents become constants of the launch's shapes the same way (strides of
+  /// strided views stay run-time values).
+  bool specialize_shapes = false;
+  /// Specialised versions kept per kernel; the least recently launched one is dropped first
+  /// (and compiled again, or found in the kernel cache, when launched again). 1..4096.
+  uint32_t max_specializations = 16;
 };
+
+class Kernel;
+/// \cond INTERNAL
+namespace dsl::detail {
+struct Specializations;
+Kernel finish(Trace& t, const KernelOptions& options);
+}  // namespace dsl::detail
+/// \endcond
 
 /// A traced kernel: its name and IR. Cheap to copy (the IR is shared and immutable).
 class Kernel {
@@ -75,9 +93,22 @@ class Kernel {
   /// Defined in rocjit/runtime/launch.hpp (included by rocjit/rocjit.hpp).
   Launcher operator[](const LaunchConfig& config) const;
 
+  /// Whether launches specialise this kernel (KernelOptions::specialize, specialize_shapes).
+  bool specializes() const { return specializations_ != nullptr; }
+  /// The version of this kernel for one launch: the specialised scalars' argument bits (by
+  /// parameter index; other entries are ignored) and the array arguments' shapes (by parameter
+  /// index) made constants. From a least-recently-used set of versions per kernel; the kernel's
+  /// own IR when it does not specialise. Used by launch().
+  std::shared_ptr<const ir::Kernel> specialized(const std::vector<uint64_t>& scalar_bits,
+                                                const std::vector<std::vector<int64_t>>& shapes) const;
+  /// How many specialised versions are held now (tests and bench-specialize).
+  size_t specialization_count() const;
+
  private:
+  friend Kernel dsl::detail::finish(dsl::detail::Trace& t, const KernelOptions& options);
   [[noreturn]] static void empty_kernel();
   std::shared_ptr<const ir::Kernel> ir_;
+  std::shared_ptr<dsl::detail::Specializations> specializations_;
 };
 
 /// Compiles traced kernels for one target in parallel, e.g. to have every kernel of an application
