@@ -220,6 +220,11 @@ const char* pocl_known_bug(const Program& p) {
     for (const auto& phase : p.phases)
       if (loop_nest_assigning_variable(phase, false))
         return "PoCL 3.1 loop-nest bug (an inner loop assigns a variable or private array, kernel with barriers)";
+  // known-external.md, "PoCL 3.1: a work-group one work-item wide runs a region twice": with
+  // barriers, an x extent of 1 and 3 or more work-items along y (z not tried), one work-item runs
+  // the code before a conditional loop twice (an atomic add counted once too often).
+  if (p.phases.size() > 1 && p.l[0] == 1 && p.l[1] * p.l[2] >= 3)
+    return "PoCL 3.1 narrow-group bug (work-group x extent 1, 3 or more work-items along y/z, kernel with barriers)";
   // known-external.md, "PoCL 3.1: double-to-half rounding in a loop of a kernel with barriers".
   if (p.phases.size() > 1)
     for (const auto& phase : p.phases)
