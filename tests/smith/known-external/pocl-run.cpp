@@ -1,15 +1,17 @@
 // Runs the kernel `t(const int* in, float* out)` of an OpenCL C file on the first CPU device, as
-// one work-group of 4 work-items with in = {0, 0, 31, 101, 100}, and prints out[0..3].
+// one work-group of 4 work-items (or, with `X Y` after the file, one 2-D work-group X x Y) with
+// in = {0, 0, 31, 101, 100}, and prints out[0..3].
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 int main(int argc, char** argv) {
-  if (argc < 2) return std::fprintf(stderr, "usage: pocl-run FILE.cl\n"), 2;
+  if (argc != 2 && argc != 4) return std::fprintf(stderr, "usage: pocl-run FILE.cl [X Y]\n"), 2;
   std::ifstream file(argv[1]);
   std::stringstream text;
   text << file.rdbuf();
@@ -35,8 +37,9 @@ int main(int argc, char** argv) {
   cl_mem out_buffer = clCreateBuffer(context, CL_MEM_COPY_HOST_PTR, sizeof out, out, &status);
   clSetKernelArg(kernel, 0, sizeof in_buffer, &in_buffer);
   clSetKernelArg(kernel, 1, sizeof out_buffer, &out_buffer);
-  size_t global = 4, local = 4;
-  clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  size_t size[2] = {4, 1};
+  if (argc == 4) size[0] = std::strtoul(argv[2], nullptr, 10), size[1] = std::strtoul(argv[3], nullptr, 10);
+  clEnqueueNDRangeKernel(queue, kernel, argc == 4 ? 2 : 1, nullptr, size, size, 0, nullptr, nullptr);
   clEnqueueReadBuffer(queue, out_buffer, CL_TRUE, 0, sizeof out, out, 0, nullptr, nullptr);
   std::printf("%g %g %g %g\n", out[0], out[1], out[2], out[3]);
   return 0;
