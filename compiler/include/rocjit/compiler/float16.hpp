@@ -100,7 +100,8 @@ class bfloat16 : public detail::Float16Base<bfloat16, detail::bfloat16_bits, det
 
 }  // namespace rocjit
 
-/// numeric_limits for the two types, as for float.
+/// \cond INTERNAL
+// numeric_limits for the two types, as for float.
 template <>
 struct std::numeric_limits<rocjit::half> {
   static constexpr bool is_specialized = true, is_signed = true, is_integer = false, is_exact = false;
@@ -114,7 +115,6 @@ struct std::numeric_limits<rocjit::half> {
   static rocjit::half infinity() { return rocjit::half::from_bits(0x7c00); }
   static rocjit::half quiet_NaN() { return rocjit::half::from_bits(0x7e00); }
 };
-/// numeric_limits for the two types, as for float.
 template <>
 struct std::numeric_limits<rocjit::bfloat16> {
   static constexpr bool is_specialized = true, is_signed = true, is_integer = false, is_exact = false;
@@ -128,3 +128,4 @@ struct std::numeric_limits<rocjit::bfloat16> {
   static rocjit::bfloat16 infinity() { return rocjit::bfloat16::from_bits(0x7f80); }
   static rocjit::bfloat16 quiet_NaN() { return rocjit::bfloat16::from_bits(0x7fc0); }
 };
+/// \endcond

@@ -114,8 +114,8 @@ inline unsigned byte_size(Type t) { return t.bytes(); }     ///< i1 -> 1
 /// float, double.
 template <class T>
 struct TypeOf;
-/// The table, one line per C++ type.
-///@{
+/// \cond INTERNAL
+// The table, one line per C++ type.
 template <> struct TypeOf<bool> { static constexpr Type value = Type::i1; };
 template <> struct TypeOf<int32_t> { static constexpr Type value = Type::i32; };
 template <> struct TypeOf<int64_t> { static constexpr Type value = Type::i64; };
@@ -129,7 +129,7 @@ template <> struct TypeOf<uint8_t> { static constexpr Type value = Type::u8; };
 template <> struct TypeOf<uint16_t> { static constexpr Type value = Type::u16; };
 template <> struct TypeOf<half> { static constexpr Type value = Type::f16; };
 template <> struct TypeOf<bfloat16> { static constexpr Type value = Type::bf16; };
-///@}
+/// \endcond
 
 /// Whether T is in the table.
 template <class T, class = void>

@@ -12,15 +12,15 @@ namespace rocjit::ir {
 // barrier-uniformity rule, which holds for every target.
 void verify(const Kernel& kernel);
 
-// A wave operation (or wavebarrier) that is wave-uniform only because a condition around it is
-// built from local_id(0) / wave_size(): true when the work-group is 1-D or its x extent is a
-// multiple of the wave size, which launches check.
+/// A wave operation (or wavebarrier) that is wave-uniform only because a condition around it is
+/// built from local_id(0) / wave_size(): true when the work-group is 1-D or its x extent is a
+/// multiple of the wave size, which launches check.
 struct WaveRowsAssumption {
-  const Op* sync;    // the wave operation
-  const Op* source;  // the local_id(0) / wave_size() its control relies on
+  const Op* sync;    ///< the wave operation
+  const Op* source;  ///< the local_id(0) / wave_size() its control relies on
 };
 
-// The kernel's first such assumption, if any (the uniformity analysis; throws like it).
+/// The kernel's first such assumption, if any (the uniformity analysis; throws like it).
 std::optional<WaveRowsAssumption> wave_rows_assumption(const Kernel& kernel);
 
 }  // namespace rocjit::ir

@@ -172,7 +172,7 @@ class Vec {
   std::array<Value, N> lanes_;
 };
 
-/// Lane-wise conversion, with cast<U>'s rules: `cast<half>(v)` of a Vec<float, 2> is a Vec<half, 2>.
+/// Lane-wise conversion, with the rules of `cast<U>`: `cast<half>(v)` of a `Vec<float, 2>` is a `Vec<half, 2>`.
 template <Scalar U, Scalar T, int N>
 Vec<U, N> cast(const Vec<T, N>& v, std::source_location loc = std::source_location::current()) {
   std::array<Value, N> out;
