@@ -72,13 +72,13 @@ int main(int argc, char** argv) {
   DeviceArray<float> C = device_array<float>({mat_n, mat_n});
 
   std::vector<Row> rows;
-  rows.push_back({"saxpy", "a = 2.5, n = 2^22", saxpy(), saxpy({.specialize = {"a"}, .specialize_shapes = true}),
+  rows.push_back({"saxpy", "a = 2.5, n = 2^22", saxpy(), saxpy_with({.specialize = {"a"}, .specialize_shapes = true}),
                   [&](const Kernel& k) { k[{static_cast<uint32_t>(n / BLOCK), BLOCK}](a, x, y); },
                   {a_bits, 0, 0}, {{}, {n}, {n}}});
-  rows.push_back({"jacobi", "1024 x 1024", jacobi(), jacobi({.specialize_shapes = true}),
+  rows.push_back({"jacobi", "1024 x 1024", jacobi(), jacobi_with({.specialize_shapes = true}),
                   [&](const Kernel& k) { k[{{grid_n / 16, grid_n / 16}, {16, 16}}](g0, g1); },
                   {0, 0}, {{grid_n, grid_n}, {grid_n, grid_n}}});
-  rows.push_back({"matmul", "256 x 256", matmul(), matmul({.specialize_shapes = true}),
+  rows.push_back({"matmul", "256 x 256", matmul(), matmul_with({.specialize_shapes = true}),
                   [&](const Kernel& k) { k[{{mat_n / TPB, mat_n / TPB}, {TPB, TPB}}](A, B, C); },
                   {0, 0, 0}, {{mat_n, mat_n}, {mat_n, mat_n}, {mat_n, mat_n}}});
 

@@ -14,14 +14,16 @@ inline constexpr int HISTOGRAM_BINS = 256;
 inline constexpr int SCAN_BLOCK = 256;    // scan_blocks and add_offsets
 
 // y = a * x + y
-// `options` adds runtime specialisation and the like (bench-specialize); the names are fixed.
-inline Kernel saxpy(KernelOptions options = {}) {
+// saxpy_with, matmul_with, jacobi_with: the same kernels with more KernelOptions (runtime
+// specialisation in bench-specialize); their names and block limits stay fixed.
+inline Kernel saxpy_with(KernelOptions options) {
   options.param_names = {"a", "x", "y"};
   return kernel("saxpy", [](Float a, Array<float> x, Array<float> y) {
     Int i = global_id(0);
     If(i < x.shape(0), [&] { y(i) = a * x(i) + y(i); });
   }, options);
 }
+inline Kernel saxpy() { return saxpy_with({}); }
 
 // Reverses each block-sized chunk of `in` into `out` through shared memory.
 inline Kernel reverse() {
@@ -39,7 +41,7 @@ inline Kernel reverse() {
 
 // C = A * B with 16x16 shared tiles; every work-item reaches every barrier (the bounds checks
 // guard the loads and the store, not the barriers).
-inline Kernel matmul(KernelOptions options = {}) {
+inline Kernel matmul_with(KernelOptions options) {
   options.max_block_size = TPB * TPB;
   options.param_names = {"A", "B", "C"};
   return kernel("matmul", [](Array<float, 2> A, Array<float, 2> B, Array<float, 2> C) {
@@ -59,6 +61,7 @@ inline Kernel matmul(KernelOptions options = {}) {
     If(y < C.shape(0) && x < C.shape(1), [&] { C(y, x) = acc; });
   }, options);
 }
+inline Kernel matmul() { return matmul_with({}); }
 
 // partial(g) = sum of in over block g: a shared-memory tree with group barriers down to 32
 // partial sums, then wave::reduce_add finishes in the first wavefront (32 or 64 lanes: the 32
@@ -156,7 +159,7 @@ inline Kernel histogram() {
 }
 
 // One Jacobi sweep of the 5-point Laplace stencil on the interior of a 2-D grid.
-inline Kernel jacobi(KernelOptions options = {}) {
+inline Kernel jacobi_with(KernelOptions options) {
   options.param_names = {"in", "out"};
   return kernel("jacobi", [](Array<float, 2> in, Array<float, 2> out) {
     Int j = global_id(0), i = global_id(1);
@@ -166,6 +169,7 @@ inline Kernel jacobi(KernelOptions options = {}) {
     });
   }, options);
 }
+inline Kernel jacobi() { return jacobi_with({}); }
 
 namespace detail {
 // Body j's position and mass: one vload<4> (one 16-byte load) or four scalar loads.
