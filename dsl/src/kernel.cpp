@@ -98,12 +98,23 @@ std::shared_ptr<const ir::Kernel> Kernel::specialized(const std::vector<uint64_t
                                                       const std::vector<std::vector<int64_t>>& shapes) const {
   const ir::Kernel& base = ir();
   if (!specializations_) return ir_;
+  if (scalar_bits.size() != base.params.size() || shapes.size() != base.params.size())
+    throw CompileError(fmt::format("kernel '{}': specialized() takes one scalar and one shape entry per parameter "
+                                   "({}); got {} and {} (defined at {})",
+                                   base.name, base.params.size(), scalar_bits.size(), shapes.size(), base.loc.str()));
   dsl::detail::Specializations& sp = *specializations_;
   std::string key;
   for (size_t i : sp.scalars) key += fmt::format("{}={:x};", i, scalar_bits.at(i));
   if (sp.shapes)
     for (size_t i = 0; i < base.params.size(); ++i)
-      if (base.params[i].kind == ir::Param::Kind::array) key += fmt::format("{}:[{}];", i, fmt::join(shapes.at(i), ","));
+      if (base.params[i].kind == ir::Param::Kind::array) {
+        const ir::Memory& m = base.memories[base.params[i].memory];
+        if (shapes[i].size() != m.rank)
+          throw CompileError(fmt::format("kernel '{}': specialized() got {} extents for '{}', an array of rank {} "
+                                         "(defined at {})",
+                                         base.name, shapes[i].size(), base.params[i].name, m.rank, base.loc.str()));
+        key += fmt::format("{}:[{}];", i, fmt::join(shapes[i], ","));
+      }
   {
     std::lock_guard<std::mutex> guard(sp.lock);
     if (auto it = sp.versions.find(key); it != sp.versions.end()) {

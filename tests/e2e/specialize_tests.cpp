@@ -120,5 +120,7 @@ TEST_CASE("specialise options that cannot work are errors naming the kernel and 
                     Contains("kernel 'spec_bad2': specialize names 'x', an array"));
   CHECK_THROWS_WITH(kernel("spec_bad3", body, {.param_names = {"a", "x"}, .specialize = {"a"}, .max_specializations = 0}),
                     Contains("kernel 'spec_bad3': max_specializations 0 is outside 1..4096"));
-  CHECK_NOTHROW(kernel("spec_ok", body, {.param_names = {"a", "x"}, .specialize = {"a", "a"}}));
+  Kernel ok = kernel("spec_ok", body, {.param_names = {"a", "x"}, .specialize = {"a", "a"}});
+  CHECK_THROWS_WITH(ok.specialized({0}, {{}, {4}}), Contains("kernel 'spec_ok': specialized() takes one scalar and one "
+                                                              "shape entry per parameter (2); got 1 and 2"));
 }
