@@ -367,6 +367,8 @@ struct Cl {
         return;
       }
       case SK::brk: line("if (" + ex(s.e[0]) + ") break;"); return;
+      // OpenCL C 1.2 has no wave barrier; no data crosses rocjit-smith's, so nothing stands in.
+      case SK::wavebarrier: line("/* wavebarrier() */"); return;
     }
   }
 
@@ -571,6 +573,7 @@ struct Cpp {
         return;
       }
       case SK::brk: line("If(" + ex(s.e[0]) + ", [&] { Break(); });"); return;
+      case SK::wavebarrier: line("wavebarrier();"); return;
     }
   }
 

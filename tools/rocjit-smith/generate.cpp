@@ -267,6 +267,11 @@ class Gen {
       }
       const int inits = static_cast<int>(stmts.size());  // phase 0: the arrays' initialisation comes first
       block(stmts, r.range(2, 7), 0);
+      if (opt.wave_barriers && r.chance(35)) {
+        Stmt s;
+        s.k = SK::wavebarrier;
+        stmts.insert(stmts.begin() + inits + r.below(static_cast<int>(stmts.size()) - inits + 1), std::move(s));
+      }
       if (wave_kernel) {
         // At least one wave operation per phase, stored straight to an output.
         wave_ctx = true;

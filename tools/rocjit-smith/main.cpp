@@ -328,7 +328,7 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 int usage() {
   std::cerr << "usage: rocjit-smith [--seed=S] [--count=N | --kernels=N] [--executors=cpu,sim:gfx942,sim:gfx90a,sim:gfx1100,pocl]\n"
                "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic]\n"
-               "                    [--no-small-types] [--no-wave-ops]\n"
+               "                    [--no-small-types] [--no-wave-ops] [--no-wave-barriers]\n"
                "                    [--regressions] [--verbose] [--first=I] [--jobs=J]\n"
                "                    [--reduce-budget=N] [--inject=EXECUTOR] [--one=KERNEL_SEED] [--stop-after=M]\n";
   return 2;
@@ -366,6 +366,7 @@ int main_impl(int argc, char** argv) {
     else if (a == "--no-f64-approx") o.gen.f64_approx = false;
     else if (a == "--no-small-types") o.gen.small_types = false;
     else if (a == "--no-wave-ops") o.gen.wave_ops = false;
+    else if (a == "--no-wave-barriers") o.gen.wave_barriers = false;
     else if (a == "--local-dynamic") local_dynamic_forced = true;
     else if (a == "--regressions") regressions = true;
     else if (a == "--verbose") verbose = true;

@@ -71,7 +71,8 @@ struct Expr {
   std::vector<Expr> kids;
 };
 
-enum class SK : uint8_t { assign, store_out, store_approx, store_shared, store_local, atomic_g, atomic_s, init_satom, init_local, if_, for_, while_, brk };
+enum class SK : uint8_t { assign, store_out, store_approx, store_shared, store_local, atomic_g, atomic_s, init_satom, init_local, if_, for_, while_, brk,
+                          wavebarrier };
 
 struct Stmt {
   SK k = SK::assign;
@@ -135,6 +136,10 @@ struct GenOptions {
   // Wave operations at the top level of phases, in about 15% of the kernels; such kernels run only
   // on executors with 64-lane waves (see wave_size below).
   bool wave_ops = true;
+  // wavebarrier() between top-level statements of a phase (uniform control flow) in about a third
+  // of the kernels; no data crosses it, so every executor must agree (PoCL has no wave barrier:
+  // its OpenCL C gets a comment).
+  bool wave_barriers = true;
 };
 
 Program generate(uint64_t seed, const GenOptions& opt);

@@ -357,6 +357,7 @@ struct Tracer {
         return;
       }
       case SK::brk: If(ex(s.e[0]), [&] { Break(); }); return;
+      case SK::wavebarrier: wavebarrier(); return;
     }
   }
 
