@@ -113,6 +113,40 @@ void add_compares(HandlerTable& t, const char* type) {
 #undef COND
 }
 
+// V_CMP_CLASS_F16 / V_CMPX_CLASS_F16: the f16 source's class (taken from its bits, so f16
+// subnormals count as subnormal) tested against the mask: bit 0 signalling NaN, 1 quiet NaN,
+// 2 -inf, 3 -normal, 4 -subnormal, 5 -0, 6 +0, 7 +subnormal, 8 +normal, 9 +inf.
+bool class_f16(const Wave& w, const Inst& i, int src, int l) {
+  uint32_t h = read32(w, i.ops[src], l, true) & 0xffff;
+  if (i.ops[src].abs) h &= 0x7fff;
+  if (i.ops[src].neg) h ^= 0x8000;
+  const bool negative = (h >> 15) != 0;
+  const uint32_t exponent = (h >> 10) & 0x1f, fraction = h & 0x3ff;
+  int bit;
+  if (exponent == 31) bit = fraction ? ((fraction >> 9) & 1 ? 1 : 0) : (negative ? 2 : 9);
+  else if (exponent == 0) bit = fraction ? (negative ? 4 : 7) : (negative ? 5 : 6);
+  else bit = negative ? 3 : 8;
+  return (read32(w, i.ops[src + 1], l) >> bit) & 1;
+}
+
+void v_cmp_class_f16(Wave& w, Op i) {
+  uint64_t r = 0;
+  for_lanes(w, i, [&](int l) {
+    if (class_f16(w, i, 1, l)) r |= 1ull << l;
+  });
+  write64(w, i.ops[0], 0, r);
+}
+
+void v_cmpx_class_f16(Wave& w, Op i) {
+  uint64_t r = 0;
+  const int s = i.ops.size() >= 3 ? 1 : 0;
+  for_lanes(w, i, [&](int l) {
+    if (class_f16(w, i, s, l)) r |= 1ull << l;
+  });
+  if (s == 1) write64(w, i.ops[0], 0, r);
+  w.set_exec(r);
+}
+
 void movrel(Wave& w, const Inst& i, bool relative_dst, bool relative_src) {
   uint32_t index = w.s[m0];
   Operand dst = i.ops[0], src = i.ops[1];
@@ -130,6 +164,8 @@ void register_vector_compare(HandlerTable& t) {
   add_compares<f32>(t, "f32");
   add_compares<f64>(t, "f64");
   add_compares<f16>(t, "f16");
+  add_handler(t, "v_cmp_class_f16", v_cmp_class_f16);
+  add_handler(t, "v_cmpx_class_f16", v_cmpx_class_f16);
   add_compares<i32>(t, "i32");
   add_compares<u32>(t, "u32");
   add_compares<i64>(t, "i64");

@@ -164,3 +164,21 @@ SIM_TEST(ds_swizzle_and_bpermute) {
   sim.run("ds_bpermute_b32 v7, v5, v0 offset:4");
   for (int l = 0; l < sim.wave_size; ++l) CHECK(sim.v(7, l) == 500u + ((2 * sim.wave_size - l) % sim.wave_size));
 }
+
+// v_cmp_class_f16 (rocjit-smith kernel 2032013975 stopped on it): the class from the f16 bits, so
+// f16 subnormals are subnormal; |x| and -x apply first.
+SIM_TEST(cmp_class_f16) {
+  const uint32_t values[10] = {0x7c01, 0x7e00, 0xfc00, 0xbc00, 0x8001, 0x8000, 0x0000, 0x0001, 0x3c00, 0x7c00};
+  sim.w.set_exec(sim.all());
+  sim.fill(0, [&](int l) { return l < 10 ? values[l] : 0x3c00u; });
+  sim.fill(1, [](int l) { return l < 10 ? 1u << l : 1u << 8; });          // each lane its own class
+  sim.fill(2, [](int l) { return l < 10 ? 0x3ffu ^ (1u << l) : 0u; });    // every class but its own
+  sim.fill(3, [](int l) { return l < 10 ? 1u << 8 : 0u; });               // +normal only
+  auto r = [&](int v) { return "v" + std::to_string(v) + (sim.gfx11() ? ".l" : ""); };  // gfx11: 16-bit halves
+  sim.run("v_cmp_class_f16_e64 " + sim.mask(4) + ", " + r(0) + ", " + r(1) + "\nv_cmp_class_f16_e64 " + sim.mask(8) +
+          ", " + r(0) + ", " + r(2) + "\nv_cmp_class_f16_e64 " + sim.mask(12) + ", -" + r(0) + ", " + r(3));
+  CHECK(sim.s64(4) == sim.all());
+  CHECK(sim.s64(8) == 0);
+  // Negated: -(-normal) is +normal (lane 3), -(+normal) is not (lane 8 and the lanes past 9).
+  CHECK(sim.s64(12) == (1ull << 3));
+}
