@@ -142,17 +142,16 @@ void keep_compile_memory() {
 #endif
 }
 
-// LLVM options rocjit sets for every compile, before ROCJIT_LLVM_ARGS (which can override them).
-// -structurizecfg-skip-uniform-regions: LLVM 22's StructurizeCFG gives a phi `poison` on a path
-// that defines its value when it restructures some uniform branches (kernel 2030014175,
-// tests/smith/known-external.md); uniform branches are scalar branches on AMDGPU and need no
-// structurizing, so rocjit leaves uniform regions alone (divergent ones are still structurized).
+// LLVM options rocjit sets for every compile, before ROCJIT_LLVM_ARGS (which can override them):
+// none at present. (Stop 29 tried -structurizecfg-skip-uniform-regions against LLVM 22's
+// structurizer poison phi, kernel 2030014175; it miscompiled a divergent Break inside a uniform
+// loop on wave32, kernel 2032014329, so it was taken out: tests/smith/known-external.md.)
 void apply_rocjit_llvm_defaults() {
-  static const char* const defaults[] = {"-structurizecfg-skip-uniform-regions"};
+  static const char* const defaults[] = {nullptr};
   llvm::SmallVector<const char*, 4> argv = {"rocjit"};
   const auto& registered = llvm::cl::getRegisteredOptions();
   for (const char* option : defaults)
-    if (registered.count(llvm::StringRef(option).ltrim('-'))) argv.push_back(option);
+    if (option && registered.count(llvm::StringRef(option).ltrim('-'))) argv.push_back(option);
   if (argv.size() > 1) llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "rocjit", &llvm::nulls());
 }
 

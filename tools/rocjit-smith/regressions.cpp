@@ -223,69 +223,6 @@ int run_regressions(const std::vector<std::string>& executors) {
         return std::to_string(out[0]) + ", want inf (65520 as half)";
       return std::string();
     });
-    // LLVM 22's StructurizeCFG gave a phi `poison` on a path that defines it, so work-group 1 stored
-    // out_l(1) through an address register nobody wrote (kernel 2030014175, sim:gfx1100). rocjit
-    // leaves uniform regions unstructured (-structurizecfg-skip-uniform-regions), and sets that
-    // again after every lld link (lld resets LLVM's options): this check runs after other compiles.
-    check("structurizer-poison-phi", [](const std::string& d) {
-      auto norm = [](const Operand& e, int n) { return ((e % n) + n) % n; };
-      Kernel k = kernel("structurizer_poison_phi", [&](Array<int32_t> in_i, Array<float> in_f, Array<int32_t> out_i,
-                                                      Array<int64_t> out_l, Array<float> out_f, Array<double> out_d,
-                                                      Array<float> ap_f) {
-        Int lid = local_id(0) + local_id(1) + local_id(2);
-        Int gx = global_id(0), gy = global_id(1), gz = global_id(2);
-        Int lin = gx + 2 * (gy + gz);
-        Bool inb = gx < 2 && gy < 1 && gz < 1;
-        auto s0 = shared::array<int32_t>({1});
-        auto p0 = local::array<uint32_t>({2});
-        for (int t = 0; t < 2; ++t) p0(t) = UInt(1227384201u);
-        s0(lid) = cast<int32_t>(cast<double>(local_size(0)));
-        If(inb, [&] { out_f(lin * 2 + 1) = Float(0.0f); });
-        If(Int16(int16_t(0)) == cast<uint16_t>(global_id(0)), [&] {
-          Var<int32_t> w0 = 0;
-          While([&] { return w0 < 3; }, [&] {
-            w0 += 1;
-            Int k0 = w0;
-            If(inb, [&] { out_d(lin) = Double(0.0); });
-            If(cast<uint8_t>(k0) <= cast<uint8_t>(p0(norm(Int(32), 2))), [&] { Break(); });
-          });
-        });
-        Var<int32_t> w1 = 0;
-        While([&] { return w1 < 3; }, [&] {
-          w1 += 1;
-          Int k1 = w1;
-          p0(norm(local_id(0), 2)) = select(in_i(norm(in_i(0), 3)) == Int(-1), UInt(0u),
-                                            cast<uint32_t>(in_f(norm(cast<int32_t>(cast<double>(k1) + cast<double>(s0(lid))), 3))));
-          Value t = cast<int64_t>(p0(norm(s0(lid), 2)));
-          If(inb, [&] { out_l(lin) = t; });
-          Var<int32_t> w2 = 0;
-          While([&] { return w2 < 3; }, [&] {
-            w2 += 1;
-            If(inb, [&] { ap_f(lin * 2 + 1) = cos(fmin(fmax(Float(10.0f), -32.0), 32.0)); });
-          });
-        });
-        barrier(CLK_LOCAL_MEM_FENCE);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        If(inb, [&] { out_i(lin * 2 + 1) = Int(0); });
-      }, {.max_block_size = 1});
-      Device dev = get_device(d);
-      Stream s = stream(dev);
-      auto ii = to_device(std::vector<int32_t>{1, 2, 0}, s, dev);
-      auto fi = to_device(std::vector<float>{3.5f, 100.25f, 7.0f}, s, dev);
-      auto oi = to_device(std::vector<int32_t>(4, 7), s, dev);
-      auto ol = to_device(std::vector<int64_t>(2, 7), s, dev);
-      auto of = to_device(std::vector<float>(4, 7), s, dev);
-      auto od = to_device(std::vector<double>(2, 7), s, dev);
-      auto af = to_device(std::vector<float>(4, 7), s, dev);
-      k[{{2}, {1}, s}](ii, fi, oi, ol, of, od, af);
-      std::vector<int64_t> l(2);
-      ol.copy_to_host(std::span<int64_t>(l), s);
-      s.synchronize();
-      // p0(1) keeps its initial value: each work-item writes p0(local_id(0) % 2) = p0(0) only.
-      for (size_t i = 0; i < l.size(); ++i)
-        if (l[i] != 1227384201) return "out_l(" + std::to_string(i) + ") = " + std::to_string(l[i]) + ", want 1227384201";
-      return std::string();
-    });
     // LLVM 22 AMDGPU read the wrong lane of a private array promoted to a vector and written at a
     // run-time index (kernels 2026010010, 2027007156); rocjit now writes such accesses out as selects.
     check("private-array-dynamic-lanes", [](const std::string& d) {
