@@ -37,7 +37,7 @@ namespace {
 // LLVM's command-line options are process-global. Compiles read them (optimize, emit) under a
 // shared lock; lld's driver resets every one of them each time it links
 // (cl::ResetAllOptionOccurrences before parsing its -mllvm list), so a link holds the lock
-// exclusively and puts rocjit's options back before anyone reads them again.
+// exclusively and sets ROCJIT_LLVM_ARGS again before anyone reads them.
 std::shared_mutex& llvm_options_mutex() {
   static std::shared_mutex m;
   return m;
@@ -142,19 +142,6 @@ void keep_compile_memory() {
 #endif
 }
 
-// LLVM options rocjit sets for every compile, before ROCJIT_LLVM_ARGS (which can override them):
-// none at present. (Stop 29 tried -structurizecfg-skip-uniform-regions against LLVM 22's
-// structurizer poison phi, kernel 2030014175; it miscompiled a divergent Break inside a uniform
-// loop on wave32, kernel 2032014329, so it was taken out: tests/smith/known-external.md.)
-void apply_rocjit_llvm_defaults() {
-  static const char* const defaults[] = {nullptr};
-  llvm::SmallVector<const char*, 4> argv = {"rocjit"};
-  const auto& registered = llvm::cl::getRegisteredOptions();
-  for (const char* option : defaults)
-    if (option && registered.count(llvm::StringRef(option).ltrim('-'))) argv.push_back(option);
-  if (argv.size() > 1) llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "rocjit", &llvm::nulls());
-}
-
 // Empty when ROCJIT_LLVM_ARGS is unset or LLVM took it; otherwise LLVM's complaint.
 std::string apply_llvm_args() {
   const char* text = std::getenv("ROCJIT_LLVM_ARGS");
@@ -196,7 +183,6 @@ void prepare_compile(const std::string& kernel) {
   std::call_once(once, [] {
     keep_compile_memory();
     std::unique_lock<std::shared_mutex> options_change(llvm_options_mutex());
-    apply_rocjit_llvm_defaults();
     llvm_args_error = apply_llvm_args();
   });
   if (!llvm_args_error.empty())
@@ -222,7 +208,6 @@ void run_resetting_llvm_options(const std::function<void()>& run) {
   struct Restore {
     ~Restore() {
       llvm::cl::ResetAllOptionOccurrences();
-      apply_rocjit_llvm_defaults();
       apply_llvm_args();  // its complaint, if any, was reported by prepare_compile
     }
   } restore;

@@ -40,7 +40,7 @@ std::string to_string(const llvm::Module& module);
 void prepare_compile(const std::string& kernel);
 
 // Runs `run` (lld's driver, which resets all of LLVM's command-line options) while no compile reads
-// those options, then sets rocjit's options and ROCJIT_LLVM_ARGS again.
+// those options, then sets ROCJIT_LLVM_ARGS again.
 void run_resetting_llvm_options(const std::function<void()>& run);
 
 // Whether ROCJIT_LLVM_ARGS is set (such compiles bypass the kernel cache).

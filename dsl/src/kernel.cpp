@@ -68,25 +68,16 @@ std::unique_ptr<ir::Op> constant_of(ir::Type t, uint64_t b, ir::ValueId result, 
   op->type = t;
   op->result = result;
   op->loc = loc;
-  if (t == ir::Type::f64) {
-    double d;
-    std::memcpy(&d, &b, 8);
-    op->float_value = d;
-  } else if (t == ir::Type::f32) {
-    float f;
-    std::memcpy(&f, &b, 4);
-    op->float_value = f;
-  } else if (t == ir::Type::f16) {
-    op->float_value = half::from_bits(static_cast<uint16_t>(b));
-  } else if (t == ir::Type::bf16) {
-    op->float_value = bfloat16::from_bits(static_cast<uint16_t>(b));
-  } else {  // integers and i1: the value, sign-extended from its width
-    const unsigned bits = ir::bit_width(t);
-    const uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
-    const uint64_t v = b & mask;
-    const bool negative = ir::is_signed(t) && bits < 64 && (v >> (bits - 1)) != 0;
-    op->int_value = static_cast<int64_t>(negative ? (v | ~mask) : v);
-  }
+  // The bits as the parameter's C++ type (launch() packed them that way), read through the one
+  // C++ <-> IR table.
+  ir::with_cpp_type(t, [&](auto zero) {
+    using T = decltype(zero);
+    T value{};
+    if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) value = T::from_bits(static_cast<uint16_t>(b));
+    else std::memcpy(&value, &b, sizeof value);
+    if constexpr (ir::is_float_v<T>) op->float_value = static_cast<double>(value);
+    else op->int_value = static_cast<int64_t>(value);
+  });
   return op;
 }
 

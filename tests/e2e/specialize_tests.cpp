@@ -81,6 +81,8 @@ TEST_CASE("specialised versions hold the launch values as constants, so their IR
   CHECK_THAT(t2, Contains("const 1001 : i32"));
   CHECK(t1 != t2);
   CHECK(ir::print(k.ir()).find("const 1000") == std::string::npos);  // the kernel itself is unchanged
+  bits[3] = static_cast<uint32_t>(-5);  // the i32's bits as launch() packs them: sign-extended from 32
+  CHECK_THAT(ir::print(*k.specialized(bits, shapes)), Contains("const -5 : i32"));
   // The version is a valid kernel for every target.
   CHECK_NOTHROW(compile(*v1, Target::host()));
   CHECK_NOTHROW(compile(*v1, Target::amdgpu("gfx90a")));
