@@ -296,6 +296,64 @@ int run_regressions(const std::vector<std::string>& executors) {
       }
       return std::string();
     });
+    // LLVM 22's StructurizeCFG hoisted the zero-cost `zext` of an else block's phi operand (out_l's
+    // 64-bit index) and left poison on another path to the phi: on gfx1100 work-group 1 stored
+    // through an unwritten address register (kernel 2030014175); rocjit now hoists such operands
+    // to their block's immediate dominator before the structurizer runs.
+    check("structurizer-hoisted-phi-operand", [](const std::string& d) {
+      auto norm = [](const Operand& e, int n) { return ((e % n) + n) % n; };
+      Kernel k = kernel("structurizer_hoisted_phi_operand", [&](Array<int32_t> in_i, Array<float> in_f, Array<int64_t> out_l,
+                                                               Array<double> out_d, Array<float> out_f) {
+        Int lid = local_id(0) + local_id(1) + local_id(2);
+        Int gx = global_id(0), gy = global_id(1), gz = global_id(2);
+        Int lin = gx + 2 * (gy + gz);
+        Bool inb = gx < 2 && gy < 1 && gz < 1;
+        auto s0 = shared::array<int32_t>({1});
+        auto p0 = local::array<uint32_t>({2});
+        for (int t = 0; t < 2; ++t) p0(t) = UInt(1227384201u);
+        s0(lid) = cast<int32_t>(cast<double>(local_size(0)));
+        If(inb, [&] { out_f(lin * 2 + 1) = Float(0.0f); });
+        If(cast<uint16_t>(global_id(0)) == uint16_t(0), [&] {
+          Var<int32_t> w0 = 0;
+          While([&] { return w0 < 3; }, [&] {
+            w0 += 1;
+            If(inb, [&] { out_d(lin) = Double(0.0); });
+            If(cast<uint8_t>(Int(w0)) <= cast<uint8_t>(p0(0)), [&] { Break(); });
+          });
+        });
+        Var<int32_t> w1 = 0;
+        While([&] { return w1 < 3; }, [&] {
+          w1 += 1;
+          Int k1 = w1;
+          p0(norm(lid, 2)) = select(in_i(norm(in_i(0), 3)) == Int(-1), UInt(0u),
+                                    cast<uint32_t>(in_f(norm(cast<int32_t>(cast<double>(k1) + cast<double>(s0(lid))), 3))));
+          Value t = cast<int64_t>(p0(norm(s0(lid), 2)));
+          If(inb, [&] { out_l(lin) = t; });
+          Var<int32_t> w2 = 0;
+          While([&] { return w2 < 3; }, [&] {
+            w2 += 1;
+            If(inb, [&] { out_f(lin * 2) = cos(Float(10.0f)); });
+          });
+        });
+        barrier(CLK_LOCAL_MEM_FENCE);
+        If(inb, [&] { out_f(lin * 2 + 1) = Float(0.0f); });
+      }, {.max_block_size = 1});
+      Device dev = get_device(d);
+      Stream s = stream(dev);
+      auto in_i = to_device(std::vector<int32_t>{0, 1, 2}, s, dev);
+      auto in_f = to_device(std::vector<float>{1.5f, 2.5f, 3.5f}, s, dev);
+      auto out_l = to_device(std::vector<int64_t>(2, -7), s, dev);
+      auto out_d = to_device(std::vector<double>(2), s, dev);
+      auto out_f = to_device(std::vector<float>(4), s, dev);
+      k[{{2}, {1}, s}](in_i, in_f, out_l, out_d, out_f);
+      std::vector<int64_t> out(2);
+      out_l.copy_to_host(std::span<int64_t>(out), s);
+      s.synchronize();
+      // Work-item 0 overwrites p0(0) only; out_l reads p0(1), the initial value, on every trip.
+      for (size_t i = 0; i < out.size(); ++i)
+        if (out[i] != 1227384201) return "element " + std::to_string(i) + ": " + std::to_string(out[i]) + ", want 1227384201";
+      return std::string();
+    });
   }
   for (auto& f : failures) std::printf("FAIL %s on %s: %s\n", f.name.c_str(), f.device.c_str(), f.what.c_str());
   std::printf("regressions: %d checks, %zu failures\n", checks, failures.size());

@@ -108,11 +108,11 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
     if (options.emit_llvm_ir_optimized) out.llvm_ir_optimized = to_string(module);
     if (options.emit_assembly) {
       auto clone = llvm::CloneModule(module);
-      auto text = emit(*clone, *machine, true, add_machine_workarounds);
+      auto text = emit(*clone, *machine, true, add_codegen_workarounds);
       out.assembly.assign(text.begin(), text.end());
     }
     time_trace::Phase phase("codegen");
-    object = emit(module, *machine, false, add_machine_workarounds);
+    object = emit(module, *machine, false, add_codegen_workarounds);
   }
   if (!errors.empty())
     throw CompileError(fmt::format("kernel '{}': code generation for {} failed: {}", kernel.name, target.str(),

@@ -1,15 +1,19 @@
 #include "targets/amdgpu/workarounds.h"
 
+#include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/CodeGen/MachineFunctionPass.h>
 #include <llvm/CodeGen/Passes.h>
 #include <llvm/CodeGen/TargetInstrInfo.h>
 #include <llvm/CodeGen/TargetSubtargetInfo.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/PatternMatch.h>
+#include <llvm/Transforms/Utils.h>
 #include <llvm/Support/KnownBits.h>
 
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -205,13 +209,69 @@ class LiteralMoveGuard : public llvm::MachineFunctionPass {
 
 char LiteralMoveGuard::ID = 0;
 
+// Hoists what StructurizeCFG would hoist, before it can (see structurizer_hoist_guard in the header).
+class StructurizerHoistGuard : public llvm::FunctionPass {
+ public:
+  static char ID;
+  StructurizerHoistGuard() : llvm::FunctionPass(ID) {}
+  llvm::StringRef getPassName() const override { return "rocjit: hoist zero-cost phi operands before structurizing"; }
+  void getAnalysisUsage(llvm::AnalysisUsage& usage) const override {
+    usage.addRequired<llvm::DominatorTreeWrapperPass>();
+    usage.addRequired<llvm::TargetTransformInfoWrapperPass>();
+    usage.setPreservesCFG();
+  }
+  bool runOnFunction(llvm::Function& function) override {
+    return hoist_zero_cost_phi_operands(function, getAnalysis<llvm::DominatorTreeWrapperPass>().getDomTree(),
+                                        getAnalysis<llvm::TargetTransformInfoWrapperPass>().getTTI(function)) > 0;
+  }
+};
+
+char StructurizerHoistGuard::ID = 0;
+
 }  // namespace
+
+int hoist_zero_cost_phi_operands(llvm::Function& function, const llvm::DominatorTree& dominators,
+                                 const llvm::TargetTransformInfo& costs) {
+  int hoisted = 0;
+  for (llvm::BasicBlock& block : function) {
+    llvm::BasicBlock* successor = block.getSingleSuccessor();
+    llvm::DomTreeNode* node = dominators.getNode(&block);
+    if (!successor || !node || !node->getIDom()) continue;
+    llvm::BasicBlock* target = node->getIDom()->getBlock();
+    for (llvm::PHINode& phi : successor->phis()) {
+      auto* inst = llvm::dyn_cast<llvm::Instruction>(phi.getIncomingValueForBlock(&block));
+      if (!inst || inst->getParent() != &block || llvm::isa<llvm::PHINode>(inst)) continue;
+      llvm::InstructionCost cost = costs.getInstructionCost(inst, llvm::TargetTransformInfo::TCK_Latency);
+      if (!cost.isValid() || cost.getValue() != 0 || !llvm::isSafeToSpeculativelyExecute(inst)) continue;
+      bool available = llvm::all_of(inst->operands(), [&](const llvm::Use& op) {
+        auto* def = llvm::dyn_cast<llvm::Instruction>(op.get());
+        return !def || dominators.dominates(def->getParent(), target);
+      });
+      if (!available) continue;
+      inst->moveBefore(target->getTerminator()->getIterator());
+      ++hoisted;
+    }
+  }
+  return hoisted;
+}
 
 void add_machine_workarounds(llvm::TargetPassConfig& config) {
   // The peephole optimiser runs only when optimising (and then once); an instance inserted after a
   // pass that never comes would never be owned by the pass manager.
   if (config.getOptLevel() == llvm::CodeGenOptLevel::None) return;
   config.insertPass(&llvm::PeepholeOptimizerLegacyID, new LiteralMoveGuard());
+}
+
+void add_structurizer_workarounds(llvm::TargetPassConfig& config) {
+  // UnifyLoopExits is the pass right before StructurizeCFG in the AMDGPU pipeline, at every
+  // optimisation level. LLVM exports no ID for it: a pass object made and dropped here names it.
+  const llvm::AnalysisID before = std::unique_ptr<llvm::Pass>(llvm::createUnifyLoopExitsPass())->getPassID();
+  config.insertPass(before, new StructurizerHoistGuard());
+}
+
+void add_codegen_workarounds(llvm::TargetPassConfig& config) {
+  add_structurizer_workarounds(config);
+  add_machine_workarounds(config);
 }
 
 }  // namespace rocjit::targets::amdgpu

@@ -3,7 +3,9 @@
 // so no later InstCombine undoes it.
 #pragma once
 
+#include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/CodeGen/TargetPassConfig.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Module.h>
 
 namespace rocjit::targets::amdgpu {
@@ -45,7 +47,24 @@ void apply_workarounds(llvm::Module& module);
 // 0x40effe0000000000 (65520.0) is emitted as literal 0. This machine pass, inserted right after
 // the peephole optimiser, gives every such move whose immediate is not a sign-extended 32-bit
 // value back to the pseudo, which is expanded after register allocation into what the processor
-// can encode. What the AMDGPU compile inserts into its code-generation pipeline.
+// can encode.
 void add_machine_workarounds(llvm::TargetPassConfig& config);
+
+// LLVM 22's StructurizeCFG hoists a zero-cost instruction of an "else" block that feeds a phi of
+// its successor into the nearest common dominator of the then and else blocks, and then leaves
+// `poison` on a Flow block's path that reaches the phi with that value when the else block has
+// another predecessor (seed-2030 kernel 2030014175: an address register read unwritten on
+// gfx1100; tests/smith/known-external.md). This moves each such instruction (zero latency cost,
+// safe to speculate, operands available there) to its block's immediate dominator first, so the
+// structurizer finds nothing to hoist and reconstructs the phi from a value that dominates it.
+// Returns how many were moved.
+int hoist_zero_cost_phi_operands(llvm::Function& function, const llvm::DominatorTree& dominators,
+                                 const llvm::TargetTransformInfo& costs);
+
+// Inserts a pass running hoist_zero_cost_phi_operands right before StructurizeCFG.
+void add_structurizer_workarounds(llvm::TargetPassConfig& config);
+
+// Both of the above: what the AMDGPU compile inserts into its code-generation pipeline.
+void add_codegen_workarounds(llvm::TargetPassConfig& config);
 
 }  // namespace rocjit::targets::amdgpu
