@@ -13,6 +13,7 @@
 #include "rocjit/compiler/error.hpp"
 #include "passes/pipeline.h"
 #include "rocjit/compiler/time_trace.hpp"
+#include "targets/amdgpu/address_shape.h"
 #include "targets/amdgpu/device_libs.h"
 #include "targets/amdgpu/link.h"
 #include "targets/amdgpu/lower.h"
@@ -104,6 +105,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
       time_trace::Phase phase("optimise");
       optimize(module, *machine, options.opt_level, false, has_16_bit_values(prepared.get()));
       apply_workarounds(module);
+      merge_split_element_addresses(module);
     }
     if (options.emit_llvm_ir_optimized) out.llvm_ir_optimized = to_string(module);
     if (options.emit_assembly) {
