@@ -6,11 +6,15 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <random>
 
 #include "host_args.hpp"
+#include "rocjit/compiler/interpret.hpp"
 #include "sample_kernels.hpp"
 
 using namespace rocjit;
@@ -276,4 +280,78 @@ TEST_CASE("dynamic shared memory: bounds checking knows its extent from the laun
   too_big.array(out).scalar(uint32_t{(64u << 20) + 4});
   CHECK_THROWS_WITH(run_host(hk, {1}, {16}, too_big.data()),
                     Contains("kernel 'dynamic_overrun'") && Contains("0 static + 67108868 dynamic"));
+}
+
+// rocjit_host_wave (targets/host/host_kernel.cpp) runs common wave ops on native 32- and 64-bit
+// values instead of through rocjit::interpret_wave; both must give the same values for every op,
+// type, partial wave and strided storage (NaN, infinities, -0 and denormals in the floats).
+extern "C" void rocjit_host_wave(uint32_t op, uint32_t a_type, const uint8_t* a, uint64_t a_stride, const uint8_t* b,
+                                 uint64_t b_stride, uint32_t result_type, uint8_t* out, uint64_t out_stride,
+                                 uint32_t threads, uint32_t width);
+
+TEST_CASE("the CPU's wave operations give interpret_wave's bits for every op, type and partial wave") {
+  using ir::Type;
+  using ir::WaveOp;
+  const WaveOp ops[] = {WaveOp::shuffle, WaveOp::shuffle_xor, WaveOp::shuffle_up, WaveOp::shuffle_down,
+                        WaveOp::broadcast, WaveOp::read_first, WaveOp::reduce_add, WaveOp::reduce_min,
+                        WaveOp::reduce_max, WaveOp::reduce_and, WaveOp::reduce_or, WaveOp::reduce_xor,
+                        WaveOp::inclusive_scan_add, WaveOp::exclusive_scan_add};
+  const Type types[] = {Type::f32, Type::f64, Type::i32, Type::u32, Type::i64, Type::u64};
+  const uint64_t specials[] = {0x7fc00000u, 0xff800000u, 0x80000000u, 0x00000001u, 0x7f7fffffu,
+                               0x7ff8000000000000ull, 0xfff0000000000000ull, 0x8000000000000000ull, 1, ~uint64_t{0}};
+  std::mt19937_64 rng(2033);
+  for (Type t : types) {
+    const unsigned bytes = ir::byte_size(t);
+    const bool is_float = ir::is_float(t);
+    for (WaveOp op : ops) {
+      if (is_float && (op == WaveOp::reduce_and || op == WaveOp::reduce_or || op == WaveOp::reduce_xor)) continue;
+      for (uint32_t threads : {1u, 37u, 64u, 100u, 200u}) {
+        CAPTURE(ir::type_name(t), static_cast<int>(op), threads);
+        const uint64_t stride = bytes + 4;  // storage with gaps: only the value's bytes count
+        std::vector<uint8_t> a(threads * stride), b(threads * 8), out(threads * stride, 0xab);
+        std::vector<uint64_t> values(threads);
+        for (uint32_t i = 0; i < threads; ++i) {
+          uint64_t v = rng();
+          if (is_float) {
+            const double d = std::ldexp(static_cast<double>(static_cast<int64_t>(v % 2001) - 1000), static_cast<int>(v % 41) - 20);
+            v = t == Type::f32 ? std::bit_cast<uint32_t>(static_cast<float>(d)) : std::bit_cast<uint64_t>(d);
+            if (rng() % 8 == 0) v = specials[rng() % std::size(specials)];
+          }
+          if (bytes == 4) v &= 0xffffffffu;
+          values[i] = v;
+          std::memcpy(&a[i * stride], &v, bytes);
+          const int32_t lane = static_cast<int32_t>(rng() % 74) - 4;  // some lanes outside the wave
+          std::memcpy(&b[i * 8], &lane, sizeof lane);
+        }
+        const auto type_bits = std::bit_cast<uint32_t>(t);
+        rocjit_host_wave(static_cast<uint32_t>(op), type_bits, a.data(), stride, b.data(), 8, type_bits, out.data(),
+                         stride, threads, 64);
+        for (uint32_t w0 = 0; w0 < threads; w0 += 64) {
+          const unsigned active = std::min(64u, threads - w0);
+          std::array<uint64_t, 64> av{}, bv{}, rv{};
+          for (unsigned l = 0; l < active; ++l) {
+            av[l] = values[w0 + l];
+            int32_t lane = 0;
+            std::memcpy(&lane, &b[(w0 + l) * 8], sizeof lane);
+            bv[l] = static_cast<uint32_t>(lane);
+          }
+          interpret_wave(op, t, av.data(), bv.data(), rv.data(), active, 64);
+          for (unsigned l = 0; l < active; ++l) {
+            uint64_t got = 0, want = rv[l];
+            std::memcpy(&got, &out[(w0 + l) * stride], bytes);
+            if (bytes == 4) want &= 0xffffffffu;
+            CAPTURE(w0 + l);
+            // A NaN's payload is not specified (C++ and LLVM may commute an add's operands): any
+            // NaN matches any NaN; every other value matches bit for bit.
+            const bool both_nan = is_float && (t == Type::f32 ? std::isnan(std::bit_cast<float>(static_cast<uint32_t>(got))) &&
+                                                                    std::isnan(std::bit_cast<float>(static_cast<uint32_t>(want)))
+                                                              : std::isnan(std::bit_cast<double>(got)) &&
+                                                                    std::isnan(std::bit_cast<double>(want)));
+            if (!both_nan) REQUIRE(got == want);
+            REQUIRE(out[(w0 + l) * stride + bytes] == 0xab);  // nothing written past the value
+          }
+        }
+      }
+    }
+  }
 }

@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "rocjit/compiler/error.hpp"
@@ -121,9 +122,95 @@ extern "C" __attribute__((visibility("default"))) void rocjit_host_uniform(
   }
 }
 
+namespace {
+
+// rocjit_host_wave for 32- and 64-bit operands of type T whose result is a T: the steps of
+// rocjit::interpret_wave (the reference every target matches bit for bit) on native values, with
+// no per-lane type dispatch. Float reductions and scans keep interpret_wave's trees; only add is
+// taken for floats (min/max have their own NaN and zero rules there). Returns false for what it
+// does not handle, which then goes through interpret_wave.
+template <class T>
+bool typed_wave(rocjit::ir::WaveOp op, const uint8_t* a, uint64_t a_stride, const uint8_t* b, uint64_t b_stride,
+                uint8_t* out, uint64_t out_stride, uint32_t threads, uint32_t width) {
+  using W = rocjit::ir::WaveOp;
+  constexpr bool floating = std::is_floating_point_v<T>;
+  const bool reduce = op == W::reduce_add || op == W::reduce_min || op == W::reduce_max || op == W::reduce_and ||
+                      op == W::reduce_or || op == W::reduce_xor;
+  const bool scan = op == W::inclusive_scan_add || op == W::exclusive_scan_add;
+  const bool move = op == W::shuffle || op == W::shuffle_xor || op == W::shuffle_up || op == W::shuffle_down ||
+                    op == W::broadcast || op == W::read_first;
+  if (!reduce && !scan && !move) return false;
+  if (floating && reduce && op != W::reduce_add) return false;
+  auto combine = [op](T x, T y) -> T {
+    if constexpr (floating) {
+      return x + y;
+    } else {
+      switch (op) {
+        case W::reduce_min: return std::min(x, y);
+        case W::reduce_max: return std::max(x, y);
+        case W::reduce_and: return x & y;
+        case W::reduce_or: return x | y;
+        case W::reduce_xor: return x ^ y;
+        default: return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) + static_cast<std::make_unsigned_t<T>>(y));
+      }
+    }
+  };
+  std::array<T, 64> x{}, next{};  // width is host_wave_size (64)
+  for (uint32_t w0 = 0; w0 < threads; w0 += width) {
+    const uint32_t active = std::min(width, threads - w0);
+    for (uint32_t l = 0; l < active; ++l) std::memcpy(&x[l], a + (w0 + l) * a_stride, sizeof(T));
+    auto put = [&](uint32_t l, T v) { std::memcpy(out + (w0 + l) * out_stride, &v, sizeof(T)); };
+    if (reduce) {
+      T r = x[0];
+      if constexpr (floating) {
+        for (unsigned k = 1; k < width; k <<= 1)
+          for (unsigned l = 0; l + k < active; l += 2 * k) x[l] = combine(x[l], x[l + k]);
+        r = x[0];
+      } else {
+        for (unsigned l = 1; l < active; ++l) r = combine(r, x[l]);
+      }
+      for (uint32_t l = 0; l < active; ++l) put(l, r);
+    } else if (scan) {
+      if constexpr (floating) {
+        for (unsigned k = 1; k < width; k <<= 1) {
+          for (unsigned l = 0; l < active; ++l) next[l] = l >= k ? x[l - k] + x[l] : x[l];
+          x.swap(next);
+        }
+      } else {
+        for (unsigned l = 1; l < active; ++l) x[l] = combine(x[l - 1], x[l]);
+      }
+      for (uint32_t l = 0; l < active; ++l)
+        put(l, op == W::inclusive_scan_add ? x[l] : l == 0 ? T{0} : x[l - 1]);
+    } else {
+      for (uint32_t l = 0; l < active; ++l) {
+        int32_t lane = 0;
+        if (b) std::memcpy(&lane, b + (w0 + l) * b_stride, sizeof lane);
+        int64_t src = op == W::shuffle_xor    ? int64_t{l} ^ lane
+                      : op == W::shuffle_up   ? int64_t{l} - lane
+                      : op == W::shuffle_down ? int64_t{l} + lane
+                      : op == W::read_first   ? 0
+                                              : lane;
+        put(l, src >= 0 && src < int64_t{active} ? x[src] : x[l]);
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 extern "C" __attribute__((visibility("default"))) void rocjit_host_wave(
     uint32_t op, uint32_t a_type, const uint8_t* a, uint64_t a_stride, const uint8_t* b, uint64_t b_stride,
     uint32_t result_type, uint8_t* out, uint64_t out_stride, uint32_t threads, uint32_t width) {
+  using rocjit::ir::Type;
+  const auto wave_op = static_cast<rocjit::ir::WaveOp>(op);
+  if (a_type == result_type && width <= 64) {
+    const auto t = std::bit_cast<Type>(a_type);
+    auto typed = [&]<class T>(T) { return typed_wave<T>(wave_op, a, a_stride, b, b_stride, out, out_stride, threads, width); };
+    if ((t == Type::f32 && typed(float{})) || (t == Type::f64 && typed(double{})) || (t == Type::i32 && typed(int32_t{})) ||
+        (t == Type::u32 && typed(uint32_t{})) || (t == Type::i64 && typed(int64_t{})) || (t == Type::u64 && typed(uint64_t{})))
+      return;
+  }
   const auto at = std::bit_cast<rocjit::ir::Type>(a_type);
   const auto rt = std::bit_cast<rocjit::ir::Type>(result_type);
   const unsigned a_bytes = rocjit::ir::byte_size(at), r_bytes = rocjit::ir::byte_size(rt);
