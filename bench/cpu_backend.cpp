@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -232,6 +233,61 @@ __kernel void jacobi(__global const float* in, __global float* out, int rows, in
   if (i >= 1 && i < rows - 1 && j >= 1 && j < cols - 1)
     out[i * cols + j] = 0.25f * (in[(i - 1) * cols + j] + in[(i + 1) * cols + j] + in[i * cols + j - 1] +
                                  in[i * cols + j + 1]);
+}
+__kernel void tree_reduce(__global const float* in, __global float* partial, int n) {
+  __local float s[256];
+  int t = get_local_id(0), i = get_global_id(0);
+  s[t] = i < n ? in[i] : 0.0f;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int k = 128; k > 0; k >>= 1) {
+    if (t < k) s[t] += s[t + k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (t == 0) partial[get_group_id(0)] = s[0];
+}
+__kernel void block_scan(__global const int* in, __global int* out, int n) {
+  __local int s[256];
+  int t = get_local_id(0), i = get_global_id(0);
+  s[t] = i < n ? in[i] : 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int k = 1; k < 256; k <<= 1) {
+    int v = s[t];
+    if (t >= k) v += s[t - k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    s[t] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (i < n) out[i] = s[t];
+}
+__kernel void bitonic_sort(__global int* data, int n) {
+  __local int s[256];
+  int t = get_local_id(0), i = get_global_id(0);
+  s[t] = i < n ? data[i] : INT_MAX;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int k = 2; k <= 256; k <<= 1)
+    for (int j = k >> 1; j > 0; j >>= 1) {
+      int p = t ^ j;
+      if (p > t) {
+        int a = s[t], b = s[p];
+        bool up = (t & k) == 0;
+        if ((up && a > b) || (!up && a < b)) { s[t] = b; s[p] = a; }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  if (i < n) data[i] = s[t];
+}
+__kernel void tile_stencil(__global const float* in, __global float* out, int rows, int cols) {
+  __local float tile[18][18];
+  int tx = get_local_id(0), ty = get_local_id(1);
+  int x = get_group_id(0) * 16 + tx, y = get_group_id(1) * 16 + ty;
+  for (int c = ty * 16 + tx; c < 18 * 18; c += 256) {
+    int ly = c / 18, lx = c % 18, gy = get_group_id(1) * 16 + ly - 1, gx = get_group_id(0) * 16 + lx - 1;
+    tile[ly][lx] = gy >= 0 && gy < rows && gx >= 0 && gx < cols ? in[gy * cols + gx] : 0.0f;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (y >= 1 && y < rows - 1 && x >= 1 && x < cols - 1)
+    out[y * cols + x] = 0.2f * ((((tile[ty + 1][tx + 1] + tile[ty][tx + 1]) + tile[ty + 2][tx + 1]) + tile[ty + 1][tx]) +
+                                tile[ty + 1][tx + 2]);
 }
 )CL";
 
@@ -501,7 +557,214 @@ Row bench_jacobi(int rows, int cols, Pocl& pocl) {
   return row;
 }
 
-constexpr const char* row_format = "{:<10} {:<16} {:<20} {:>10} {:>10} {:>10} {:>11} {:>12}\n";
+constexpr const char* row_format = "{:<12} {:<16} {:<20} {:>10} {:>10} {:>10} {:>11} {:>12}\n";
+
+// ---- Barrier-heavy kernels (issue goal: each within 3x of the plain C++ loop) ------------------
+// Kernels whose work between barriers is a step or two: a barrier per tree level, per scan step,
+// per bitonic merge step, and a stencil that stages a haloed tile. The C++ baselines do the same
+// work without barriers, one block after another on each thread.
+
+using namespace rocjit::dsl;
+
+constexpr int heavy_block = 256;
+
+Kernel tree_reduce_kernel() {
+  return kernel("tree_reduce", [](Array<float> in, Array<float> partial) {
+    auto s = shared::array<float>({heavy_block}, "s");
+    Int t = local_id(0), i = global_id(0);
+    s(t) = 0.0f;
+    If(i < in.shape(0), [&] { s(t) = in(i); });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = heavy_block / 2; k > 0; k /= 2) {  // unrolled while tracing: a barrier per level
+      If(t < k, [&] { s(t) += s(t + k); });
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    If(t == 0, [&] { partial(group_id(0)) = s(0); });
+  }, {.max_block_size = heavy_block});
+}
+
+Kernel block_scan_kernel() {
+  return kernel("block_scan", [](Array<int32_t> in, Array<int32_t> out) {
+    auto s = shared::array<int32_t>({heavy_block}, "s");
+    Int t = local_id(0), i = global_id(0), n = in.shape(0);
+    s(t) = 0;
+    If(i < n, [&] { s(t) = in(i); });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 1; k < heavy_block; k *= 2) {  // Hillis-Steele: two barriers per step
+      Var<int32_t> v = s(t);
+      If(t >= k, [&] { v += s(t - k); });
+      barrier(CLK_LOCAL_MEM_FENCE);
+      s(t) = v;
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    If(i < n, [&] { out(i) = s(t); });
+  }, {.max_block_size = heavy_block});
+}
+
+Kernel bitonic_sort_kernel() {
+  return kernel("bitonic_sort", [](Array<int32_t> data) {
+    auto s = shared::array<int32_t>({heavy_block}, "s");
+    Int t = local_id(0), i = global_id(0), n = data.shape(0);
+    s(t) = std::numeric_limits<int32_t>::max();
+    If(i < n, [&] { s(t) = data(i); });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 2; k <= heavy_block; k *= 2)
+      for (int j = k / 2; j > 0; j /= 2) {  // 36 compare-exchange steps, a barrier after each
+        Int p = t ^ j;
+        If(p > t, [&] {
+          Int a = s(t), b = s(p);
+          Bool up = (t & k) == 0, down = (t & k) != 0;
+          If((up && a > b) || (down && a < b), [&] {
+            s(t) = b;
+            s(p) = a;
+          });
+        });
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+    If(i < n, [&] { data(i) = s(t); });
+  }, {.max_block_size = heavy_block});
+}
+
+Kernel tile_stencil_kernel() {
+  return kernel("tile_stencil", [](Array<float, 2> in, Array<float, 2> out) {
+    auto tile = shared::array<float>({18, 18}, "tile");  // a 16x16 block and a one-cell halo
+    Int tx = local_id(0), ty = local_id(1);
+    Int x = group_id(0) * 16 + tx, y = group_id(1) * 16 + ty;
+    Int rows = in.shape(0), cols = in.shape(1);
+    for (int r = 0; r < 2; ++r) {  // 324 cells, 256 work-items: up to two loads each
+      Int c = ty * 16 + tx + r * 256;
+      If(c < 18 * 18, [&] {
+        Int ly = c / 18, lx = c % 18;
+        Int gy = group_id(1) * 16 + ly - 1, gx = group_id(0) * 16 + lx - 1;
+        tile(ly, lx) = 0.0f;
+        If(gy >= 0 && gy < rows && gx >= 0 && gx < cols, [&] { tile(ly, lx) = in(gy, gx); });
+      });
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(y >= 1 && y < rows - 1 && x >= 1 && x < cols - 1, [&] {
+      out(y, x) = 0.2f * ((((tile(ty + 1, tx + 1) + tile(ty, tx + 1)) + tile(ty + 2, tx + 1)) + tile(ty + 1, tx)) +
+                          tile(ty + 1, tx + 2));
+    });
+  }, {.max_block_size = 256});
+}
+
+Row bench_tree_reduce(int n, Pocl& pocl) {
+  Dim3 grid{ceil_div(n, heavy_block)}, block{heavy_block};
+  const int groups = int(grid.x);
+  Row row{"tree-reduce", fmt::format("n={}", n), launch_text(grid, block)};
+  std::vector<float> in = pattern(n, 1000, 0.001f), reference(groups), partial(groups);
+  row.cxx = measure([&] {
+    parallel_for(groups, [&](unsigned, int64_t b, int64_t e) {
+      for (int64_t g = b; g < e; ++g) {
+        float sum = 0.0f;
+        for (int64_t i = g * heavy_block; i < std::min<int64_t>(n, (g + 1) * heavy_block); ++i) sum += in[i];
+        reference[g] = sum;
+      }
+    });
+  }, {});
+  HostKernel k = compile_host(tree_reduce_kernel().ir(), shaped(block));
+  Args args;
+  args.array(in, {n}).array(partial, {groups});
+  row.rocjit = measure([&] { run_host(k, grid, block, args.data()); },
+                       [&] { verify(row.kernel, "rocjit", partial, reference, 1e-4); });
+#ifdef ROCJIT_HAVE_OPENCL
+  if (pocl.available()) {
+    auto bi = pocl.buffer(in), bp = pocl.buffer(std::vector<float>(groups));
+    cl_kernel ck = pocl.kernel("tree_reduce", bi, bp, n);
+    row.pocl = measure([&] { pocl.run(ck, global_size(grid, block), local_size(block)); },
+                       [&] { verify(row.kernel, "PoCL", pocl.read<float>(bp, groups), reference, 1e-4); });
+  }
+#endif
+  return row;
+}
+
+Row bench_block_scan(int n, Pocl& pocl) {
+  Dim3 grid{ceil_div(n, heavy_block)}, block{heavy_block};
+  const int groups = int(grid.x);
+  Row row{"block-scan", fmt::format("n={}", n), launch_text(grid, block)};
+  std::vector<int32_t> in(n), reference(n), out(n);
+  for (int i = 0; i < n; ++i) in[i] = (i * 37 + i / 1000) % 201 - 100;
+  row.cxx = measure([&] {
+    parallel_for(groups, [&](unsigned, int64_t b, int64_t e) {
+      for (int64_t g = b; g < e; ++g) {
+        int32_t sum = 0;
+        for (int64_t i = g * heavy_block; i < std::min<int64_t>(n, (g + 1) * heavy_block); ++i) reference[i] = sum += in[i];
+      }
+    });
+  }, {});
+  HostKernel k = compile_host(block_scan_kernel().ir(), shaped(block));
+  Args args;
+  args.array(in, {n}).array(out, {n});
+  row.rocjit = measure([&] { run_host(k, grid, block, args.data()); }, [&] { verify(row.kernel, "rocjit", out, reference); });
+#ifdef ROCJIT_HAVE_OPENCL
+  if (pocl.available()) {
+    auto bi = pocl.buffer(in), bo = pocl.buffer(std::vector<int32_t>(n));
+    cl_kernel ck = pocl.kernel("block_scan", bi, bo, n);
+    row.pocl = measure([&] { pocl.run(ck, global_size(grid, block), local_size(block)); },
+                       [&] { verify(row.kernel, "PoCL", pocl.read<int32_t>(bo, n), reference); });
+  }
+#endif
+  return row;
+}
+
+Row bench_bitonic_sort(int n, Pocl& pocl) {
+  Dim3 grid{ceil_div(n, heavy_block)}, block{heavy_block};
+  const int groups = int(grid.x);
+  Row row{"bitonic-sort", fmt::format("n={}", n), launch_text(grid, block)};
+  std::vector<int32_t> keys(n), reference(n), data(n);
+  for (int i = 0; i < n; ++i) keys[i] = static_cast<int32_t>(uint32_t(i) * 2654435761u) >> 4;
+  // std::sort of each block of 256 keys (what the kernel computes), on the same threads.
+  row.cxx = measure([&] {
+    parallel_for(groups, [&](unsigned, int64_t b, int64_t e) {
+      std::copy(keys.begin() + b * heavy_block, keys.begin() + std::min<int64_t>(n, e * heavy_block),
+                reference.begin() + b * heavy_block);
+      for (int64_t g = b; g < e; ++g)
+        std::sort(reference.begin() + g * heavy_block, reference.begin() + std::min<int64_t>(n, (g + 1) * heavy_block));
+    });
+  }, {});
+  HostKernel k = compile_host(bitonic_sort_kernel().ir(), shaped(block));
+  Args args;
+  args.array(data, {n});
+  row.rocjit = measure([&] { run_host(k, grid, block, args.data()); }, [&] { verify(row.kernel, "rocjit", data, reference); },
+                       [&] { data = keys; });
+#ifdef ROCJIT_HAVE_OPENCL
+  if (pocl.available()) {
+    auto bd = pocl.buffer(keys);
+    cl_kernel ck = pocl.kernel("bitonic_sort", bd, n);
+    row.pocl = measure([&] { pocl.run(ck, global_size(grid, block), local_size(block)); },
+                       [&] { verify(row.kernel, "PoCL", pocl.read<int32_t>(bd, n), reference); },
+                       [&] { pocl.write(bd, keys); });
+  }
+#endif
+  return row;
+}
+
+Row bench_tile_stencil(int rows, int cols, Pocl& pocl) {
+  Dim3 grid{ceil_div(cols, 16), ceil_div(rows, 16)}, block{16, 16};
+  Row row{"tile-stencil", fmt::format("{}x{}", rows, cols), launch_text(grid, block)};
+  std::vector<float> in = pattern(size_t(rows) * cols, 977, 1.0f), reference(in.size()), out(in.size());
+  row.cxx = measure([&] {
+    parallel_for(rows - 2, [&](unsigned, int64_t b, int64_t e) {
+      for (int64_t i = b + 1; i < e + 1; ++i)
+        for (int64_t j = 1; j < cols - 1; ++j)
+          reference[i * cols + j] = 0.2f * ((((in[i * cols + j] + in[(i - 1) * cols + j]) + in[(i + 1) * cols + j]) +
+                                             in[i * cols + j - 1]) + in[i * cols + j + 1]);
+    });
+  }, {});
+  HostKernel k = compile_host(tile_stencil_kernel().ir(), shaped(block));
+  Args args;
+  args.array(in, {rows, cols}).array(out, {rows, cols});
+  row.rocjit = measure([&] { run_host(k, grid, block, args.data()); }, [&] { verify(row.kernel, "rocjit", out, reference, 1e-6); });
+#ifdef ROCJIT_HAVE_OPENCL
+  if (pocl.available()) {
+    auto bi = pocl.buffer(in), bo = pocl.buffer(std::vector<float>(in.size()));
+    cl_kernel ck = pocl.kernel("tile_stencil", bi, bo, rows, cols);
+    row.pocl = measure([&] { pocl.run(ck, global_size(grid, block), local_size(block)); },
+                       [&] { verify(row.kernel, "PoCL", pocl.read<float>(bo, in.size()), reference, 1e-6); });
+  }
+#endif
+  return row;
+}
 
 void print_header(const Pocl& pocl) {
   unsigned threads = host_thread_count();
@@ -545,6 +808,16 @@ void print_goals(const std::vector<Row>& rows) {
              !measured ? "not measured (no PoCL)"
              : slower.empty() ? "met"
                               : fmt::format("not met (slower on {})", fmt::join(slower, ", ")));
+  std::vector<std::string> heavy_over;
+  bool heavy = false;
+  for (const Row& r : rows)
+    if (r.kernel == "tree-reduce" || r.kernel == "block-scan" || r.kernel == "bitonic-sort" || r.kernel == "tile-stencil") {
+      heavy = true;
+      if (r.rocjit > 3 * r.cxx) heavy_over.push_back(fmt::format("{} {:.2f}x", r.kernel, r.rocjit / r.cxx));
+    }
+  if (heavy)
+    fmt::print("  barrier-heavy kernels within 3x of the plain C++ loop: {}\n",
+               heavy_over.empty() ? "met" : fmt::format("not met ({})", fmt::join(heavy_over, ", ")));
   for (const Row& r : rows)
     if (r.kernel == "saxpy")
       fmt::print("  saxpy within 1.25x of the plain C++ loop: {} ({:.2f}x)\n",
@@ -591,7 +864,11 @@ int main(int argc, char** argv) {
              [&] { return bench_scan(n, pocl); },
              [&] { return bench_transpose(rows, cols, pocl); },
              [&] { return bench_histogram(n, quick ? 3 : 64, pocl); },
-             [&] { return bench_jacobi(rows, cols, pocl); }}) {
+             [&] { return bench_jacobi(rows, cols, pocl); },
+             [&] { return bench_tree_reduce(n, pocl); },
+             [&] { return bench_block_scan(n, pocl); },
+             [&] { return bench_bitonic_sort(quick ? n : 1 << 22, pocl); },
+             [&] { return bench_tile_stencil(rows, cols, pocl); }}) {
       table.push_back(bench());
       print_row(table.back());
     }

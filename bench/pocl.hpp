@@ -104,6 +104,14 @@ class Pocl {
     return host;
   }
 
+  // Overwrites the buffer with `host` (outside timed regions: resets in-place kernels' inputs).
+  template <class T>
+  void write(const ClBuffer& buffer, const std::vector<T>& host) {
+    check_cl(clEnqueueWriteBuffer(queue_, buffer.get(), CL_TRUE, 0, host.size() * sizeof(T), host.data(), 0, nullptr,
+                                  nullptr),
+             "clEnqueueWriteBuffer");
+  }
+
   void zero(const ClBuffer& buffer, size_t bytes) {
     const cl_uint zero = 0;
     check_cl(clEnqueueFillBuffer(queue_, buffer.get(), &zero, sizeof zero, 0, bytes, 0, nullptr, nullptr),
