@@ -1,5 +1,6 @@
 // rocjit-smith: generates random well-defined kernels, runs each on several executors and
 // compares the outputs; reduces and writes out every mismatch. See README.md next to this file.
+#include <bit>
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -25,6 +26,34 @@
 namespace smith {
 int run_regressions(const std::vector<std::string>& executors);
 namespace {
+
+// The reduced kernel's launch and input arrays as text (floats also as their bits), for
+// reproducers outside rocjit-smith (a hand-written OpenCL host program, a DSL test).
+std::string describe_inputs(const Program& p) {
+  const Buffers b = make_buffers(p);
+  std::ostringstream out;
+  out << "extents " << p.n[0] << "x" << p.n[1] << "x" << p.n[2] << ", groups of " << p.l[0] << "x" << p.l[1] << "x"
+      << p.l[2] << " (grid " << p.grid(0) << "x" << p.grid(1) << "x" << p.grid(2) << ")\n";
+  auto list = [&](const char* name, const auto& v, auto&& show) {
+    out << name << " =";
+    for (const auto& x : v) out << " " << show(x);
+    out << "\n";
+  };
+  auto plain = [](auto x) { std::ostringstream o; o.precision(17); o << x; return o.str(); };
+  auto with_bits = [](auto x) {
+    std::ostringstream o;
+    o.precision(17);
+    using Bits = std::conditional_t<sizeof(x) == 4, uint32_t, uint64_t>;
+    o << x << "(0x" << std::hex << std::bit_cast<Bits>(x) << ")";
+    return o.str();
+  };
+  list("in_i", b.in_i, plain);
+  list("in_u", b.in_u, plain);
+  list("in_l", b.in_l, plain);
+  list("in_f", b.in_f, with_bits);
+  list("in_d", b.in_d, with_bits);
+  return out.str();
+}
 
 volatile std::sig_atomic_t interrupted = 0;
 
@@ -526,6 +555,7 @@ int main_impl(int argc, char** argv) {
              << "original: " << p.size() << " nodes; " << what << "\n"
              << "reduced: " << small.size() << " nodes after " << tests << " tests; " << d << "\n";
         write_file(dir / "mismatch.txt", note.str());
+        write_file(dir / "inputs.txt", describe_inputs(small));
         write_file(dir / "reduced.cpp", to_cpp(small));
         write_file(dir / "reduced.cl", to_opencl(small));
         write_file(dir / "original.cpp", to_cpp(p));

@@ -210,6 +210,16 @@ bool loop_rounding_double_to_half(const std::vector<Stmt>& v) {
   return false;
 }
 
+// Whether `v` has (at any depth) a For whose counter starts below zero, so that its bound
+// (norm(..) + begin) is negative for some work-items.
+bool loop_from_negative(const std::vector<Stmt>& v) {
+  for (const Stmt& s : v) {
+    if (s.k == SK::for_ && s.b < 0) return true;
+    if (loop_from_negative(s.body) || loop_from_negative(s.els)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 const char* pocl_known_bug(const Program& p) {
@@ -225,6 +235,12 @@ const char* pocl_known_bug(const Program& p) {
   // the code before a conditional loop twice (an atomic add counted once too often).
   if (p.phases.size() > 1 && p.l[0] == 1 && p.l[1] * p.l[2] >= 3)
     return "PoCL 3.1 narrow-group bug (work-group x extent 1, 3 or more work-items along y/z, kernel with barriers)";
+  // known-external.md, "PoCL 3.1: a loop bound below zero for some work-items, kernel with
+  // barriers": work-items that run the loop end with the value of those that skip it.
+  if (p.phases.size() > 1)
+    for (const auto& phase : p.phases)
+      if (loop_from_negative(phase))
+        return "PoCL 3.1 negative-bound loop bug (a For counts from below zero, kernel with barriers)";
   // known-external.md, "PoCL 3.1: double-to-half rounding in a loop of a kernel with barriers".
   if (p.phases.size() > 1)
     for (const auto& phase : p.phases)
