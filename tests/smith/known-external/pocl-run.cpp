@@ -1,17 +1,21 @@
 // Runs the kernel `t(const int* in, float* out)` of an OpenCL C file on the first CPU device, as
-// one work-group of 4 work-items (or, with `X Y` after the file, one 2-D work-group X x Y) with
-// in = {0, 0, 31, 101, 100}, and prints out[0..3].
+// one work-group of 4 work-items (or, with `X Y` or `X Y Z` after the file, one 2-D or 3-D
+// work-group) with in = {0, 0, 31, 101, 100}, and prints out[0..3]. With --uint before the file
+// the kernel is `t(const int* in, uint* out)` and out is printed as unsigned integers.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 int main(int argc, char** argv) {
-  if (argc != 2 && argc != 4) return std::fprintf(stderr, "usage: pocl-run FILE.cl [X Y]\n"), 2;
+  const bool as_uint = argc > 1 && std::string(argv[1]) == "--uint";
+  if (as_uint) --argc, ++argv;
+  if (argc != 2 && argc != 4 && argc != 5) return std::fprintf(stderr, "usage: pocl-run [--uint] FILE.cl [X Y [Z]]\n"), 2;
   std::ifstream file(argv[1]);
   std::stringstream text;
   text << file.rdbuf();
@@ -37,10 +41,17 @@ int main(int argc, char** argv) {
   cl_mem out_buffer = clCreateBuffer(context, CL_MEM_COPY_HOST_PTR, sizeof out, out, &status);
   clSetKernelArg(kernel, 0, sizeof in_buffer, &in_buffer);
   clSetKernelArg(kernel, 1, sizeof out_buffer, &out_buffer);
-  size_t size[2] = {4, 1};
-  if (argc == 4) size[0] = std::strtoul(argv[2], nullptr, 10), size[1] = std::strtoul(argv[3], nullptr, 10);
-  clEnqueueNDRangeKernel(queue, kernel, argc == 4 ? 2 : 1, nullptr, size, size, 0, nullptr, nullptr);
+  size_t size[3] = {4, 1, 1};
+  if (argc >= 4) size[0] = std::strtoul(argv[2], nullptr, 10), size[1] = std::strtoul(argv[3], nullptr, 10);
+  if (argc == 5) size[2] = std::strtoul(argv[4], nullptr, 10);
+  clEnqueueNDRangeKernel(queue, kernel, argc - 2 > 0 ? argc - 2 : 1, nullptr, size, size, 0, nullptr, nullptr);
   clEnqueueReadBuffer(queue, out_buffer, CL_TRUE, 0, sizeof out, out, 0, nullptr, nullptr);
-  std::printf("%g %g %g %g\n", out[0], out[1], out[2], out[3]);
+  if (as_uint) {
+    unsigned u[4];
+    std::memcpy(u, out, sizeof u);
+    std::printf("%u %u %u %u\n", u[0], u[1], u[2], u[3]);
+  } else {
+    std::printf("%g %g %g %g\n", out[0], out[1], out[2], out[3]);
+  }
   return 0;
 }
