@@ -209,7 +209,7 @@ class LiteralMoveGuard : public llvm::MachineFunctionPass {
 
 char LiteralMoveGuard::ID = 0;
 
-// Hoists what StructurizeCFG would hoist, before it can (see structurizer_hoist_guard in the header).
+// Hoists what StructurizeCFG would hoist, before it can (hoist_zero_cost_phi_operands, workarounds.h).
 class StructurizerHoistGuard : public llvm::FunctionPass {
  public:
   static char ID;
