@@ -394,10 +394,12 @@ Row bench_matmul(int n, Pocl& pocl) {
   return row;
 }
 
-Row bench_reduce(int n, Pocl& pocl) {
+// Per-block float sums of a 256-item block (sample-reduce's kernel, and the tree with a barrier
+// per level below): `kernel` on rocjit, `opencl_name` on PoCL, a loop per block in C++.
+Row bench_block_sums(const char* name, const Kernel& kernel, const char* opencl_name, int n, Pocl& pocl) {
   Dim3 grid{ceil_div(n, samples::BLOCK)}, block{samples::BLOCK};
   const int groups = int(grid.x);
-  Row row{"reduce", fmt::format("n={}", n), launch_text(grid, block)};
+  Row row{name, fmt::format("n={}", n), launch_text(grid, block)};
   std::vector<float> in = pattern(n, 1000, 0.001f), reference(groups), partial(groups);
   row.cxx = measure([&] {
     parallel_for(groups, [&](unsigned, int64_t b, int64_t e) {
@@ -409,7 +411,7 @@ Row bench_reduce(int n, Pocl& pocl) {
     });
   }, {});
   // A tree sums in another order than the loop: allow float rounding.
-  HostKernel k = compile_host(samples::reduce().ir(), shaped(block));
+  HostKernel k = compile_host(kernel.ir(), shaped(block));
   Args args;
   args.array(in, {n}).array(partial, {groups});
   row.rocjit = measure([&] { run_host(k, grid, block, args.data()); },
@@ -417,7 +419,7 @@ Row bench_reduce(int n, Pocl& pocl) {
 #ifdef ROCJIT_HAVE_OPENCL
   if (pocl.available()) {
     auto bi = pocl.buffer(in), bp = pocl.buffer(std::vector<float>(groups));
-    cl_kernel ck = pocl.kernel("reduce", bi, bp, n);
+    cl_kernel ck = pocl.kernel(opencl_name, bi, bp, n);
     row.pocl = measure([&] { pocl.run(ck, global_size(grid, block), local_size(block)); },
                        [&] { verify(row.kernel, "PoCL", pocl.read<float>(bp, groups), reference, 1e-4); });
   }
@@ -566,7 +568,7 @@ constexpr const char* row_format = "{:<12} {:<16} {:<20} {:>10} {:>10} {:>10} {:
 
 using namespace rocjit::dsl;
 
-constexpr int heavy_block = 256;
+constexpr int heavy_block = samples::BLOCK;
 
 Kernel tree_reduce_kernel() {
   return kernel("tree_reduce", [](Array<float> in, Array<float> partial) {
@@ -646,36 +648,6 @@ Kernel tile_stencil_kernel() {
                           tile(ty + 1, tx + 2));
     });
   }, {.max_block_size = 256});
-}
-
-Row bench_tree_reduce(int n, Pocl& pocl) {
-  Dim3 grid{ceil_div(n, heavy_block)}, block{heavy_block};
-  const int groups = int(grid.x);
-  Row row{"tree-reduce", fmt::format("n={}", n), launch_text(grid, block)};
-  std::vector<float> in = pattern(n, 1000, 0.001f), reference(groups), partial(groups);
-  row.cxx = measure([&] {
-    parallel_for(groups, [&](unsigned, int64_t b, int64_t e) {
-      for (int64_t g = b; g < e; ++g) {
-        float sum = 0.0f;
-        for (int64_t i = g * heavy_block; i < std::min<int64_t>(n, (g + 1) * heavy_block); ++i) sum += in[i];
-        reference[g] = sum;
-      }
-    });
-  }, {});
-  HostKernel k = compile_host(tree_reduce_kernel().ir(), shaped(block));
-  Args args;
-  args.array(in, {n}).array(partial, {groups});
-  row.rocjit = measure([&] { run_host(k, grid, block, args.data()); },
-                       [&] { verify(row.kernel, "rocjit", partial, reference, 1e-4); });
-#ifdef ROCJIT_HAVE_OPENCL
-  if (pocl.available()) {
-    auto bi = pocl.buffer(in), bp = pocl.buffer(std::vector<float>(groups));
-    cl_kernel ck = pocl.kernel("tree_reduce", bi, bp, n);
-    row.pocl = measure([&] { pocl.run(ck, global_size(grid, block), local_size(block)); },
-                       [&] { verify(row.kernel, "PoCL", pocl.read<float>(bp, groups), reference, 1e-4); });
-  }
-#endif
-  return row;
 }
 
 Row bench_block_scan(int n, Pocl& pocl) {
@@ -860,12 +832,12 @@ int main(int argc, char** argv) {
              [&] { return bench_saxpy(n, pocl); },
              [&] { return bench_reverse(n, pocl); },
              [&] { return bench_matmul(matmul_n, pocl); },
-             [&] { return bench_reduce(n, pocl); },
+             [&] { return bench_block_sums("reduce", samples::reduce(), "reduce", n, pocl); },
              [&] { return bench_scan(n, pocl); },
              [&] { return bench_transpose(rows, cols, pocl); },
              [&] { return bench_histogram(n, quick ? 3 : 64, pocl); },
              [&] { return bench_jacobi(rows, cols, pocl); },
-             [&] { return bench_tree_reduce(n, pocl); },
+             [&] { return bench_block_sums("tree-reduce", tree_reduce_kernel(), "tree_reduce", n, pocl); },
              [&] { return bench_block_scan(n, pocl); },
              [&] { return bench_bitonic_sort(quick ? n : 1 << 22, pocl); },
              [&] { return bench_tile_stencil(rows, cols, pocl); }}) {
