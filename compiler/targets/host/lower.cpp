@@ -17,9 +17,14 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
+
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
@@ -112,6 +117,8 @@ class HostLowering : public KernelLowering {
       values.push_back(builder_.CreateLoad(types[j], slot, out.argument_names[j]));
     }
     bind_arguments(values);
+    for (ir::MemoryId m = 0; m < kernel_.memories.size(); ++m)
+      if (kernel_.memories[m].space == ir::MemorySpace::global) record_object(array_base(m), global_object);
     create_slots();
 
     // for (g = begin; g < end; ++g): one work-group per iteration.
@@ -147,11 +154,77 @@ class HostLowering : public KernelLowering {
     builder_.CreateBr(header);
     builder_.SetInsertPoint(exit);
     builder_.CreateRetVoid();
+    annotate_aliasing(*f);
     out.checks = std::move(checks_);
     return out;
   }
 
  protected:
+  // ---- aliasing --------------------------------------------------------------------------
+  // What an access touches, as far as the host lowering knows: the kernel's arrays (which may
+  // alias one another: a caller can pass one buffer twice), one static shared array, or one
+  // item of the per-work-item storage (a spilled value, a Var, a local array). The runner
+  // allocates shared memory and storage itself, shared arrays and storage items lie at
+  // disjoint offsets, so no two different objects overlap.
+  static constexpr uint64_t global_object = 0, shared_object = 1ull << 62, storage_object = 2ull << 62;
+
+  static constexpr uint64_t unknown_object = ~0ull;
+
+  // `base` is the address of `object` (an address IRBuilder folded into that of another object
+  // stands for neither).
+  void record_object(const llvm::Value* base, uint64_t object) {
+    auto [it, added] = alias_roots_.emplace(base, object);
+    if (!added && it->second != object) it->second = unknown_object;
+  }
+
+  // The object's name in the scope metadata, for dumps: "arrays", "shared @tile", "storage +16".
+  std::string object_name(uint64_t object) const {
+    if (object == global_object) return "arrays";
+    if (object & shared_object) return "shared @" + kernel_.memories[object & ~shared_object].name;
+    return fmt::format("storage +{}", object & ~storage_object);
+  }
+
+  // Scoped no-alias metadata (alias.scope / noalias, one scope per object) on every load,
+  // store and atomic whose address derives from a known object. Without it LLVM must assume
+  // shared memory, storage and the kernel's arrays may overlap, and the vectoriser guards each
+  // work-item loop with run-time overlap checks and keeps a scalar copy of it.
+  void annotate_aliasing(llvm::Function& f) {
+    std::vector<std::pair<llvm::Instruction*, uint64_t>> accesses;
+    std::map<uint64_t, llvm::MDNode*> scopes;
+    for (llvm::Instruction& inst : llvm::instructions(f)) {
+      llvm::Value* address = llvm::getLoadStorePointerOperand(&inst);
+      if (auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst)) address = rmw->getPointerOperand();
+      if (auto* cx = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst)) address = cx->getPointerOperand();
+      if (!address) continue;
+      for (int depth = 0; depth < 8 && address; ++depth) {
+        auto root = alias_roots_.find(address);
+        if (root != alias_roots_.end()) {
+          if (root->second == unknown_object) break;
+          accesses.emplace_back(&inst, root->second);
+          scopes.emplace(root->second, nullptr);
+          break;
+        }
+        auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(address);
+        address = gep ? gep->getPointerOperand() : nullptr;
+      }
+    }
+    if (scopes.size() < 2) return;  // one object: nothing to tell apart
+    llvm::MDBuilder md(context_);
+    llvm::MDNode* domain = md.createAliasScopeDomain("rocjit.host");
+    for (auto& [object, scope] : scopes) scope = md.createAliasScope(object_name(object), domain);
+    std::map<uint64_t, std::pair<llvm::MDNode*, llvm::MDNode*>> lists;  // object -> its scope, the others
+    for (auto& [object, scope] : scopes) {
+      std::vector<llvm::Metadata*> others;
+      for (auto& [other, other_scope] : scopes)
+        if (other != object) others.push_back(other_scope);
+      lists[object] = {llvm::MDNode::get(context_, {scope}), llvm::MDNode::get(context_, others)};
+    }
+    for (auto [inst, object] : accesses) {
+      inst->setMetadata(llvm::LLVMContext::MD_alias_scope, lists[object].first);
+      inst->setMetadata(llvm::LLVMContext::MD_noalias, lists[object].second);
+    }
+  }
+
   // LLVM 22's X86 lowering of llvm.minimumnum/maximumnum returns the NaN when the other operand
   // is known not to be NaN (e.g. a converted integer), so the host uses minnum/maxnum (NaN
   // ignored, correct) and orders the zeros itself: when the operands compare equal, OR-ing their
@@ -311,7 +384,9 @@ class HostLowering : public KernelLowering {
     llvm::Value* wi = segment_ == group_segment || work_item_zero_.count(segment_) ? group_item() : work_item_;
     llvm::Value* at = builder_.CreateNUWAdd(builder_.CreateNUWMul(builder_.getInt64(offset), threads_),
                                             builder_.CreateNUWMul(wi, builder_.getInt64(item_bytes)));
-    return builder_.CreateInBoundsGEP(builder_.getInt8Ty(), storage_, at);
+    llvm::Value* address = builder_.CreateInBoundsGEP(builder_.getInt8Ty(), storage_, at);
+    record_object(address, storage_object | offset);
+    return address;
   }
 
   // The work-item whose values group-level code uses: 0, or in a wave-level op the wave's first.
@@ -358,7 +433,9 @@ class HostLowering : public KernelLowering {
                                                            : function_->getEntryBlock().end());
       // Dynamic shared memory follows the static arrays (the runner allocates both).
       const uint64_t offset = m.dynamic ? shared_total_ : static_cast<uint64_t>(memory_offset_[id]);
-      return b.CreateInBoundsGEP(b.getInt8Ty(), shared_, b.getInt64(offset), m.name);
+      llvm::Value* base = b.CreateInBoundsGEP(b.getInt8Ty(), shared_, b.getInt64(offset), m.name);
+      record_object(base, shared_object | id);
+      return base;
     }
     auto* type = llvm::ArrayType::get(llvm_type(m.element), static_cast<uint64_t>(m.element_count()));
     return entry_alloca(type, nullptr, m.name, 0);
@@ -711,6 +788,7 @@ class HostLowering : public KernelLowering {
   llvm::BasicBlock* item_next_ = nullptr;   // starts the next work-item of the current segment
   llvm::AllocaInst* returned_ = nullptr;    // some work-item of the group has returned
   llvm::Value* host_zero_ = nullptr;        // 0, loaded from rocjit_host_zero (integer_wrap_guard)
+  std::unordered_map<const llvm::Value*, uint64_t> alias_roots_;  // an object's base address -> the object
 };
 
 }  // namespace
