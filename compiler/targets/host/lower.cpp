@@ -347,7 +347,7 @@ class HostLowering : public KernelLowering {
     for (uint32_t s = 0; s < kernel_.slots.size(); ++s)
       if (needs_storage(slot_segments[s])) {
         slot_offset_[s] = static_cast<int64_t>(storage_per_item_);
-        storage_per_item_ += 8;
+        storage_per_item_ += (item_bytes(kernel_.slots[s].type) + 7) / 8 * 8;
       }
     memory_offset_.assign(kernel_.memories.size(), -1);
     for (ir::MemoryId m = 0; m < kernel_.memories.size(); ++m) {
@@ -414,7 +414,10 @@ class HostLowering : public KernelLowering {
 
   llvm::Value* slot_pointer(uint32_t slot) override {
     if (slot_offset_[slot] < 0) return KernelLowering::slot_pointer(slot);
-    return storage_address(static_cast<uint64_t>(slot_offset_[slot]), 8);
+    // item_bytes apart, like spilled values: an i32 Var's items are contiguous, so a work-item
+    // loop reads and writes them as whole vectors (8 bytes apart, they were strided accesses
+    // the vectoriser gave up on or split).
+    return storage_address(static_cast<uint64_t>(slot_offset_[slot]), item_bytes(kernel_.slots[slot].type));
   }
 
   llvm::Value* array_base(ir::MemoryId id) override {
