@@ -362,11 +362,35 @@ class HostLowering : public KernelLowering {
     }
   }
 
-  // Work-item queries, constants and shapes are recomputed where they are used instead of
-  // being stored per work-item: cheaper, and it keeps the work-item loops vectorisable.
-  bool rematerializable(ir::ValueId v) const {
+  // Work-item queries, constants, shapes, and small integer expressions of those and of
+  // group-level values are recomputed where they are used instead of being stored per
+  // work-item: cheaper, and it keeps the work-item loops vectorisable (x = group_id * 16 +
+  // local_id recomputed after a barrier is still affine in the loop's counter, so an access
+  // indexed by it is consecutive; loaded back from storage it was a scatter).
+  bool rematerializable(ir::ValueId v) const { return remat_cost(v) <= max_remat_ops; }
+
+  // The ops recomputing `v` takes (0 for the leaves above), or more than max_remat_ops.
+  static constexpr int max_remat_ops = 8;
+  int remat_cost(ir::ValueId v) const {
+    if (remat_cost_.empty()) remat_cost_.assign(kernel_.values.size(), -1);
+    int& cost = remat_cost_[v];
+    if (cost >= 0) return cost;
     const ir::Op* def = kernel_.values[v].def;
-    return def && (def->kind == OpKind::workitem || def->kind == OpKind::constant || def->kind == OpKind::shape);
+    cost = max_remat_ops + 1;
+    if (!def) return cost;
+    if (def->kind == OpKind::workitem || def->kind == OpKind::constant || def->kind == OpKind::shape) return cost = 0;
+    const bool pure = def->kind == OpKind::binary || def->kind == OpKind::unary || def->kind == OpKind::compare ||
+                      def->kind == OpKind::select || def->kind == OpKind::cast;
+    auto integral = [](ir::Type t) { return !t.is_vector() && !ir::is_float(t); };
+    if (!pure || !integral(def->type)) return cost;
+    int total = 1;
+    for (ir::ValueId operand : def->operands) {
+      if (!integral(kernel_.value_type(operand))) return cost;
+      if (def_segment_[operand] == group_segment) continue;  // computed once per group, seen everywhere
+      total += remat_cost(operand);
+      if (total > max_remat_ops) return cost;
+    }
+    return cost = total;
   }
 
   bool is_constant(ir::ValueId v) const {
@@ -401,14 +425,24 @@ class HostLowering : public KernelLowering {
       const ir::Op& def = *kernel_.values[id].def;
       if (def.kind == OpKind::workitem) return workitem(def.workitem(), def.dim);
       if (def.kind == OpKind::shape) return shape_of(kernel_.memories[def.ref], def.dim);
-      return values_.at(id);  // constants are LLVM constants: valid everywhere
+      if (def.kind == OpKind::constant) return values_.at(id);  // LLVM constants: valid everywhere
+      // An expression: lowered again here (operands through value(), so recomputed in turn),
+      // leaving the value of its own segment in place.
+      llvm::Value* own = values_[id];
+      const bool outer = recomputing_;
+      recomputing_ = true;
+      operation(def);
+      recomputing_ = outer;
+      llvm::Value* here = values_[id];
+      values_[id] = own;
+      return here;
     }
     return values_.at(id);
   }
 
   void define(const ir::Op& op, llvm::Value* v) override {
     values_[op.result] = v;
-    if (spilled_[op.result])
+    if (spilled_[op.result] && !recomputing_)
       builder_.CreateAlignedStore(v, storage_address(value_offset_[op.result], item_bytes(op.type)), spill_align(op.type));
   }
 
@@ -791,6 +825,8 @@ class HostLowering : public KernelLowering {
   llvm::BasicBlock* item_next_ = nullptr;   // starts the next work-item of the current segment
   llvm::AllocaInst* returned_ = nullptr;    // some work-item of the group has returned
   llvm::Value* host_zero_ = nullptr;        // 0, loaded from rocjit_host_zero (integer_wrap_guard)
+  mutable std::vector<int> remat_cost_;  // per value: remat_cost, -1 until asked
+  bool recomputing_ = false;             // value() is lowering an expression again in a later segment
   std::unordered_map<const llvm::Value*, uint64_t> alias_roots_;  // an object's base address -> the object
 };
 
