@@ -164,11 +164,13 @@ class HostLowering : public KernelLowering {
   // What an access touches, as far as the host lowering knows: the kernel's arrays (which may
   // alias one another: a caller can pass one buffer twice), one static shared array, or one
   // item of the per-work-item storage (a spilled value, a Var, a local array). The runner
-  // allocates shared memory and storage itself, shared arrays and storage items lie at
-  // disjoint offsets, so no two different objects overlap.
+  // allocates shared memory and storage itself, static shared arrays and storage items lie at
+  // disjoint offsets, so no two different objects overlap. Every shared::dynamic array views
+  // the same bytes (after the static ones): together they are one object.
   static constexpr uint64_t global_object = 0, shared_object = 1ull << 62, storage_object = 2ull << 62;
 
   static constexpr uint64_t unknown_object = ~0ull;
+  static constexpr uint64_t dynamic_shared_object = shared_object | (1ull << 61);  // every shared::dynamic array
 
   // `base` is the address of `object` (an address IRBuilder folded into that of another object
   // stands for neither).
@@ -180,6 +182,7 @@ class HostLowering : public KernelLowering {
   // The object's name in the scope metadata, for dumps: "arrays", "shared @tile", "storage +16".
   std::string object_name(uint64_t object) const {
     if (object == global_object) return "arrays";
+    if (object == dynamic_shared_object) return "shared dynamic";
     if (object & shared_object) return "shared @" + kernel_.memories[object & ~shared_object].name;
     return fmt::format("storage +{}", object & ~storage_object);
   }
@@ -471,7 +474,7 @@ class HostLowering : public KernelLowering {
       // Dynamic shared memory follows the static arrays (the runner allocates both).
       const uint64_t offset = m.dynamic ? shared_total_ : static_cast<uint64_t>(memory_offset_[id]);
       llvm::Value* base = b.CreateInBoundsGEP(b.getInt8Ty(), shared_, b.getInt64(offset), m.name);
-      record_object(base, shared_object | id);
+      record_object(base, m.dynamic ? dynamic_shared_object : shared_object | id);  // dynamic arrays share bytes
       return base;
     }
     auto* type = llvm::ArrayType::get(llvm_type(m.element), static_cast<uint64_t>(m.element_count()));
