@@ -140,6 +140,7 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
     CodeObject co;
     co.target = target;
     co.host = targets::host::compile(kernel, requested, [&] { return verified_fingerprint(kernel, shared); });
+    if (!co.host) return co;  // cached_only, and not in the cache
     co.llvm_ir = co.host.llvm_ir();
     co.llvm_ir_optimized = co.host.llvm_ir_optimized();
     co.assembly = co.host.assembly();

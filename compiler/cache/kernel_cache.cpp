@@ -425,6 +425,20 @@ std::string hash_key(const std::string& text) {
   return fmt::format("{:016x}{:016x}", h.high64, h.low64);
 }
 
+bool cached(const std::string& key, const char* extension) {
+  {
+    std::lock_guard<std::mutex> g(memory_lock);
+    auto it = lasting.entries.find(key);
+    if (it != lasting.entries.end() && it->second.value.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+      return true;
+    if (auto a = lasting.alive.find(key); a != lasting.alive.end() && !a->second.expired()) return true;
+  }
+  const std::string dir = cache_directory();
+  if (dir.empty()) return false;
+  std::error_code ignored;
+  return std::filesystem::is_regular_file(fmt::format("{}/{}{}", dir, key, extension), ignored);
+}
+
 AnyValue lookup_or_build(const std::string& key, const char* extension,
                          const std::function<AnyValue(const std::string& payload)>& decode,
                          const std::function<std::pair<AnyValue, std::string>()>& build) {

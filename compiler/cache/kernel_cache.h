@@ -39,6 +39,10 @@ std::string hash_key(const std::string& text);
 // `decode` turns a stored payload back into a value, or returns null (the entry is rejected and
 // rebuilt). Concurrent callers of one key wait for the first.
 using AnyValue = std::shared_ptr<const void>;
+// Whether lookup_or_build would find `key` without building: a finished value in memory (or one
+// forgotten but still alive), or an entry file on disk (which it then decodes; a rejected file
+// is rebuilt). Does not wait for a value being built.
+bool cached(const std::string& key, const char* extension);
 AnyValue lookup_or_build(const std::string& key, const char* extension,
                          const std::function<AnyValue(const std::string& payload)>& decode,
                          const std::function<std::pair<AnyValue, std::string>()>& build);

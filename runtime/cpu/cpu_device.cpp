@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -23,6 +25,100 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// ---- tiered compilation ---------------------------------------------------------------------
+// A shape's first launch runs the O3 kernel if the kernel cache has it, or else one compiled at
+// O1 (bench-compile: 8-20 ms on the samples against 15-60 ms at O3); from its second launch on,
+// the O3 kernel is compiled on the tier-up thread and launches use it once it is ready. So a
+// kernel launched once (most tests) never waits for O3, and one launched in a loop runs at O3
+// soon after. A first launch of more than tier_direct_items work-items compiles O3 at once (O1
+// code could cost it more than the O3 compile). Off with ROCJIT_CPU_TIERING=0, and while
+// ROCJIT_DUMP or ROCJIT_LLVM_ARGS is set (their output then describes the O3 compile).
+constexpr uint64_t tier_direct_items = uint64_t(1) << 22;
+
+std::atomic<uint64_t> quick_compiles{0}, cached_starts{0}, tier_ups{0}, tier_ups_failed{0};
+
+// Whether first launches compile at O1; throws for a ROCJIT_CPU_TIERING that is not 0 or 1.
+bool tiering_enabled(const std::string& kernel) {
+  static const char* const tiering = std::getenv("ROCJIT_CPU_TIERING");
+  static const bool enabled = [] {
+    auto set = [](const char* name) {
+      const char* v = std::getenv(name);
+      return v && *v;
+    };
+    return !(tiering && std::strcmp(tiering, "0") == 0) && !set("ROCJIT_DUMP") && !set("ROCJIT_LLVM_ARGS");
+  }();
+  if (tiering && *tiering && std::strcmp(tiering, "0") != 0 && std::strcmp(tiering, "1") != 0)
+    throw Error(fmt::format("kernel '{}': ROCJIT_CPU_TIERING='{}' is neither 0 (compile each work-group shape at O3 "
+                            "at its first launch) nor 1 (tiered compilation, the default)",
+                            kernel, tiering));
+  return enabled;
+}
+
+// One thread running tier-up compiles in order. A function-local static: created after LLVM's
+// own statics, so destroyed before them; its destructor drops what has not started and waits
+// for the compile in progress.
+class TierUpThread {
+ public:
+  static TierUpThread& instance() {
+    static TierUpThread t;
+    return t;
+  }
+  void post(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> g(lock_);
+      if (!thread_.joinable()) thread_ = std::thread([this] { serve(); });
+      queue_.push_back(std::move(task));
+      ++pending_;
+    }
+    cv_.notify_one();
+  }
+  void wait() {
+    std::unique_lock<std::mutex> g(lock_);
+    idle_.wait(g, [&] { return pending_ == 0 || stop_; });
+  }
+  ~TierUpThread() {
+    {
+      std::lock_guard<std::mutex> g(lock_);
+      stop_ = true;
+      queue_.clear();
+    }
+    cv_.notify_all();
+    idle_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void serve() {
+    std::unique_lock<std::mutex> g(lock_);
+    while (true) {
+      cv_.wait(g, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      auto task = std::move(queue_.front());
+      queue_.pop_front();
+      g.unlock();
+      task();  // catches its own errors
+      task = nullptr;
+      g.lock();
+      if (--pending_ == 0) idle_.notify_all();
+    }
+  }
+  std::mutex lock_;
+  std::condition_variable cv_, idle_;
+  std::deque<std::function<void()>> queue_;
+  size_t pending_ = 0;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// The kernel one work-group shape of a CpuKernel runs, and how far its tiering has got.
+struct Shape {
+  Dim3 block;
+  std::mutex lock;
+  HostKernel kernel;     // what launches run now
+  bool final = false;    // O3, or no tier-up will come
+  unsigned launches = 0;
+};
+
 // A kernel on the CPU device. The host backend compiles it for each of the first few work-group
 // shapes it is launched with (constant trip counts in the work-item loops: LLVM unrolls and
 // vectorises them without runtime checks), then once more for any further shape.
@@ -30,24 +126,73 @@ struct CpuKernel : CompiledKernel {
   static constexpr size_t max_shapes = 4;
   std::shared_ptr<const ir::Kernel> ir;
   mutable std::mutex lock;
-  mutable std::vector<HostKernel> shapes;  // each with a fixed_block
+  mutable std::vector<std::shared_ptr<Shape>> shapes;
   mutable HostKernel any;
 
-  // Compiles on first use of a shape (so CompileErrors surface at the launch), then looks up.
+  // At a launch (on the caller's thread, so CompileErrors are the launch's own): compiles on
+  // first use of a shape, counts the launch and starts the tier-up at the second.
+  void prepare_launch(Dim3 grid, Dim3 block) const {
+    std::shared_ptr<Shape> shape = find(block, grid.count() * block.count());
+    if (!shape) return;  // beyond max_shapes: `any`, compiled at O3
+    std::lock_guard<std::mutex> g(shape->lock);
+    if (shape->final || ++shape->launches != 2) return;
+    ++tier_ups;
+    TierUpThread::instance().post([ir = ir, shape] {
+      HostKernel better;
+      try {
+        CompileOptions options;
+        options.block = shape->block;
+        better = compile(ir, Target::host(), options).host;
+      } catch (...) {
+        ++tier_ups_failed;  // keep running the O1 kernel
+      }
+      std::lock_guard<std::mutex> g(shape->lock);
+      if (better) shape->kernel = std::move(better);
+      shape->final = true;
+    });
+  }
+
+  // The kernel a launch with this shape runs now (prepare_launch came first).
   HostKernel for_block(Dim3 block) const {
+    std::shared_ptr<Shape> shape = find(block, 0);
+    if (!shape) return any;
+    std::lock_guard<std::mutex> g(shape->lock);
+    return shape->kernel;
+  }
+
+ private:
+  // The shape's entry, compiled on first use (nullptr: the shape uses `any`).
+  std::shared_ptr<Shape> find(Dim3 block, uint64_t items) const {
     std::lock_guard<std::mutex> g(lock);
-    for (const HostKernel& k : shapes) {
-      const Dim3 f = *k.fixed_block();
-      if (f.x == block.x && f.y == block.y && f.z == block.z) return k;
+    for (const std::shared_ptr<Shape>& s : shapes)
+      if (s->block.x == block.x && s->block.y == block.y && s->block.z == block.z) return s;
+    if (shapes.size() >= max_shapes) {
+      if (!any) any = compile(ir, Target::host()).host;
+      return nullptr;
     }
-    if (shapes.size() < max_shapes) {
-      CompileOptions options;
-      options.block = block;
-      shapes.push_back(compile(ir, Target::host(), options).host);
-      return shapes.back();
+    auto shape = std::make_shared<Shape>();
+    shape->block = block;
+    CompileOptions options;
+    options.block = block;
+    if (tiering_enabled(name) && items <= tier_direct_items) {
+      options.cached_only = true;
+      shape->kernel = compile(ir, Target::host(), options).host;
+      if (shape->kernel) {
+        ++cached_starts;
+      } else {
+        options.cached_only = false;
+        options.opt_level = 1;
+        shape->kernel = compile(ir, Target::host(), options).host;
+        ++quick_compiles;
+        shapes.push_back(shape);
+        return shape;
+      }
+    } else {
+      shape->kernel = compile(ir, Target::host(), options).host;
     }
-    if (!any) any = compile(ir, Target::host()).host;
-    return any;
+    shape->final = true;
+    shapes.push_back(shape);
+    return shape;
   }
 };
 
@@ -229,7 +374,7 @@ class CpuDevice : public DeviceImpl {
     // stream's thread) makes a CompileError the launch's own error. A kernel for_block() returns
     // always accepts this shape.
     check_host_geometry(k.name, k.max_block_size, grid, block);
-    static_cast<const CpuKernel&>(k).for_block(block);
+    static_cast<const CpuKernel&>(k).prepare_launch(grid, block);
   }
   uint64_t shared_memory_limit() const override { return host_shared_bytes_limit; }
 
@@ -251,3 +396,14 @@ class CpuDevice : public DeviceImpl {
 std::shared_ptr<DeviceImpl> make_cpu_device() { return std::make_shared<CpuDevice>(); }
 
 }  // namespace rocjit::runtime
+
+namespace rocjit {
+
+CpuTieringStats cpu_tiering_stats() {
+  using namespace runtime;
+  return {quick_compiles.load(), cached_starts.load(), tier_ups.load(), tier_ups_failed.load()};
+}
+
+void wait_for_cpu_tier_ups() { runtime::TierUpThread::instance().wait(); }
+
+}  // namespace rocjit

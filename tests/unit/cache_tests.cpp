@@ -19,35 +19,14 @@
 
 #include "compiler/support/environment.h"
 #include "host_args.hpp"
+#include "temporary_cache.hpp"
 #include "sample_kernels.hpp"
 
 using namespace rocjit;
 namespace fs = std::filesystem;
+using rocjit::testing::TemporaryCache;
 
 namespace {
-
-// A fresh cache directory for one test, removed afterwards.
-struct TemporaryCache {
-  std::string dir;
-  TemporaryCache() {
-    char pattern[] = "/tmp/rocjit-cache-test-XXXXXX";
-    dir = mkdtemp(pattern);
-    dir += "/cache";
-    setenv("ROCJIT_CACHE_DIR", dir.c_str(), 1);
-    unsetenv("ROCJIT_CACHE");
-    clear_memory_cache();
-  }
-  ~TemporaryCache() {
-    std::error_code ec;
-    fs::remove_all(fs::path(dir).parent_path(), ec);
-  }
-  std::vector<fs::path> entries() const {
-    std::vector<fs::path> out;
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().extension() == ".rjco") out.push_back(e.path());
-    return out;
-  }
-};
 
 CacheStats delta(const CacheStats& before) {
   CacheStats now = cache_stats();

@@ -24,6 +24,7 @@ int HostKernel::dynamic_shared_argument() const { return impl_->dynamic_shared_a
 uint32_t HostKernel::max_block_size() const { return impl_->max_block_size; }
 bool HostKernel::bounds_checked() const { return impl_->bounds_check; }
 std::optional<Dim3> HostKernel::fixed_block() const { return impl_->fixed_block; }
+int HostKernel::opt_level() const { return impl_->opt_level; }
 const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
 const std::string& HostKernel::llvm_ir_optimized() const { return impl_->llvm_ir_optimized; }
 const std::string& HostKernel::assembly() const { return impl_->assembly; }

@@ -302,9 +302,12 @@ HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested,
     if (kernel.has_dynamic_shared())
       impl->dynamic_shared_argument = static_cast<int>(kernel_abi(kernel).arguments.size() - 1);
     impl->fixed_block = options.block;
+    impl->opt_level = options.opt_level;
     return impl;
   };
 
+  if (options.cached_only && (!cacheable || !cache::cached(cache::key(fingerprint, target_identity(), options), ".rjho")))
+    return {};
   if (cacheable) {
     const std::string key = cache::key(fingerprint, target_identity(), options);
     cache::AnyValue value = cache::lookup_or_build(

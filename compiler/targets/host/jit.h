@@ -27,6 +27,7 @@ struct HostKernel::Impl {
   bool bounds_check = false;
   bool fast_math = false;  // CompileOptions::fast_math (the kernel's own flag is in its IR)
   std::optional<Dim3> fixed_block;  // CompileOptions::block
+  int opt_level = 3;                // CompileOptions::opt_level
   std::string llvm_ir, llvm_ir_optimized, assembly;
   std::string cpu;  // "x86_64-pc-linux-gnu, znver3"
   targets::host::GroupFunction entry = nullptr;  // null when compiled with jit = false

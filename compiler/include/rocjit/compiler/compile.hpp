@@ -39,6 +39,10 @@ struct CompileOptions {
   /// are cached in memory (the most recently used memory_cache_limit()) and on disk
   /// (`<key>.rjco` code objects, `<key>.rjho` host objects).
   bool cache = true;
+  /// Host: take the kernel from the kernel cache (memory or disk) or not at all: when it is not
+  /// there, nothing is compiled and CodeObject::host is empty. The CPU device asks this before
+  /// compiling a first launch at O1 (tiered compilation).
+  bool cached_only = false;
   /// Host: compile for exactly this work-group shape (PoCL does this for every local size): the
   /// work-item loops get constant trip counts, which LLVM unrolls and vectorises without runtime
   /// checks. Such a kernel refuses other shapes. Unset: any shape, read at launch. The CPU device

@@ -89,6 +89,8 @@ class HostKernel {
   bool bounds_checked() const;
   /// The work-group shape the kernel was compiled for, if it was (HostCompileOptions::block).
   std::optional<Dim3> fixed_block() const;
+  /// The optimisation level it was compiled at (CompileOptions::opt_level).
+  int opt_level() const;
   /// The LLVM IR as lowered, if requested.
   const std::string& llvm_ir() const;
   /// The LLVM IR after optimisation, if requested.

@@ -25,4 +25,20 @@ void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const
 /// Worker threads used for work-groups: hardware threads, or ROCJIT_CPU_THREADS.
 unsigned host_thread_count();
 
+/// The CPU device's tiered compilation. A kernel's first launch with a work-group shape runs
+/// the O3 kernel if the kernel cache has it, or else one compiled at O1 (a fraction of the O3
+/// compile time); from the second launch on, the O3 kernel is compiled on a background thread
+/// and used once ready. First launches of more than 4M work-items compile O3 at once.
+/// ROCJIT_CPU_TIERING=0 turns it off (every shape compiled at O3 at its first launch), as do
+/// ROCJIT_DUMP and ROCJIT_LLVM_ARGS. Counts since the process started:
+struct CpuTieringStats {
+  uint64_t quick_compiles = 0;   ///< first launches of a shape compiled at O1
+  uint64_t cached_starts = 0;    ///< first launches that found the O3 kernel in the kernel cache
+  uint64_t tier_ups = 0;         ///< O3 compiles started in the background
+  uint64_t tier_ups_failed = 0;  ///< of those, compiles that threw (the O1 kernel stays in use)
+};
+CpuTieringStats cpu_tiering_stats();
+/// Waits until every background O3 compile started so far is finished and in use.
+void wait_for_cpu_tier_ups();
+
 }  // namespace rocjit
