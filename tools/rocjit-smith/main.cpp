@@ -617,6 +617,10 @@ int main_impl(int argc, char** argv) {
 }  // namespace smith
 
 int main(int argc, char** argv) {
+  // The cpu executor launches each kernel once, so under the CPU device's tiered compilation it
+  // would compare the O1 code of a first launch; kernels launched repeatedly run O3 code, which is
+  // what a campaign should check by default. ROCJIT_CPU_TIERING=1 compares the O1 code instead.
+  setenv("ROCJIT_CPU_TIERING", "0", /*overwrite=*/0);
   try {
     return smith::main_impl(argc, argv);
   } catch (const std::exception& e) {
