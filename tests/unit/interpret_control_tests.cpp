@@ -140,3 +140,83 @@ TEST_CASE("dynamic shared memory next to a static array, atomic load and store, 
   }
   REQUIRE(out[1].as<int32_t>() == std::vector<int32_t>{1, 2, 3});
 }
+
+// The CPU back end copies a region whose bounds guards hold for a whole work-group without them
+// (chosen per group by a check of the guards' affine expressions at the corners of the group).
+// Groups fully inside, partly inside and outside the bounds, negative coefficients, 2-D and 3-D
+// groups, and i32 arithmetic that wraps inside a group must all agree with the interpreter,
+// compiled for any shape and for the launch's shape.
+TEST_CASE("bounds guards that hold for a whole work-group: the unguarded copy agrees with the interpreter") {
+  auto both_shapes = [](const Kernel& k, Dim3 grid, Dim3 block, const Args& args) {
+    run_both(k.ir(), grid, block, args);
+    CompileOptions fixed;
+    fixed.block = block;
+    return run_both(k.ir(), grid, block, args, 0, fixed);
+  };
+  Kernel window = kernel("window", [](Array<int32_t> out, Int lo) {
+    Int i = global_id(0);
+    If(i >= lo && i < out.shape(0), [&] { out(i) = i * 3; });
+  });
+  auto w = both_shapes(window, {20}, {64}, Args().array(std::vector<int32_t>(1000, -1)).scalar(70));
+  std::vector<int32_t> wv = w[0].as<int32_t>();
+  for (int i = 0; i < 1000; ++i) REQUIRE(wv[i] == (i >= 70 ? i * 3 : -1));
+
+  Kernel interior = kernel("interior", [](Array<float, 2> in, Array<float, 2> out) {
+    Int x = global_id(0), y = global_id(1);
+    Int rows = in.shape(0), cols = in.shape(1);
+    If(y >= 1 && y < rows - 1 && x >= 1 && x < cols - 1,
+       [&] { out(y, x) = in(y, x - 1) + in(y, x + 1) + in(y - 1, x) + in(y + 1, x); });
+  });
+  std::vector<float> grid2(37 * 45);
+  for (size_t i = 0; i < grid2.size(); ++i) grid2[i] = static_cast<float>(i % 17);
+  both_shapes(interior, {3, 5}, {16, 8},
+              Args().array(grid2, {37, 45}).array(std::vector<float>(37 * 45, 0.5f), {37, 45}));
+
+  Kernel falling = kernel("falling", [](Array<int32_t> out, Int k) {
+    Int t = local_id(0);
+    If(63 - t * 2 >= k, [&] { out(global_id(0)) = t; });
+  });
+  both_shapes(falling, {4}, {32}, Args().array(std::vector<int32_t>(128, -1)).scalar(20));
+
+  // -global_id * 65536 wraps past 32768 (to positive values, which fail the guard, while the
+  // exact values would pass it): those groups must take the guarded copy.
+  Kernel wrapping = kernel("wrapping", [](Array<int32_t> out, Int limit) {
+    Int v = 0 - global_id(0) * 65536;
+    If(v < limit, [&] { out(global_id(0)) = v; });
+  });
+  auto wr = both_shapes(wrapping, {600}, {64}, Args().array(std::vector<int32_t>(600 * 64, 7)).scalar(-(1 << 30)));
+  CHECK(wr[0].as<int32_t>()[40000 / 64 * 64 - 1] == 7);  // wrapped past 32768: the guard failed
+
+  Kernel boxes = kernel("boxes", [](Array<int32_t, 3> out, Int m) {
+    Int z = global_id(2) * 4 + local_id(1) * 2 - group_id(0) - 3;
+    If(z < m && z >= 0, [&] { out(global_id(2), global_id(1), global_id(0)) = z; });
+  });
+  both_shapes(boxes, {2, 3, 4}, {4, 2, 3},
+              Args().array(std::vector<int32_t>(12 * 6 * 8, -1), {12, 6, 8}).scalar(20));
+}
+
+TEST_CASE("only affine i32 guards get an unguarded copy of their region, and only when optimising") {
+  auto versioned = [](const Kernel& k, int opt_level) {
+    CompileOptions o;
+    o.opt_level = opt_level;
+    o.emit_llvm_ir = true;
+    o.jit = false;
+    return compile(k, Target::host(), o).host.llvm_ir().find("guards.hold") != std::string::npos;
+  };
+  Kernel affine = kernel("affine_guard", [](Array<float> x) {
+    Int i = global_id(0);
+    If(i < x.shape(0), [&] { x(i) = 1.0f; });
+  });
+  CHECK(versioned(affine, 3));
+  CHECK(versioned(affine, 2));
+  CHECK_FALSE(versioned(affine, 1));  // the CPU device's quick first compile
+  Kernel square = kernel("square_guard", [](Array<float> x) {
+    Int i = global_id(0);
+    If(i * i < x.shape(0), [&] { x(i) = 1.0f; });
+  });
+  CHECK_FALSE(versioned(square, 3));
+  Kernel uniform = kernel("uniform_guard", [](Array<float> x, Int n) {
+    If(group_id(0) < n, [&] { x(global_id(0)) = 1.0f; });
+  });
+  CHECK_FALSE(versioned(uniform, 3));  // no local id in it: LLVM hoists it already
+}

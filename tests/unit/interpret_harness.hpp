@@ -79,7 +79,7 @@ inline std::vector<Arg> run_interpreter(const ir::Kernel& k, Dim3 grid, Dim3 blo
 
 // `dynamic_shared_bytes` is the trailing argument of kernels with shared::dynamic arrays.
 inline std::vector<Arg> run_cpu(const ir::Kernel& k, Dim3 grid, Dim3 block, std::vector<Arg> args,
-                                uint32_t dynamic_shared_bytes = 0) {
+                                uint32_t dynamic_shared_bytes = 0, const CompileOptions& options = {}) {
   // run_host's arguments: per array its pointer, one i32 per extent and (strided) one i64 per stride.
   std::vector<void*> pointers;
   std::vector<int32_t> extents;
@@ -107,7 +107,7 @@ inline std::vector<Arg> run_cpu(const ir::Kernel& k, Dim3 grid, Dim3 block, std:
       }
   }
   if (k.has_dynamic_shared()) pointers.push_back(&dynamic_shared_bytes);
-  run_host(compile_host(k), grid, block, pointers.data());
+  run_host(compile_host(k, options), grid, block, pointers.data());
   return args;
 }
 
@@ -141,11 +141,11 @@ inline void require_same(const ir::Kernel& k, const std::vector<Arg>& interp, co
 // Runs the kernel on the interpreter and on the CPU back end from the same inputs, requires
 // bit-identical results and returns the interpreter's.
 inline std::vector<Arg> run_both(const ir::Kernel& k, Dim3 grid, Dim3 block, const Args& args,
-                                 uint32_t dynamic_shared_bytes = 0) {
+                                 uint32_t dynamic_shared_bytes = 0, const CompileOptions& compile_options = {}) {
   InterpretOptions options;
   options.dynamic_shared_bytes = dynamic_shared_bytes;
   std::vector<Arg> interp = run_interpreter(k, grid, block, args.list, options);
-  std::vector<Arg> cpu = run_cpu(k, grid, block, args.list, dynamic_shared_bytes);
+  std::vector<Arg> cpu = run_cpu(k, grid, block, args.list, dynamic_shared_bytes, compile_options);
   require_same(k, interp, cpu);
   SUCCEED("interpreter and cpu agree on kernel '" << k.name << "'");
   return interp;

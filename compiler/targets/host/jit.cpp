@@ -163,7 +163,8 @@ llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions&
   const passes::PreparedKernel prepared = passes::prepare(kernel, Target::host());
   lower_phase.emplace("lower");
   targets::host::HostModule lowered =
-      targets::host::lower(prepared.get(), context, symbol, impl.bounds_check, block, impl.fast_math);
+      targets::host::lower(prepared.get(), context, symbol, impl.bounds_check, block, impl.fast_math,
+                           options.opt_level >= 2);
   llvm::Module& module = *lowered.module;
   module.setDataLayout(h.jit->getDataLayout());
   module.setTargetTriple(h.jit->getTargetTriple());

@@ -160,6 +160,191 @@ class HostLowering : public KernelLowering {
   }
 
  protected:
+  // ---- guards that hold for a whole work-group ------------------------------------------------
+  // Most kernels guard their accesses with bounds checks such as `If(i < n)`, which LLVM turns
+  // into masked vector loads and stores in the work-item loop (about twice the time of the plain
+  // loop on this project's machine) although every work-group but the last passes them. A guard
+  // is an If at the top of a region whose condition is a conjunction of signed i32 comparisons
+  // of affine expressions: constant multiples of local ids plus group-level values (group ids,
+  // block and grid sizes, shapes, constants, values computed at group level). Over the group's
+  // box of local ids such an expression takes its extremes at corners, so a few i64 operations
+  // per group decide whether it holds for every work-item, and whether the expressions' i32
+  // arithmetic stays in range (then it computes the exact values the check used).
+
+ public:
+  bool version_guards = false;
+
+ protected:
+  struct Affine {
+    bool ok = false;
+    int64_t coefficient[3] = {0, 0, 0};  // of local ids x, y, z
+  };
+
+  // `v` as an affine function of the local ids, if it is one (i32 values only).
+  Affine affine(ir::ValueId v) const {
+    Affine out;
+    const ir::Op* def = kernel_.values[v].def;
+    if (!def || def->type != ir::Type::i32) return out;
+    if (def_segment_[v] == group_segment || def->kind == OpKind::constant || def->kind == OpKind::shape) {
+      out.ok = true;
+      return out;
+    }
+    if (def->kind == OpKind::workitem) {
+      const ir::WorkItem w = def->workitem();
+      out.ok = w != ir::WorkItem::lane_id;
+      if (w == ir::WorkItem::local_id || w == ir::WorkItem::global_id) out.coefficient[def->dim] = 1;
+      return out;
+    }
+    if (def->kind == OpKind::unary && def->unary_op() == ir::UnaryOp::neg) {
+      out = affine(def->operands[0]);
+      for (int64_t& c : out.coefficient) c = -c;
+      return out;
+    }
+    if (def->kind != OpKind::binary) return out;
+    const Affine a = affine(def->operands[0]), b = affine(def->operands[1]);
+    if (!a.ok || !b.ok) return out;
+    auto uniform = [](const Affine& x) { return !x.coefficient[0] && !x.coefficient[1] && !x.coefficient[2]; };
+    auto constant = [&](ir::ValueId x, int64_t& c) {
+      const ir::Op* d = kernel_.values[x].def;
+      if (!d || d->kind != OpKind::constant) return false;
+      c = d->int_value;
+      return true;
+    };
+    int64_t c = 0;
+    switch (def->binary_op()) {
+      case ir::BinaryOp::add:
+      case ir::BinaryOp::sub:
+        out.ok = true;
+        for (int d = 0; d < 3; ++d)
+          out.coefficient[d] = a.coefficient[d] + (def->binary_op() == ir::BinaryOp::add ? 1 : -1) * b.coefficient[d];
+        return out;
+      case ir::BinaryOp::mul:
+        if (uniform(a) && uniform(b)) return out.ok = true, out;
+        if (uniform(b) && constant(def->operands[1], c)) out = a;
+        else if (uniform(a) && constant(def->operands[0], c)) out = b;
+        else return out;
+        if (c < -(1 << 20) || c > (1 << 20)) return Affine{};
+        for (int64_t& k : out.coefficient) {
+          k *= c;
+          if (k < INT32_MIN || k > INT32_MAX) return Affine{};
+        }
+        return out;
+      default:
+        return out;
+    }
+  }
+
+  // The conditions of the region's top-level Ifs that are guards in the sense above.
+  std::vector<ir::ValueId> group_wide_guards(const std::vector<const ir::Op*>& run) const {
+    std::vector<ir::ValueId> out;
+    for (const ir::Op* op : run)
+      if (op->kind == OpKind::if_ && guard_terms(op->operands[0], nullptr)) out.push_back(op->operands[0]);
+    return out;
+  }
+
+  // Whether `cond` is a conjunction of comparisons of affine i32 values (collected in `terms`).
+  bool guard_terms(ir::ValueId cond, std::vector<const ir::Op*>* terms) const {
+    const ir::Op* def = kernel_.values[cond].def;
+    if (!def) return false;
+    if (def->kind == OpKind::binary && def->binary_op() == ir::BinaryOp::and_ && def->type == ir::Type::i1)
+      return guard_terms(def->operands[0], terms) && guard_terms(def->operands[1], terms);
+    if (def->kind != OpKind::compare) return false;
+    const ir::ComparePred p = def->pred();
+    if (p != ir::ComparePred::lt && p != ir::ComparePred::le && p != ir::ComparePred::gt && p != ir::ComparePred::ge)
+      return false;
+    const Affine a = affine(def->operands[0]), b = affine(def->operands[1]);
+    if (!a.ok || !b.ok) return false;
+    if (!a.coefficient[0] && !a.coefficient[1] && !a.coefficient[2] && !b.coefficient[0] && !b.coefficient[1] &&
+        !b.coefficient[2])
+      return false;  // uniform: LLVM hoists it out of the loops already
+    if (terms) terms->push_back(def);
+    return true;
+  }
+
+  // At group level: whether guard `cond` holds for every work-item of the group.
+  llvm::Value* holds_for_group(ir::ValueId cond) {
+    std::vector<const ir::Op*> terms;
+    guard_terms(cond, &terms);
+    llvm::Value* all = builder_.getTrue();
+    for (const ir::Op* cmp : terms) {
+      const Affine a = affine(cmp->operands[0]), b = affine(cmp->operands[1]);
+      int64_t difference[3];
+      for (int d = 0; d < 3; ++d) difference[d] = a.coefficient[d] - b.coefficient[d];
+      // a - b at its largest (lt, le) or smallest (gt, ge) over the group.
+      const bool upper = cmp->pred() == ir::ComparePred::lt || cmp->pred() == ir::ComparePred::le;
+      std::array<bool, 3> high;
+      for (int d = 0; d < 3; ++d) high[d] = upper ? difference[d] > 0 : difference[d] < 0;
+      llvm::Value* gap = builder_.CreateSub(at_corner(cmp->operands[0], high), at_corner(cmp->operands[1], high));
+      llvm::Value* zero = builder_.getInt64(0);
+      llvm::Value* holds = nullptr;
+      switch (cmp->pred()) {
+        case ir::ComparePred::lt: holds = builder_.CreateICmpSLT(gap, zero); break;
+        case ir::ComparePred::le: holds = builder_.CreateICmpSLE(gap, zero); break;
+        case ir::ComparePred::gt: holds = builder_.CreateICmpSGT(gap, zero); break;
+        default: holds = builder_.CreateICmpSGE(gap, zero); break;
+      }
+      all = builder_.CreateAnd(all, holds);
+      all = builder_.CreateAnd(all, in_i32_range(cmp->operands[0]));
+      all = builder_.CreateAnd(all, in_i32_range(cmp->operands[1]));
+    }
+    return all;
+  }
+
+  // At group level, in i64: the value of affine `v` at the corner of the group's box of local
+  // ids that has local id d at its last value where high[d], else 0.
+  llvm::Value* at_corner(ir::ValueId v, const std::array<bool, 3>& high) {
+    auto* i64 = builder_.getInt64Ty();
+    const ir::Op* def = kernel_.values[v].def;
+    auto last = [&](unsigned d) {
+      return high[d] ? builder_.CreateSub(builder_.CreateZExt(block_[d], i64), builder_.getInt64(1))
+                     : static_cast<llvm::Value*>(builder_.getInt64(0));
+    };
+    // (Values of the region itself are not lowered yet here: constants and shapes are made anew.)
+    if (def->kind == OpKind::constant)  // an i32 (affine() takes no other type)
+      return builder_.getInt64(static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(def->int_value))));
+    if (def->kind == OpKind::shape) return builder_.CreateSExt(shape_of(kernel_.memories[def->ref], def->dim), i64);
+    if (def_segment_[v] == group_segment) return builder_.CreateSExt(values_.at(v), i64);
+    if (def->kind == OpKind::workitem) {
+      const unsigned d = def->dim;
+      switch (def->workitem()) {
+        case ir::WorkItem::local_id: return last(d);
+        case ir::WorkItem::global_id:
+          return builder_.CreateAdd(builder_.CreateMul(builder_.CreateZExt(group_[d], i64), builder_.CreateZExt(block_[d], i64)),
+                                    last(d));
+        default: return builder_.CreateSExt(workitem(def->workitem(), d), i64);  // uniform
+      }
+    }
+    if (def->kind == OpKind::unary) return builder_.CreateNeg(at_corner(def->operands[0], high));
+    llvm::Value* a = at_corner(def->operands[0], high);
+    llvm::Value* b = at_corner(def->operands[1], high);
+    switch (def->binary_op()) {
+      case ir::BinaryOp::add: return builder_.CreateAdd(a, b);
+      case ir::BinaryOp::sub: return builder_.CreateSub(a, b);
+      default: return builder_.CreateMul(a, b);  // mul (affine() allows nothing else)
+    }
+  }
+
+  // At group level: whether `v` and every affine operation below it stay within i32 over the
+  // whole group (then the work-items' i32 arithmetic computes the exact values).
+  llvm::Value* in_i32_range(ir::ValueId v) {
+    const ir::Op* def = kernel_.values[v].def;
+    const bool leaf = def_segment_[v] == group_segment || def->kind == OpKind::constant ||
+                      def->kind == OpKind::shape || def->kind == OpKind::workitem;
+    if (leaf) return builder_.getTrue();
+    const Affine f = affine(v);
+    std::array<bool, 3> high, low;
+    for (int d = 0; d < 3; ++d) {
+      high[d] = f.coefficient[d] > 0;
+      low[d] = f.coefficient[d] < 0;
+    }
+    llvm::Value* top = at_corner(v, high);
+    llvm::Value* bottom = at_corner(v, low);
+    llvm::Value* ok = builder_.CreateAnd(builder_.CreateICmpSLE(top, builder_.getInt64(INT32_MAX)),
+                                         builder_.CreateICmpSGE(bottom, builder_.getInt64(INT32_MIN)));
+    for (ir::ValueId operand : def->operands) ok = builder_.CreateAnd(ok, in_i32_range(operand));
+    return ok;
+  }
+
   // ---- aliasing --------------------------------------------------------------------------
   // What an access touches, as far as the host lowering knows: the kernel's arrays (which may
   // alias one another: a caller can pass one buffer twice), one static shared array, or one
@@ -420,6 +605,7 @@ class HostLowering : public KernelLowering {
   llvm::Value* group_item() { return in_wave_ ? wave_first_ : builder_.getInt64(0); }
 
   llvm::Value* value(ir::ValueId id) override {
+    if (!forced_true_.empty() && forced_true_.count(id)) return builder_.getTrue();
     if (spilled_[id] && def_segment_[id] != segment_) {
       const ir::Type t = kernel_.value_type(id);
       return builder_.CreateAlignedLoad(llvm_type(t), storage_address(value_offset_[id], item_bytes(t)), spill_align(t));
@@ -591,21 +777,45 @@ class HostLowering : public KernelLowering {
                    });
       set_work_item(wave_first_);
     } else {
-      counted_loop(block_[2], "wi.z", [&](llvm::Value* z, llvm::BasicBlock*) {
-        counted_loop(block_[1], "wi.y", [&](llvm::Value* y, llvm::BasicBlock*) {
-          counted_loop(block_[0], "wi.x", [&](llvm::Value* x, llvm::BasicBlock* next) {
-            item_next_ = next;
-            local_[0] = x;
-            local_[1] = y;
-            local_[2] = z;
-            llvm::Value* zy = builder_.CreateNUWAdd(builder_.CreateNUWMul(z, block_[1]), y);
-            llvm::Value* linear = builder_.CreateNUWAdd(builder_.CreateNUWMul(zy, block_[0]), x);
-            work_item_ = builder_.CreateZExt(linear, builder_.getInt64Ty());
-            skip_returned_item();
-            for (const ir::Op* op : run) operation(*op);
+      auto work_item_loops = [&] {
+        counted_loop(block_[2], "wi.z", [&](llvm::Value* z, llvm::BasicBlock*) {
+          counted_loop(block_[1], "wi.y", [&](llvm::Value* y, llvm::BasicBlock*) {
+            counted_loop(block_[0], "wi.x", [&](llvm::Value* x, llvm::BasicBlock* next) {
+              item_next_ = next;
+              local_[0] = x;
+              local_[1] = y;
+              local_[2] = z;
+              llvm::Value* zy = builder_.CreateNUWAdd(builder_.CreateNUWMul(z, block_[1]), y);
+              llvm::Value* linear = builder_.CreateNUWAdd(builder_.CreateNUWMul(zy, block_[0]), x);
+              work_item_ = builder_.CreateZExt(linear, builder_.getInt64Ty());
+              skip_returned_item();
+              for (const ir::Op* op : run) operation(*op);
+            });
           });
         });
-      });
+      };
+      std::vector<ir::ValueId> guards = version_guards ? group_wide_guards(run) : std::vector<ir::ValueId>{};
+      if (guards.empty()) {
+        work_item_loops();
+      } else {
+        // The guards' check for the whole group (at group level), then the region twice: with
+        // the guards taken as true, and as written.
+        llvm::Value* all_hold = builder_.getTrue();
+        for (ir::ValueId g : guards) all_hold = builder_.CreateAnd(all_hold, holds_for_group(g));
+        auto* fast = llvm::BasicBlock::Create(context_, "guards.hold", function_);
+        auto* slow = llvm::BasicBlock::Create(context_, "guards.checked", function_);
+        auto* join = llvm::BasicBlock::Create(context_, "guards.join", function_);
+        builder_.CreateCondBr(all_hold, fast, slow);
+        builder_.SetInsertPoint(fast);
+        forced_true_.insert(guards.begin(), guards.end());
+        work_item_loops();
+        forced_true_.clear();
+        builder_.CreateBr(join);
+        builder_.SetInsertPoint(slow);
+        work_item_loops();
+        builder_.CreateBr(join);
+        builder_.SetInsertPoint(join);
+      }
       if (returned_) {
         // Work-items that returned skip the rest of the kernel: with a uniform Return that is the
         // whole group; after a divergent one no segment follows (the uniformity rule).
@@ -828,6 +1038,7 @@ class HostLowering : public KernelLowering {
   llvm::BasicBlock* item_next_ = nullptr;   // starts the next work-item of the current segment
   llvm::AllocaInst* returned_ = nullptr;    // some work-item of the group has returned
   llvm::Value* host_zero_ = nullptr;        // 0, loaded from rocjit_host_zero (integer_wrap_guard)
+  std::unordered_set<ir::ValueId> forced_true_;  // guards taken as true (the region's group-wide copy)
   mutable std::vector<int> remat_cost_;  // per value: remat_cost, -1 until asked
   bool recomputing_ = false;             // value() is lowering an expression again in a later segment
   std::unordered_map<const llvm::Value*, uint64_t> alias_roots_;  // an object's base address -> the object
@@ -836,9 +1047,10 @@ class HostLowering : public KernelLowering {
 }  // namespace
 
 HostModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, const std::string& function_name,
-                 bool bounds_check, const std::array<int32_t, 3>& block, bool fast_math) {
+                 bool bounds_check, const std::array<int32_t, 3>& block, bool fast_math, bool version_guards) {
   auto module = std::make_unique<llvm::Module>(kernel.name, context);
   HostLowering lowering(kernel, *module, bounds_check, block);
+  lowering.version_guards = version_guards && !bounds_check;
   if (fast_math || kernel.fast_math) lowering.enable_fast_math();
   HostModule out = lowering.run(function_name);
   out.module = std::move(module);
