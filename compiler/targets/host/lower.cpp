@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <map>
 #include <set>
@@ -237,8 +238,13 @@ class HostLowering : public KernelLowering {
   // The conditions of the region's top-level Ifs that are guards in the sense above.
   std::vector<ir::ValueId> group_wide_guards(const std::vector<const ir::Op*>& run) const {
     std::vector<ir::ValueId> out;
-    for (const ir::Op* op : run)
-      if (op->kind == OpKind::if_ && guard_terms(op->operands[0], nullptr)) out.push_back(op->operands[0]);
+    for (const ir::Op* op : run) {
+      std::vector<const ir::Op*> terms;
+      if (op->kind != OpKind::if_ || !guard_terms(op->operands[0], &terms)) continue;
+      if (std::any_of(terms.begin(), terms.end(),
+                      [&](const ir::Op* cmp) { return positional(cmp->operands[0]) || positional(cmp->operands[1]); }))
+        out.push_back(op->operands[0]);
+    }
     return out;
   }
 
@@ -259,6 +265,20 @@ class HostLowering : public KernelLowering {
       return false;  // uniform: LLVM hoists it out of the loops already
     if (terms) terms->push_back(def);
     return true;
+  }
+
+  // Whether affine `v` depends on the group's position (a global or group id): a guard without
+  // such a term, like `local_id < s` in a tree reduction, passes or fails the same way in every
+  // group, so a copy for groups where it holds would rarely run and only cost compile time.
+  bool positional(ir::ValueId v) const {
+    const ir::Op* def = kernel_.values[v].def;
+    if (!def || def_segment_[v] == group_segment) return false;
+    if (def->kind == OpKind::workitem)
+      return def->workitem() == ir::WorkItem::global_id || def->workitem() == ir::WorkItem::group_id;
+    if (def->kind != OpKind::binary && def->kind != OpKind::unary) return false;
+    for (ir::ValueId operand : def->operands)
+      if (positional(operand)) return true;
+    return false;
   }
 
   // At group level: whether guard `cond` holds for every work-item of the group.
@@ -710,9 +730,17 @@ class HostLowering : public KernelLowering {
   // widens these loops (and interleaves them when it pays), so runtime unrolling only copied the
   // vector body again with a remainder loop: without it a host compile executes 20-31% fewer
   // instructions (callgrind, matmul, reduce, transpose, reverse) at the same bench-cpu speed.
+  // In the guarded copy of a region with a group-wide one (flush), the loops are not vectorised
+  // either: that copy runs only for the groups at the edges of the bounds, and left scalar it
+  // costs a fraction of the compile time.
   llvm::MDNode* no_runtime_unrolling() {
-    llvm::MDNode* property = llvm::MDNode::get(context_, {llvm::MDString::get(context_, "llvm.loop.unroll.runtime.disable")});
-    llvm::MDNode* id = llvm::MDNode::getDistinct(context_, {nullptr, property});
+    llvm::SmallVector<llvm::Metadata*, 3> operands{
+        nullptr, llvm::MDNode::get(context_, {llvm::MDString::get(context_, "llvm.loop.unroll.runtime.disable")})};
+    if (scalar_loops_)
+      operands.push_back(llvm::MDNode::get(
+          context_, {llvm::MDString::get(context_, "llvm.loop.vectorize.enable"),
+                     llvm::ConstantAsMetadata::get(builder_.getFalse())}));
+    llvm::MDNode* id = llvm::MDNode::getDistinct(context_, operands);
     id->replaceOperandWith(0, id);
     return id;
   }
@@ -812,7 +840,9 @@ class HostLowering : public KernelLowering {
         forced_true_.clear();
         builder_.CreateBr(join);
         builder_.SetInsertPoint(slow);
+        scalar_loops_ = true;
         work_item_loops();
+        scalar_loops_ = false;
         builder_.CreateBr(join);
         builder_.SetInsertPoint(join);
       }
@@ -1039,6 +1069,7 @@ class HostLowering : public KernelLowering {
   llvm::AllocaInst* returned_ = nullptr;    // some work-item of the group has returned
   llvm::Value* host_zero_ = nullptr;        // 0, loaded from rocjit_host_zero (integer_wrap_guard)
   std::unordered_set<ir::ValueId> forced_true_;  // guards taken as true (the region's group-wide copy)
+  bool scalar_loops_ = false;                    // lowering a region's guarded copy: loops not vectorised
   mutable std::vector<int> remat_cost_;  // per value: remat_cost, -1 until asked
   bool recomputing_ = false;             // value() is lowering an expression again in a later segment
   std::unordered_map<const llvm::Value*, uint64_t> alias_roots_;  // an object's base address -> the object
