@@ -30,18 +30,42 @@ Width width_of(const std::string& name) {
   return {4, false};
 }
 
-uint32_t load_word(const uint8_t* p, uint32_t bytes, bool sign, uint32_t k) {
-  if (bytes >= 4) {
+// The simulated program's loads and stores of memory other waves may touch: relaxed atomic
+// accesses, as on the GPU, where a plain load racing with another wave's store or atomic is
+// allowed (with memcpy it would be a data race in the simulator, reported by ThreadSanitizer).
+// Naturally aligned words are one access; anything else goes byte by byte.
+template <typename T>
+T relaxed_load(const uint8_t* p) {
+  if (reinterpret_cast<uintptr_t>(p) % sizeof(T) == 0) return __atomic_load_n(reinterpret_cast<const T*>(p), __ATOMIC_RELAXED);
+  uint8_t bytes[sizeof(T)];
+  for (size_t b = 0; b < sizeof(T); ++b) bytes[b] = __atomic_load_n(p + b, __ATOMIC_RELAXED);
+  T v;
+  std::memcpy(&v, bytes, sizeof(T));
+  return v;
+}
+void relaxed_store(uint8_t* p, const void* value, uint32_t size) {
+  const auto* from = static_cast<const uint8_t*>(value);
+  if (size == 4 && reinterpret_cast<uintptr_t>(p) % 4 == 0) {
     uint32_t v;
-    std::memcpy(&v, p + 4 * k, 4);
-    return v;
-  }
-  if (bytes == 2) {
+    std::memcpy(&v, from, 4);
+    __atomic_store_n(reinterpret_cast<uint32_t*>(p), v, __ATOMIC_RELAXED);
+  } else if (size == 2 && reinterpret_cast<uintptr_t>(p) % 2 == 0) {
     uint16_t v;
-    std::memcpy(&v, p, 2);
+    std::memcpy(&v, from, 2);
+    __atomic_store_n(reinterpret_cast<uint16_t*>(p), v, __ATOMIC_RELAXED);
+  } else {
+    for (uint32_t b = 0; b < size; ++b) __atomic_store_n(p + b, from[b], __ATOMIC_RELAXED);
+  }
+}
+
+uint32_t load_word(const uint8_t* p, uint32_t bytes, bool sign, uint32_t k) {
+  if (bytes >= 4) return relaxed_load<uint32_t>(p + 4 * k);
+  if (bytes == 2) {
+    uint16_t v = relaxed_load<uint16_t>(p);
     return sign ? uint32_t(int32_t(int16_t(v))) : v;
   }
-  return sign ? uint32_t(int32_t(int8_t(*p))) : *p;
+  uint8_t v = relaxed_load<uint8_t>(p);
+  return sign ? uint32_t(int32_t(int8_t(v))) : v;
 }
 
 // Loads `wd.bytes` at `p` into the registers starting at `dst` (sub-dword loads extend into one).
@@ -57,14 +81,14 @@ void load_registers(Wave& w, const Operand& dst, int lane, const uint8_t* p, Wid
 void store_registers(const Wave& w, const Operand& data, int lane, uint8_t* p, uint32_t bytes) {
   if (bytes < 4) {
     uint32_t v = read32(w, data, lane);
-    std::memcpy(p, &v, bytes);
+    relaxed_store(p, &v, bytes);
     return;
   }
   for (uint32_t k = 0; k < bytes / 4; ++k) {
     Operand part = data;
     part.index = static_cast<uint16_t>(data.index + k);
     uint32_t v = read32(w, part, lane);
-    std::memcpy(p + 4 * k, &v, 4);
+    relaxed_store(p + 4 * k, &v, 4);
   }
 }
 
@@ -190,7 +214,7 @@ void vmem_store(Wave& w, Op i) {
     uint8_t* p = resolve(w, i, S, a, wd.bytes, l, true);
     if (d16_hi) {
       uint32_t v = read32(w, data, l) >> 16;
-      std::memcpy(p, &v, wd.bytes);
+      relaxed_store(p, &v, wd.bytes);
       return;
     }
     store_registers(w, data, l, p, wd.bytes);
