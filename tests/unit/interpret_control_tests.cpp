@@ -187,6 +187,14 @@ TEST_CASE("bounds guards that hold for a whole work-group: the unguarded copy ag
   auto wr = both_shapes(wrapping, {600}, {64}, Args().array(std::vector<int32_t>(600 * 64, 7)).scalar(-(1 << 30)));
   CHECK(wr[0].as<int32_t>()[600 * 64 - 1] == 7);  // wrapped past 32768: the guard failed
 
+  // reverse's guard: a bound that is min() of group-level values.
+  Kernel tail = kernel("tail", [](Array<int32_t> out) {
+    Int t = local_id(0), base = group_id(0) * 64;
+    Int len = min(64, out.shape(0) - base);
+    If(t < len, [&] { out(base + len - 1 - t) = base + t; });
+  });
+  both_shapes(tail, {5}, {64}, Args().array(std::vector<int32_t>(300, -1)));
+
   Kernel boxes = kernel("boxes", [](Array<int32_t, 3> out, Int m) {
     Int z = global_id(2) * 4 + local_id(1) * 2 - group_id(0) - 3;
     If(z < m && z >= 0, [&] { out(global_id(2), global_id(1), global_id(0)) = z; });
@@ -215,6 +223,11 @@ TEST_CASE("only affine i32 guards get an unguarded copy of their region, and onl
     If(i * i < x.shape(0), [&] { x(i) = 1.0f; });
   });
   CHECK_FALSE(versioned(square, 3));
+  Kernel bounded = kernel("min_guard", [](Array<float> x) {
+    Int base = group_id(0) * 64;
+    If(local_id(0) < min(64, x.shape(0) - base), [&] { x(base + local_id(0)) = 1.0f; });
+  });
+  CHECK(versioned(bounded, 3));
   Kernel uniform = kernel("uniform_guard", [](Array<float> x, Int n) {
     If(group_id(0) < n, [&] { x(global_id(0)) = 1.0f; });
   });

@@ -167,7 +167,8 @@ class HostLowering : public KernelLowering {
   // loop on this project's machine) although every work-group but the last passes them. A guard
   // is an If at the top of a region whose condition is a conjunction of signed i32 comparisons
   // of affine expressions: constant multiples of local ids plus group-level values (group ids,
-  // block and grid sizes, shapes, constants, values computed at group level). Over the group's
+  // block and grid sizes, shapes, constants, values computed at group level, and min/max of such
+  // values). Over the group's
   // box of local ids such an expression takes its extremes at corners, so a few i64 operations
   // per group decide whether it holds for every work-item, and whether the expressions' i32
   // arithmetic stays in range (then it computes the exact values the check used).
@@ -229,6 +230,10 @@ class HostLowering : public KernelLowering {
           k *= c;
           if (k < INT32_MIN || k > INT32_MAX) return Affine{};
         }
+        return out;
+      case ir::BinaryOp::min:
+      case ir::BinaryOp::max:  // of uniform values (reverse's `min(BLOCK, n - base)`)
+        out.ok = uniform(a) && uniform(b);
         return out;
       default:
         return out;
@@ -340,6 +345,8 @@ class HostLowering : public KernelLowering {
     switch (def->binary_op()) {
       case ir::BinaryOp::add: return builder_.CreateAdd(a, b);
       case ir::BinaryOp::sub: return builder_.CreateSub(a, b);
+      case ir::BinaryOp::min: return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
+      case ir::BinaryOp::max: return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
       default: return builder_.CreateMul(a, b);  // mul (affine() allows nothing else)
     }
   }
