@@ -18,18 +18,14 @@
 
 #include <algorithm>
 #include <bit>
-#include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
-#include <llvm/IR/InstIterator.h>
-#include <llvm/IR/Instructions.h>
-#include <llvm/IR/MDBuilder.h>
-
 #include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
 #include "passes/uniformity.h"
+#include "targets/host/alias_scopes.h"
 #include "targets/host/launch_context.h"
 #include "targets/lowering.h"
 
@@ -119,7 +115,7 @@ class HostLowering : public KernelLowering {
     }
     bind_arguments(values);
     for (ir::MemoryId m = 0; m < kernel_.memories.size(); ++m)
-      if (kernel_.memories[m].space == ir::MemorySpace::global) record_object(array_base(m), global_object);
+      if (kernel_.memories[m].space == ir::MemorySpace::global) alias_scopes_.record(array_base(m), AliasScopes::arrays);
     create_slots();
 
     // for (g = begin; g < end; ++g): one work-group per iteration.
@@ -155,7 +151,7 @@ class HostLowering : public KernelLowering {
     builder_.CreateBr(header);
     builder_.SetInsertPoint(exit);
     builder_.CreateRetVoid();
-    annotate_aliasing(*f);
+    alias_scopes_.annotate(*f, kernel_);
     out.checks = std::move(checks_);
     return out;
   }
@@ -240,21 +236,28 @@ class HostLowering : public KernelLowering {
     }
   }
 
-  // The conditions of the region's top-level Ifs that are guards in the sense above.
-  std::vector<ir::ValueId> group_wide_guards(const std::vector<const ir::Op*>& run) const {
-    std::vector<ir::ValueId> out;
+  // A guard: its condition and the comparisons it is a conjunction of.
+  struct Guard {
+    ir::ValueId condition;
+    std::vector<const ir::Op*> terms;
+  };
+
+  // The region's top-level Ifs whose conditions are guards in the sense above.
+  std::vector<Guard> group_wide_guards(const std::vector<const ir::Op*>& run) const {
+    std::vector<Guard> out;
     for (const ir::Op* op : run) {
-      std::vector<const ir::Op*> terms;
-      if (op->kind != OpKind::if_ || !guard_terms(op->operands[0], &terms)) continue;
-      if (std::any_of(terms.begin(), terms.end(),
+      if (op->kind != OpKind::if_) continue;
+      Guard g{op->operands[0], {}};
+      if (!guard_terms(g.condition, g.terms)) continue;
+      if (std::any_of(g.terms.begin(), g.terms.end(),
                       [&](const ir::Op* cmp) { return positional(cmp->operands[0]) || positional(cmp->operands[1]); }))
-        out.push_back(op->operands[0]);
+        out.push_back(std::move(g));
     }
     return out;
   }
 
-  // Whether `cond` is a conjunction of comparisons of affine i32 values (collected in `terms`).
-  bool guard_terms(ir::ValueId cond, std::vector<const ir::Op*>* terms) const {
+  // Whether `cond` is a conjunction of comparisons of affine i32 values (appended to `terms`).
+  bool guard_terms(ir::ValueId cond, std::vector<const ir::Op*>& terms) const {
     const ir::Op* def = kernel_.values[cond].def;
     if (!def) return false;
     if (def->kind == OpKind::binary && def->binary_op() == ir::BinaryOp::and_ && def->type == ir::Type::i1)
@@ -268,7 +271,7 @@ class HostLowering : public KernelLowering {
     if (!a.coefficient[0] && !a.coefficient[1] && !a.coefficient[2] && !b.coefficient[0] && !b.coefficient[1] &&
         !b.coefficient[2])
       return false;  // uniform: LLVM hoists it out of the loops already
-    if (terms) terms->push_back(def);
+    terms.push_back(def);
     return true;
   }
 
@@ -286,12 +289,10 @@ class HostLowering : public KernelLowering {
     return false;
   }
 
-  // At group level: whether guard `cond` holds for every work-item of the group.
-  llvm::Value* holds_for_group(ir::ValueId cond) {
-    std::vector<const ir::Op*> terms;
-    guard_terms(cond, &terms);
+  // At group level: whether the guard holds for every work-item of the group.
+  llvm::Value* holds_for_group(const Guard& guard) {
     llvm::Value* all = builder_.getTrue();
-    for (const ir::Op* cmp : terms) {
+    for (const ir::Op* cmp : guard.terms) {
       const Affine a = affine(cmp->operands[0]), b = affine(cmp->operands[1]);
       int64_t difference[3];
       for (int d = 0; d < 3; ++d) difference[d] = a.coefficient[d] - b.coefficient[d];
@@ -370,74 +371,6 @@ class HostLowering : public KernelLowering {
                                          builder_.CreateICmpSGE(bottom, builder_.getInt64(INT32_MIN)));
     for (ir::ValueId operand : def->operands) ok = builder_.CreateAnd(ok, in_i32_range(operand));
     return ok;
-  }
-
-  // ---- aliasing --------------------------------------------------------------------------
-  // What an access touches, as far as the host lowering knows: the kernel's arrays (which may
-  // alias one another: a caller can pass one buffer twice), one static shared array, or one
-  // item of the per-work-item storage (a spilled value, a Var, a local array). The runner
-  // allocates shared memory and storage itself, static shared arrays and storage items lie at
-  // disjoint offsets, so no two different objects overlap. Every shared::dynamic array views
-  // the same bytes (after the static ones): together they are one object.
-  static constexpr uint64_t global_object = 0, shared_object = 1ull << 62, storage_object = 2ull << 62;
-
-  static constexpr uint64_t unknown_object = ~0ull;
-  static constexpr uint64_t dynamic_shared_object = shared_object | (1ull << 61);  // every shared::dynamic array
-
-  // `base` is the address of `object` (an address IRBuilder folded into that of another object
-  // stands for neither).
-  void record_object(const llvm::Value* base, uint64_t object) {
-    auto [it, added] = alias_roots_.emplace(base, object);
-    if (!added && it->second != object) it->second = unknown_object;
-  }
-
-  // The object's name in the scope metadata, for dumps: "arrays", "shared @tile", "storage +16".
-  std::string object_name(uint64_t object) const {
-    if (object == global_object) return "arrays";
-    if (object == dynamic_shared_object) return "shared dynamic";
-    if (object & shared_object) return "shared @" + kernel_.memories[object & ~shared_object].name;
-    return fmt::format("storage +{}", object & ~storage_object);
-  }
-
-  // Scoped no-alias metadata (alias.scope / noalias, one scope per object) on every load,
-  // store and atomic whose address derives from a known object. Without it LLVM must assume
-  // shared memory, storage and the kernel's arrays may overlap, and the vectoriser guards each
-  // work-item loop with run-time overlap checks and keeps a scalar copy of it.
-  void annotate_aliasing(llvm::Function& f) {
-    std::vector<std::pair<llvm::Instruction*, uint64_t>> accesses;
-    std::map<uint64_t, llvm::MDNode*> scopes;
-    for (llvm::Instruction& inst : llvm::instructions(f)) {
-      llvm::Value* address = llvm::getLoadStorePointerOperand(&inst);
-      if (auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst)) address = rmw->getPointerOperand();
-      if (auto* cx = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst)) address = cx->getPointerOperand();
-      if (!address) continue;
-      for (int depth = 0; depth < 8 && address; ++depth) {
-        auto root = alias_roots_.find(address);
-        if (root != alias_roots_.end()) {
-          if (root->second == unknown_object) break;
-          accesses.emplace_back(&inst, root->second);
-          scopes.emplace(root->second, nullptr);
-          break;
-        }
-        auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(address);
-        address = gep ? gep->getPointerOperand() : nullptr;
-      }
-    }
-    if (scopes.size() < 2) return;  // one object: nothing to tell apart
-    llvm::MDBuilder md(context_);
-    llvm::MDNode* domain = md.createAliasScopeDomain("rocjit.host");
-    for (auto& [object, scope] : scopes) scope = md.createAliasScope(object_name(object), domain);
-    std::map<uint64_t, std::pair<llvm::MDNode*, llvm::MDNode*>> lists;  // object -> its scope, the others
-    for (auto& [object, scope] : scopes) {
-      std::vector<llvm::Metadata*> others;
-      for (auto& [other, other_scope] : scopes)
-        if (other != object) others.push_back(other_scope);
-      lists[object] = {llvm::MDNode::get(context_, {scope}), llvm::MDNode::get(context_, others)};
-    }
-    for (auto [inst, object] : accesses) {
-      inst->setMetadata(llvm::LLVMContext::MD_alias_scope, lists[object].first);
-      inst->setMetadata(llvm::LLVMContext::MD_noalias, lists[object].second);
-    }
   }
 
   // LLVM 22's X86 lowering of llvm.minimumnum/maximumnum returns the NaN when the other operand
@@ -624,7 +557,7 @@ class HostLowering : public KernelLowering {
     llvm::Value* at = builder_.CreateNUWAdd(builder_.CreateNUWMul(builder_.getInt64(offset), threads_),
                                             builder_.CreateNUWMul(wi, builder_.getInt64(item_bytes)));
     llvm::Value* address = builder_.CreateInBoundsGEP(builder_.getInt8Ty(), storage_, at);
-    record_object(address, storage_object | offset);
+    alias_scopes_.record(address, AliasScopes::storage(offset));
     return address;
   }
 
@@ -687,7 +620,7 @@ class HostLowering : public KernelLowering {
       // Dynamic shared memory follows the static arrays (the runner allocates both).
       const uint64_t offset = m.dynamic ? shared_total_ : static_cast<uint64_t>(memory_offset_[id]);
       llvm::Value* base = b.CreateInBoundsGEP(b.getInt8Ty(), shared_, b.getInt64(offset), m.name);
-      record_object(base, m.dynamic ? dynamic_shared_object : shared_object | id);  // dynamic arrays share bytes
+      alias_scopes_.record(base, m.dynamic ? AliasScopes::dynamic_shared : AliasScopes::shared(id));
       return base;
     }
     auto* type = llvm::ArrayType::get(llvm_type(m.element), static_cast<uint64_t>(m.element_count()));
@@ -729,7 +662,7 @@ class HostLowering : public KernelLowering {
     builder_.CreateBr(latch);
     builder_.SetInsertPoint(latch);
     i->addIncoming(builder_.CreateNSWAdd(i, builder_.getInt32(1)), latch);
-    builder_.CreateBr(header)->setMetadata(llvm::LLVMContext::MD_loop, no_runtime_unrolling());
+    builder_.CreateBr(header)->setMetadata(llvm::LLVMContext::MD_loop, work_item_loop_metadata());
     builder_.SetInsertPoint(exit);
   }
 
@@ -740,7 +673,7 @@ class HostLowering : public KernelLowering {
   // In the guarded copy of a region with a group-wide one (flush), the loops are not vectorised
   // either: that copy runs only for the groups at the edges of the bounds, and left scalar it
   // costs a fraction of the compile time.
-  llvm::MDNode* no_runtime_unrolling() {
+  llvm::MDNode* work_item_loop_metadata() {
     llvm::SmallVector<llvm::Metadata*, 3> operands{
         nullptr, llvm::MDNode::get(context_, {llvm::MDString::get(context_, "llvm.loop.unroll.runtime.disable")})};
     if (scalar_loops_)
@@ -829,20 +762,20 @@ class HostLowering : public KernelLowering {
           });
         });
       };
-      std::vector<ir::ValueId> guards = version_guards ? group_wide_guards(run) : std::vector<ir::ValueId>{};
+      std::vector<Guard> guards = version_guards ? group_wide_guards(run) : std::vector<Guard>{};
       if (guards.empty()) {
         work_item_loops();
       } else {
         // The guards' check for the whole group (at group level), then the region twice: with
         // the guards taken as true, and as written.
         llvm::Value* all_hold = builder_.getTrue();
-        for (ir::ValueId g : guards) all_hold = builder_.CreateAnd(all_hold, holds_for_group(g));
+        for (const Guard& g : guards) all_hold = builder_.CreateAnd(all_hold, holds_for_group(g));
         auto* fast = llvm::BasicBlock::Create(context_, "guards.hold", function_);
         auto* slow = llvm::BasicBlock::Create(context_, "guards.checked", function_);
         auto* join = llvm::BasicBlock::Create(context_, "guards.join", function_);
         builder_.CreateCondBr(all_hold, fast, slow);
         builder_.SetInsertPoint(fast);
-        forced_true_.insert(guards.begin(), guards.end());
+        for (const Guard& g : guards) forced_true_.insert(g.condition);
         work_item_loops();
         forced_true_.clear();
         builder_.CreateBr(join);
@@ -1079,7 +1012,7 @@ class HostLowering : public KernelLowering {
   bool scalar_loops_ = false;                    // lowering a region's guarded copy: loops not vectorised
   mutable std::vector<int> remat_cost_;  // per value: remat_cost, -1 until asked
   bool recomputing_ = false;             // value() is lowering an expression again in a later segment
-  std::unordered_map<const llvm::Value*, uint64_t> alias_roots_;  // an object's base address -> the object
+  AliasScopes alias_scopes_;  // what each recorded address points into
 };
 
 }  // namespace
