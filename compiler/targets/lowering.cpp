@@ -145,14 +145,46 @@ llvm::Value* KernelLowering::linear_index(const ir::Op& op, const ir::Memory& m)
     return lin;
   }
   if (m.rank == 1) return index(0);
-  if (m.layout == ir::Layout::C) {
-    llvm::Value* lin = index(0);
-    for (unsigned d = 1; d < m.rank; ++d) lin = multiply_add(lin, extent(d), index(d));
-    return lin;
+  // Dimensions in linearisation order (C: first to last), then Horner's rule over them. A pair
+  // of adjacent indices (c / e, c % e), where e is the inner dimension's extent (the same
+  // constant, or that extent read by `shape`), linearises to c itself: (c / e) * e + c % e == c
+  // for every c under rocjit's division (README, "Semantics"), and such an access is in bounds
+  // only if c is in [0, outer * e). A tile staged cell by cell (`tile(c / 18, c % 18)`) is then
+  // indexed by the affine c, which the CPU's vectoriser can widen.
+  std::vector<unsigned> order(m.rank);
+  for (unsigned i = 0; i < m.rank; ++i) order[i] = m.layout == ir::Layout::C ? i : m.rank - 1 - i;
+  ir::ValueId lin_value = op.operands[order[0]];  // the IR value the index so far equals, or 0
+  llvm::Value* lin = nullptr;                     // the index so far; made when first needed
+  for (unsigned i = 1; i < m.rank; ++i) {
+    const unsigned d = order[i];
+    if (ir::ValueId whole = split_index(lin_value, op.operands[d], m, d)) {
+      lin_value = whole;
+      lin = nullptr;
+      continue;
+    }
+    if (!lin) lin = builder_.CreateZExtOrTrunc(value(lin_value), builder_.getInt64Ty());
+    lin = multiply_add(lin, extent(d), index(d));
+    lin_value = 0;
   }
-  llvm::Value* lin = index(m.rank - 1);
-  for (int d = static_cast<int>(m.rank) - 2; d >= 0; --d) lin = multiply_add(lin, extent(d), index(d));
-  return lin;
+  return lin ? lin : builder_.CreateZExtOrTrunc(value(lin_value), builder_.getInt64Ty());
+}
+
+ir::ValueId KernelLowering::split_index(ir::ValueId outer, ir::ValueId inner, const ir::Memory& m, unsigned d) const {
+  if (outer == 0) return 0;
+  const ir::Op* q = kernel_.values[outer].def;
+  const ir::Op* r = kernel_.values[inner].def;
+  auto is = [](const ir::Op* o, ir::BinaryOp b) { return o && o->kind == ir::OpKind::binary && o->binary_op() == b; };
+  if (!is(q, ir::BinaryOp::div) || !is(r, ir::BinaryOp::rem) || q->operands[0] != r->operands[0]) return 0;
+  // The divisor: dimension d's extent, as a constant (each DSL literal is its own constant op)
+  // or read by `shape` from this array.
+  auto is_extent = [&](ir::ValueId v) {
+    const ir::Op* e = kernel_.values[v].def;
+    if (!e) return false;
+    if (e->kind == ir::OpKind::constant) return !m.shape.empty() && e->int_value == m.shape[d];
+    return e->kind == ir::OpKind::shape && &kernel_.memories[e->ref] == &m && e->dim == d;
+  };
+  if (!is_extent(q->operands[1]) || !is_extent(r->operands[1])) return 0;
+  return available(q->operands[0]) ? q->operands[0] : 0;
 }
 
 llvm::Value* KernelLowering::element_address(const ir::Op&, const ir::Memory& m, llvm::Value* base,

@@ -89,6 +89,10 @@ class KernelLowering {
 
   // The LLVM value of an IR value at the current insertion point.
   virtual llvm::Value* value(ir::ValueId id) { return values_.at(id); }
+  // Whether value(id) may be called here although the current op does not name `id` as an
+  // operand (index linearisation using the dividend of its indices). The CPU back end keeps
+  // a value across barriers only for the ops that use it.
+  virtual bool available(ir::ValueId) const { return true; }
   // Records the LLVM value an op produced.
   virtual void define(const ir::Op& op, llvm::Value* v) { values_[op.result] = v; }
   // Where a Var lives (the base class: one alloca per slot in the entry block).
@@ -121,6 +125,10 @@ class KernelLowering {
   llvm::Value* binary_of(ir::BinaryOp op, ir::Type type, llvm::Value* a, llvm::Value* b);
 
   llvm::Value* linear_index(const ir::Op& op, const ir::Memory& m);
+  // Index linearisation: for indices `outer` and `inner` (dimension d of m) that are c / e and
+  // c % e with e dimension d's extent, c (the pair addresses element c of the flattened
+  // dimensions); otherwise 0.
+  ir::ValueId split_index(ir::ValueId outer, ir::ValueId inner, const ir::Memory& m, unsigned d) const;
   llvm::Value* shape_of(const ir::Memory& m, unsigned dim);
   void bind_arguments(const std::vector<llvm::Value*>& args);
   // Continues emission in a fresh block after a terminator (code after Break is unreachable).

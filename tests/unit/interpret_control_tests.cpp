@@ -237,3 +237,80 @@ TEST_CASE("only affine i32 guards get an unguarded copy of their region, and onl
   });
   CHECK_FALSE(versioned(local, 3));  // the same in every group: a copy would rarely run
 }
+
+// An index pair (c / e, c % e) with e the inner dimension's extent addresses element c, and both
+// back ends compute the address from c (tests/lit/split-index.rjir). Results must not change: a
+// haloed tile staged cell by cell, a C and an F array divided by their own extents, a divisor
+// that is not the extent, and a dividend loaded before a barrier (the CPU keeps only the
+// quotient and remainder across it), each compiled for any shape and for the launch shape.
+TEST_CASE("index pairs (c / e, c % e) address element c: staged tiles and divided shapes agree with the interpreter") {
+  auto both_shapes = [](const Kernel& k, Dim3 grid, Dim3 block, const Args& args) {
+    run_both(k.ir(), grid, block, args);
+    CompileOptions fixed;
+    fixed.block = block;
+    return run_both(k.ir(), grid, block, args, 0, fixed);
+  };
+  Kernel stencil = kernel("staged_stencil", [](Array<float, 2> in, Array<float, 2> out) {
+    auto tile = shared::array<float>({10, 10}, "tile");  // an 8x8 block and a one-cell halo
+    Int tx = local_id(0), ty = local_id(1);
+    Int x = group_id(0) * 8 + tx, y = group_id(1) * 8 + ty;
+    Int rows = in.shape(0), cols = in.shape(1);
+    for (int r = 0; r < 2; ++r) {
+      Int c = ty * 8 + tx + r * 64;
+      If(c < 100, [&] {
+        Int ly = c / 10, lx = c % 10;
+        Int gy = group_id(1) * 8 + ly - 1, gx = group_id(0) * 8 + lx - 1;
+        tile(ly, lx) = -1.0f;
+        If(gy >= 0 && gy < rows && gx >= 0 && gx < cols, [&] { tile(ly, lx) = in(gy, gx); });
+      });
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(y < rows && x < cols, [&] {
+      out(y, x) = tile(ty + 1, tx + 1) * 4.0f - tile(ty, tx + 1) - tile(ty + 2, tx + 1) - tile(ty + 1, tx) -
+                  tile(ty + 1, tx + 2);
+    });
+  }, {.max_block_size = 64});
+  const int rows = 21, cols = 27;
+  std::vector<float> field(rows * cols);
+  for (int i = 0; i < rows * cols; ++i) field[i] = static_cast<float>((i * 7) % 23);
+  auto st = both_shapes(stencil, {4, 3}, {8, 8},
+                        Args().array(field, {rows, cols}).array(std::vector<float>(rows * cols, 0.0f), {rows, cols}));
+  auto at = [&](int i, int j) { return i < 0 || j < 0 || i >= rows || j >= cols ? -1.0f : field[i * cols + j]; };
+  std::vector<float> sv = st[1].as<float>();
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j)
+      REQUIRE(sv[i * cols + j] == at(i, j) * 4.0f - at(i - 1, j) - at(i + 1, j) - at(i, j - 1) - at(i, j + 1));
+
+  Kernel divided = kernel("divided_shapes", [](Array<int32_t, 2> a, Array<int32_t, 2, ir::Layout::F> f,
+                                               Array<int32_t, 2> odd) {
+    Int c = global_id(0);
+    If(c < a.shape(0) * a.shape(1), [&] { a(c / a.shape(1), c % a.shape(1)) = c; });
+    If(c < f.shape(0) * f.shape(1), [&] { f(c % f.shape(0), c / f.shape(0)) = c * 2; });
+    If(c < odd.shape(0) * 3, [&] { odd(c / 3, c % 3) = c * 3; });  // 3 is not odd's extent (5)
+  });
+  auto dv = both_shapes(divided, {3}, {32},
+                        Args()
+                            .array(std::vector<int32_t>(7 * 11, -1), {7, 11})
+                            .array(std::vector<int32_t>(6 * 9, -1), {6, 9})
+                            .array(std::vector<int32_t>(8 * 5, -1), {8, 5}));
+  std::vector<int32_t> av = dv[0].as<int32_t>(), fv = dv[1].as<int32_t>(), ov = dv[2].as<int32_t>();
+  for (int c = 0; c < 77; ++c) REQUIRE(av[c] == c);
+  for (int c = 0; c < 54; ++c) REQUIRE(fv[c] == c * 2);
+  for (int r = 0; r < 8; ++r)
+    for (int k = 0; k < 5; ++k) REQUIRE(ov[r * 5 + k] == (k < 3 ? (r * 3 + k) * 3 : -1));
+
+  Kernel across = kernel("dividend_across_barrier", [](Array<int32_t, 2> out, Array<int32_t> where) {
+    auto s = shared::array<int32_t>({64});
+    Int t = local_id(0);
+    Int c = where(global_id(0));  // loaded: the CPU does not recompute it after the barrier
+    Int q = c / out.shape(1), r = c % out.shape(1);
+    s(t) = t;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out(q, r) = s(63 - t) + 1000 * group_id(0);
+  }, {.max_block_size = 64});
+  std::vector<int32_t> where(128);
+  for (int i = 0; i < 128; ++i) where[i] = (i * 37) % 128;  // a permutation of the 16x8 cells
+  auto ac = both_shapes(across, {2}, {64}, Args().array(std::vector<int32_t>(128, -1), {16, 8}).array(where));
+  std::vector<int32_t> acv = ac[0].as<int32_t>();
+  for (int i = 0; i < 128; ++i) REQUIRE(acv[where[i]] == 63 - i % 64 + 1000 * (i / 64));
+}
