@@ -6,6 +6,10 @@
 // instructions. Counts come from the same parser over both assembly texts.
 //
 //   bench-isa [--processor=gfx90a,gfx1030] [--clang=clang-22] [--show=KERNEL]
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <rocjit/compiler/occupancy.hpp>
 #include <rocjit/rocjit.hpp>
 
 #include <array>
@@ -29,9 +33,17 @@
 namespace {
 
 struct Facts {
-  int instructions = 0, vgprs = 0, sgprs = 0, lds = 0, scratch = 0;
+  int instructions = 0, vgprs = 0, sgprs = 0, lds = 0, scratch = 0, wavefront = 0;
   bool ok = false;
 };
+
+// VGPRs as the hardware allocates them: .vgpr_count rounded up to the processor's granule at the
+// kernel's wavefront size (8 on gfx90a; 16 at wave32 and 8 at wave64 on gfx1030). Occupancy
+// follows the allocated count, so two kernels with the same allocation fit as many waves.
+int allocated_vgprs(const Facts& f, const std::string& processor) {
+  unsigned granule = rocjit::amdgpu_simd_limits(processor, f.wavefront ? f.wavefront : 64).vgpr_granule;
+  return granule ? static_cast<int>((f.vgprs + granule - 1) / granule * granule) : f.vgprs;
+}
 
 // Counts the instructions of `kernel` (between its label and .Lfunc_end) and reads its
 // registers, LDS and scratch from the AMDGPU metadata of an LLVM assembly listing.
@@ -60,13 +72,15 @@ Facts parse_assembly(const std::string& text, const std::string& kernel) {
     if (int v = value_after(line, ".sgpr_count:"); v >= 0) block.sgprs = v;
     if (int v = value_after(line, ".group_segment_fixed_size:"); v >= 0) block.lds = v;
     if (int v = value_after(line, ".private_segment_fixed_size:"); v >= 0) block.scratch = v;
+    if (int v = value_after(line, ".wavefront_size:"); v >= 0) block.wavefront = v;
     if (size_t at = line.find("    .name:"); at != std::string::npos) {
       block_name = line.substr(at + 10);
       block_name.erase(0, block_name.find_first_not_of(' '));
     }
   }
   if (block_name == kernel || in_metadata_for_kernel)
-    f.vgprs = block.vgprs, f.sgprs = block.sgprs, f.lds = block.lds, f.scratch = block.scratch;
+    f.vgprs = block.vgprs, f.sgprs = block.sgprs, f.lds = block.lds, f.scratch = block.scratch,
+    f.wavefront = block.wavefront;
   return f;
 }
 
@@ -105,9 +119,12 @@ int main(int argc, char** argv) {
   std::vector<std::pair<const char*, std::function<rocjit::Kernel()>>> kernels = {
       {"saxpy", saxpy}, {"reverse", reverse}, {"matmul", matmul}, {"reduce", reduce},
       {"transpose", transpose}, {"histogram", histogram}, {"jacobi", jacobi}};
-  std::printf("%-10s %-8s | %-24s | %-24s | %s\n", "kernel", "cpu", "rocjit: inst vgpr sgpr lds", "clang:  inst vgpr sgpr lds",
-              "inst ratio");
+  std::printf("VGPRs: .vgpr_count, and in parentheses as allocated (rounded up to the processor's granule at the\n"
+              "kernel's wavefront size; occupancy follows the allocated count)\n\n");
+  std::printf("%-10s %-8s | %-30s | %-30s | %s\n", "kernel", "cpu", "rocjit: inst  vgpr   sgpr   lds",
+              "clang:  inst  vgpr   sgpr   lds", "inst ratio");
   int failures = 0;
+  std::vector<std::string> over_instructions, over_vgprs, over_allocated, other;
   for (const auto& processor : processors) {
     for (auto& [name, make] : kernels) {
       rocjit::Kernel k = make();
@@ -123,11 +140,25 @@ int main(int argc, char** argv) {
         ++failures;
         continue;
       }
-      std::printf("%-10s %-8s | %6d %4d %4d %6d%s | %6d %4d %4d %6d%s | %5.2fx\n", name, processor.c_str(),
-                  a.instructions, a.vgprs, a.sgprs, a.lds, a.scratch ? " SCR" : "    ", b.instructions, b.vgprs,
-                  b.sgprs, b.lds, b.scratch ? " SCR" : "    ", double(a.instructions) / b.instructions);
+      const int a_alloc = allocated_vgprs(a, processor), b_alloc = allocated_vgprs(b, processor);
+      std::printf("%-10s %-8s | %6d %3d (%2d) %4d %6d%s | %6d %3d (%2d) %4d %6d%s | %5.2fx\n", name, processor.c_str(),
+                  a.instructions, a.vgprs, a_alloc, a.sgprs, a.lds, a.scratch ? " SCR" : "    ", b.instructions,
+                  b.vgprs, b_alloc, b.sgprs, b.lds, b.scratch ? " SCR" : "    ", double(a.instructions) / b.instructions);
+      const std::string pair = std::string(name) + " " + processor;
+      if (a.instructions > 1.05 * b.instructions) over_instructions.push_back(pair);
+      if (a.vgprs > b.vgprs) over_vgprs.push_back(fmt::format("{} {} > {}", pair, a.vgprs, b.vgprs));
+      if (a_alloc > b_alloc) over_allocated.push_back(pair);
+      if (a.lds != b.lds || a.scratch) other.push_back(pair);
       if (show == name) std::printf("--- rocjit\n%s\n--- clang\n%s\n", ours.c_str(), theirs.c_str());
     }
   }
+  auto verdict = [](const std::vector<std::string>& misses) {
+    return misses.empty() ? std::string("met") : fmt::format("not met ({})", fmt::join(misses, ", "));
+  };
+  std::printf("\ngoals (stated, not asserted):\n");
+  std::printf("  instructions <= 1.05x clang: %s\n", verdict(over_instructions).c_str());
+  std::printf("  VGPRs (.vgpr_count) <= clang: %s\n", verdict(over_vgprs).c_str());
+  std::printf("  VGPRs as allocated <= clang: %s\n", verdict(over_allocated).c_str());
+  std::printf("  LDS = clang and no scratch: %s\n", verdict(other).c_str());
   return failures ? 1 : 0;
 }
