@@ -348,6 +348,10 @@ void register_scalar(HandlerTable& t) {
   add_handler(t, "s_cmpk_lg_u32", [](Wave& w, Op i) { w.scc_bit = sread32(w, i.ops[0]) != uint16_t(i.ops[1].ivalue); count(w); });
   add_handler(t, "s_cmpk_gt_u32", [](Wave& w, Op i) { w.scc_bit = sread32(w, i.ops[0]) > uint16_t(i.ops[1].ivalue); count(w); });
   add_handler(t, "s_cmpk_lt_u32", [](Wave& w, Op i) { w.scc_bit = sread32(w, i.ops[0]) < uint16_t(i.ops[1].ivalue); count(w); });
+  add_handler(t, "s_cmpk_ge_i32", [](Wave& w, Op i) { w.scc_bit = int32_t(sread32(w, i.ops[0])) >= int16_t(i.ops[1].ivalue); count(w); });
+  add_handler(t, "s_cmpk_le_i32", [](Wave& w, Op i) { w.scc_bit = int32_t(sread32(w, i.ops[0])) <= int16_t(i.ops[1].ivalue); count(w); });
+  add_handler(t, "s_cmpk_ge_u32", [](Wave& w, Op i) { w.scc_bit = sread32(w, i.ops[0]) >= uint16_t(i.ops[1].ivalue); count(w); });
+  add_handler(t, "s_cmpk_le_u32", [](Wave& w, Op i) { w.scc_bit = sread32(w, i.ops[0]) <= uint16_t(i.ops[1].ivalue); count(w); });
 
   // SOPP: control flow.
   add_handler(t, "s_branch", [](Wave& w, Op i) { branch(w, i, true); });

@@ -104,6 +104,25 @@ SIM_TEST(salu_select_and_compare) {
   CHECK(!sim.w.scc_bit);
   sim.run("s_cmpk_gt_u32 s0, 0xfffe");  // the constant is zero-extended
   CHECK(!sim.w.scc_bit);
+  // s_cmpk_ge/le: the signed forms sign-extend the 16-bit constant, the unsigned ones zero-extend it.
+  sim.run("s_cmpk_ge_i32 s0, -2");
+  CHECK(sim.w.scc_bit);
+  sim.run("s_cmpk_le_i32 s0, 5");
+  CHECK(sim.w.scc_bit);
+  sim.run("s_cmpk_le_i32 s0, 4");
+  CHECK(!sim.w.scc_bit);
+  sim.run("s_cmpk_ge_u32 s0, 0xff");
+  CHECK(!sim.w.scc_bit);
+  sim.run("s_cmpk_ge_u32 s0, 5");
+  CHECK(sim.w.scc_bit);
+  sim.s(0) = 0xffffff00u;
+  sim.run("s_cmpk_le_u32 s0, 0xffff");  // 0xffff, not -1: 0xffffff00 is larger
+  CHECK(!sim.w.scc_bit);
+  sim.run("s_cmpk_ge_i32 s0, -256");
+  CHECK(sim.w.scc_bit);
+  sim.run("s_cmpk_ge_i32 s0, -255");
+  CHECK(!sim.w.scc_bit);
+  sim.s(0) = 5;
   sim.run("s_bitcmp1_b32 s0, 2");
   CHECK(sim.w.scc_bit);
 }
