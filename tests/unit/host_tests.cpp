@@ -377,10 +377,11 @@ TEST_CASE("the CPU's wave operations give interpret_wave's bits for every op, ty
     const bool is_float = ir::is_float(t);
     for (WaveOp op : ops) {
       if (is_float && (op == WaveOp::reduce_and || op == WaveOp::reduce_or || op == WaveOp::reduce_xor)) continue;
-      for (uint32_t threads : {1u, 37u, 64u, 100u, 200u}) {
-        CAPTURE(ir::type_name(t), static_cast<int>(op), threads);
-        const uint64_t stride = bytes + 4;  // storage with gaps: only the value's bytes count
-        std::vector<uint8_t> a(threads * stride), b(threads * 8), out(threads * stride, 0xab);
+      for (uint32_t threads : {1u, 37u, 64u, 100u, 200u})
+      for (uint64_t gap : {uint64_t{4}, uint64_t{0}}) {  // storage with gaps, and contiguous (one copy per wave)
+        CAPTURE(ir::type_name(t), static_cast<int>(op), threads, gap);
+        const uint64_t stride = bytes + gap, b_stride = gap ? 8 : 4;
+        std::vector<uint8_t> a(threads * stride), b(threads * b_stride), out(threads * stride + 8, 0xab);
         std::vector<uint64_t> values(threads);
         for (uint32_t i = 0; i < threads; ++i) {
           uint64_t v = rng();
@@ -393,18 +394,19 @@ TEST_CASE("the CPU's wave operations give interpret_wave's bits for every op, ty
           values[i] = v;
           std::memcpy(&a[i * stride], &v, bytes);
           const int32_t lane = static_cast<int32_t>(rng() % 74) - 4;  // some lanes outside the wave
-          std::memcpy(&b[i * 8], &lane, sizeof lane);
+          std::memcpy(&b[i * b_stride], &lane, sizeof lane);
         }
         const auto type_bits = std::bit_cast<uint32_t>(t);
-        rocjit_host_wave(static_cast<uint32_t>(op), type_bits, a.data(), stride, b.data(), 8, type_bits, out.data(),
-                         stride, threads, 64);
+        rocjit_host_wave(static_cast<uint32_t>(op), type_bits, a.data(), stride, b.data(), b_stride, type_bits,
+                         out.data(), stride, threads, 64);
+        REQUIRE(out[threads * stride] == 0xab);  // nothing written past the last value
         for (uint32_t w0 = 0; w0 < threads; w0 += 64) {
           const unsigned active = std::min(64u, threads - w0);
           std::array<uint64_t, 64> av{}, bv{}, rv{};
           for (unsigned l = 0; l < active; ++l) {
             av[l] = values[w0 + l];
             int32_t lane = 0;
-            std::memcpy(&lane, &b[(w0 + l) * 8], sizeof lane);
+            std::memcpy(&lane, &b[(w0 + l) * b_stride], sizeof lane);
             bv[l] = static_cast<uint32_t>(lane);
           }
           interpret_wave(op, t, av.data(), bv.data(), rv.data(), active, 64);
@@ -420,7 +422,7 @@ TEST_CASE("the CPU's wave operations give interpret_wave's bits for every op, ty
                                                               : std::isnan(std::bit_cast<double>(got)) &&
                                                                     std::isnan(std::bit_cast<double>(want)));
             if (!both_nan) REQUIRE(got == want);
-            REQUIRE(out[(w0 + l) * stride + bytes] == 0xab);  // nothing written past the value
+            if (gap) REQUIRE(out[(w0 + l) * stride + bytes] == 0xab);  // nothing written past the value
           }
         }
       }
