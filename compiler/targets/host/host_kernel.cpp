@@ -200,7 +200,7 @@ bool typed_wave(rocjit::ir::WaveOp op, const uint8_t* a, uint64_t a_stride, cons
         std::copy_n(x.data(), active, y.data());
       } else {
         y[0] = T{0};
-        std::copy_n(x.data(), active - 1, y.data() + 1);
+        for (unsigned l = 1; l < active; ++l) y[l] = x[l - 1];
       }
     } else {
       if (!b) lanes.fill(0);
