@@ -164,8 +164,9 @@ bool typed_wave(rocjit::ir::WaveOp op, const uint8_t* a, uint64_t a_stride, cons
       return static_cast<T>(static_cast<U>(x) + static_cast<U>(y));
     }
   };
-  std::array<T, 64> x{}, y{}, next{};  // width is host_wave_size (64)
-  std::array<int32_t, 64> lanes{};
+  // Only lanes below `active` are read: the arrays need no initialisation.
+  std::array<T, 64> x, y, next;  // width is host_wave_size (64)
+  std::array<int32_t, 64> lanes;
   for (uint32_t w0 = 0; w0 < threads; w0 += width) {
     const uint32_t active = std::min({width, threads - w0, uint32_t{64}});
     if (a_stride == sizeof(T)) std::memcpy(x.data(), a + uint64_t{w0} * sizeof(T), active * sizeof(T));
@@ -189,10 +190,13 @@ bool typed_wave(rocjit::ir::WaveOp op, const uint8_t* a, uint64_t a_stride, cons
       std::fill_n(y.data(), active, r);
     } else if (scan) {
       if constexpr (floating) {
+        T* from = x.data();
+        T* to = next.data();
         for (unsigned k = 1; k < width; k <<= 1) {
-          for (unsigned l = 0; l < active; ++l) next[l] = l >= k ? x[l - k] + x[l] : x[l];
-          x.swap(next);
+          for (unsigned l = 0; l < active; ++l) to[l] = l >= k ? from[l - k] + from[l] : from[l];
+          std::swap(from, to);
         }
+        if (from != x.data()) std::copy_n(from, active, x.data());
       } else {
         for (unsigned l = 1; l < active; ++l) x[l] = add(x[l - 1], x[l]);
       }
@@ -203,7 +207,7 @@ bool typed_wave(rocjit::ir::WaveOp op, const uint8_t* a, uint64_t a_stride, cons
         for (unsigned l = 1; l < active; ++l) y[l] = x[l - 1];
       }
     } else {
-      if (!b) lanes.fill(0);
+      if (!b) std::fill_n(lanes.data(), active, 0);
       else if (b_stride == sizeof(int32_t)) std::memcpy(lanes.data(), b + uint64_t{w0} * sizeof(int32_t), active * sizeof(int32_t));
       else for (uint32_t l = 0; l < active; ++l) std::memcpy(&lanes[l], b + (w0 + l) * b_stride, sizeof(int32_t));
       for (uint32_t l = 0; l < active; ++l) {
