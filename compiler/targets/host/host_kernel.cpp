@@ -174,9 +174,18 @@ bool typed_wave(rocjit::ir::WaveOp op, const uint8_t* a, uint64_t a_stride, cons
     if (reduce) {
       T r{};
       if constexpr (floating) {
-        for (unsigned k = 1; k < width; k <<= 1)
-          for (unsigned l = 0; l + k < active; l += 2 * k) x[l] = x[l] + x[l + k];
-        r = x[0];
+        // interpret_wave's tree: at distance k = 1, 2, 4, ..., lane l (a multiple of 2k) adds lane
+        // l + k if that is below `active`. The same additions in the same order, with the lanes
+        // still in play packed to the front each level (contiguous pairs, which vectorise).
+        T* from = x.data();
+        T* to = next.data();
+        for (unsigned n = active; n > 1; n = (n + 1) / 2) {
+          const unsigned half = n / 2;
+          for (unsigned i = 0; i < half; ++i) to[i] = from[2 * i] + from[2 * i + 1];
+          if (n % 2) to[half] = from[n - 1];
+          std::swap(from, to);
+        }
+        r = from[0];
       } else {
         switch (op) {
           case W::reduce_min: r = fold(x.data(), active, [](T p, T q) { return std::min(p, q); }); break;
