@@ -201,9 +201,46 @@ TEST_CASE("bounds guards that hold for a whole work-group: the unguarded copy ag
   });
   both_shapes(boxes, {2, 3, 4}, {4, 2, 3},
               Args().array(std::vector<int32_t>(12 * 6 * 8, -1), {12, 6, 8}).scalar(20));
+
+  // Guards through quotients and remainders by constants, nested in another If: bounded by
+  // interval arithmetic, valid only for non-negative dividends and i32 steps that do not wrap.
+  Kernel nested = kernel("nested_divided", [](Array<int32_t> out, Int lo, Int hi) {
+    Int i = global_id(0);
+    If(local_id(0) < 60, [&] {
+      Int q = (i - 40) / 3, r = (i - 40) % 7;           // negative dividends in the first groups
+      If(q >= lo && q < hi, [&] { out(i) = q * 10; });  // quotient bounds
+      If(r < 5 && i >= 0, [&] { out(i) += r; });        // remainder: -6 .. 6
+    });
+  });
+  auto nd = both_shapes(nested, {6}, {64}, Args().array(std::vector<int32_t>(6 * 64, -1)).scalar(-5).scalar(90));
+  std::vector<int32_t> ndv = nd[0].as<int32_t>();
+  for (int i = 0; i < 6 * 64; ++i) {
+    if (i % 64 >= 60) {
+      REQUIRE(ndv[i] == -1);
+      continue;
+    }
+    const int q = (i - 40) / 3, r = (i - 40) % 7;
+    int want = q >= -5 && q < 90 ? q * 10 : -1;
+    if (r < 5) want += r;
+    REQUIRE(ndv[i] == want);
+  }
+  // A remainder's bounds 0 .. 6 need a non-negative dividend: in the first groups r < 0.
+  Kernel remainder = kernel("negative_remainder", [](Array<int32_t> out) {
+    Int i = global_id(0);
+    Int r = (i - 100) % 7;
+    If(r >= 0, [&] { out(i) = r; });
+  });
+  auto rv = both_shapes(remainder, {4}, {64}, Args().array(std::vector<int32_t>(4 * 64, -1)));
+  for (int i = 0; i < 4 * 64; ++i) REQUIRE(rv[0].as<int32_t>()[i] == ((i - 100) % 7 >= 0 ? (i - 100) % 7 : -1));
+  // i * 65536 wraps in i32 for the later groups: their quotient bound is not the exact one.
+  Kernel wrapped = kernel("wrapped_quotient", [](Array<int32_t> out, Int limit) {
+    Int v = (global_id(0) * 65536) / 3;
+    If(v < limit, [&] { out(global_id(0)) = v; });
+  });
+  both_shapes(wrapped, {600}, {64}, Args().array(std::vector<int32_t>(600 * 64, 7)).scalar(1 << 29));
 }
 
-TEST_CASE("only affine i32 guards get an unguarded copy of their region, and only when optimising") {
+TEST_CASE("only i32 guards over ids and group values get an unguarded copy of their region, and only when optimising") {
   auto versioned = [](const Kernel& k, int opt_level) {
     CompileOptions o;
     o.opt_level = opt_level;
@@ -236,6 +273,29 @@ TEST_CASE("only affine i32 guards get an unguarded copy of their region, and onl
     If(local_id(0) < s, [&] { x(global_id(0)) = 1.0f; });
   });
   CHECK_FALSE(versioned(local, 3));  // the same in every group: a copy would rarely run
+  // Nested in another If, through a quotient and a remainder by positive constants.
+  Kernel staged = kernel("staged_guard", [](Array<float, 2> in) {
+    Int c = local_id(0);
+    If(c < 100, [&] {
+      Int gy = group_id(0) * 8 + c / 10 - 1, gx = c % 10 - 1;
+      If(gy >= 0 && gy < in.shape(0) && gx >= 0 && gx < in.shape(1), [&] { in(gy, gx) = 1.0f; });
+    });
+  });
+  CHECK(versioned(staged, 3));
+  Kernel by_value = kernel("divided_by_value", [](Array<float> x, Int k) {
+    Int i = global_id(0);
+    If(i / k < x.shape(0), [&] { x(i) = 1.0f; });
+  });
+  CHECK_FALSE(versioned(by_value, 3));  // the divisor is not a constant
+  Kernel by_negative = kernel("divided_by_negative", [](Array<float> x) {
+    Int i = global_id(0);
+    If(i % -3 < x.shape(0), [&] { x(i) = 1.0f; });
+  });
+  CHECK_FALSE(versioned(by_negative, 3));
+  Kernel in_loop = kernel("guard_in_loop", [](Array<float> x) {
+    For(0, 4, [&](Int j) { If(global_id(0) < x.shape(0), [&] { x(global_id(0)) += 1.0f; }); });
+  });
+  CHECK_FALSE(versioned(in_loop, 3));  // Ifs inside loops are left alone
 }
 
 // An index pair (c / e, c % e) with e the inner dimension's extent addresses element c, and both

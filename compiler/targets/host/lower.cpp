@@ -265,18 +265,24 @@ class HostLowering : public KernelLowering {
     std::vector<const ir::Op*> terms;
   };
 
-  // The region's top-level Ifs whose conditions are guards in the sense above.
+  // The region's Ifs whose conditions are guards in the sense above: at its top level and
+  // nested in Ifs (not in loops), like a staging loop's `If(gy >= 0 && gy < rows ...)` inside
+  // `If(c < cells)`. In the unguarded copy each is taken as true wherever it is reached.
   std::vector<Guard> group_wide_guards(const std::vector<const ir::Op*>& run) const {
     std::vector<Guard> out;
-    for (const ir::Op* op : run) {
-      if (op->kind != OpKind::if_) continue;
-      Guard g{op->operands[0], {}};
-      if (!guard_terms(g.condition, g.terms)) continue;
-      if (std::any_of(g.terms.begin(), g.terms.end(),
-                      [&](const ir::Op* cmp) { return positional(cmp->operands[0]) || positional(cmp->operands[1]); }))
-        out.push_back(std::move(g));
-    }
+    for (const ir::Op* op : run) find_guards(*op, out);
     return out;
+  }
+
+  void find_guards(const ir::Op& op, std::vector<Guard>& out) const {
+    if (op.kind != OpKind::if_) return;
+    Guard g{op.operands[0], {}};
+    if (guard_terms(g.condition, g.terms) &&
+        std::any_of(g.terms.begin(), g.terms.end(),
+                    [&](const ir::Op* cmp) { return positional(cmp->operands[0]) || positional(cmp->operands[1]); }))
+      out.push_back(std::move(g));
+    for (const ir::Region& r : op.regions)
+      for (const auto& inner : r.ops) find_guards(*inner, out);
   }
 
   // Whether `cond` is a conjunction of comparisons of affine i32 values (appended to `terms`).
@@ -289,13 +295,54 @@ class HostLowering : public KernelLowering {
     const ir::ComparePred p = def->pred();
     if (p != ir::ComparePred::lt && p != ir::ComparePred::le && p != ir::ComparePred::gt && p != ir::ComparePred::ge)
       return false;
-    const Affine a = affine(def->operands[0]), b = affine(def->operands[1]);
-    if (!a.ok || !b.ok) return false;
-    if (!a.coefficient[0] && !a.coefficient[1] && !a.coefficient[2] && !b.coefficient[0] && !b.coefficient[1] &&
-        !b.coefficient[2])
+    if (!rangeable(def->operands[0]) || !rangeable(def->operands[1])) return false;
+    if (!varies(def->operands[0]) && !varies(def->operands[1]))
       return false;  // uniform: LLVM hoists it out of the loops already
     terms.push_back(def);
     return true;
+  }
+
+  // Whether `v` is an i32 whose range over a group's work-items range() can bound: an affine
+  // value, or add, sub, min, max, neg of such values, a product with a constant, or a quotient
+  // or remainder by a positive constant (`c / 18`, `c % 18` of a staged tile's cell number).
+  bool rangeable(ir::ValueId v) const {
+    if (affine(v).ok) return true;
+    const ir::Op* def = kernel_.values[v].def;
+    if (!def || def->type != ir::Type::i32) return false;
+    if (def->kind == OpKind::unary) return def->unary_op() == ir::UnaryOp::neg && rangeable(def->operands[0]);
+    if (def->kind != OpKind::binary) return false;
+    int64_t c = 0;
+    switch (def->binary_op()) {
+      case ir::BinaryOp::add:
+      case ir::BinaryOp::sub:
+      case ir::BinaryOp::min:
+      case ir::BinaryOp::max: return rangeable(def->operands[0]) && rangeable(def->operands[1]);
+      case ir::BinaryOp::mul:
+        return (constant_operand(def->operands[1], c) && rangeable(def->operands[0])) ||
+               (constant_operand(def->operands[0], c) && rangeable(def->operands[1]));
+      case ir::BinaryOp::div:
+      case ir::BinaryOp::rem: return constant_operand(def->operands[1], c) && c > 0 && rangeable(def->operands[0]);
+      default: return false;
+    }
+  }
+
+  bool constant_operand(ir::ValueId v, int64_t& c) const {
+    const ir::Op* d = kernel_.values[v].def;
+    if (!d || d->kind != OpKind::constant) return false;
+    c = static_cast<int32_t>(d->int_value);
+    return true;
+  }
+
+  // Whether `v` differs between the work-items of a group (it depends on a local or global id).
+  bool varies(ir::ValueId v) const {
+    const ir::Op* def = kernel_.values[v].def;
+    if (!def || def_segment_[v] == group_segment) return false;
+    if (def->kind == OpKind::workitem)
+      return def->workitem() == ir::WorkItem::local_id || def->workitem() == ir::WorkItem::global_id;
+    if (def->kind != OpKind::binary && def->kind != OpKind::unary) return false;
+    for (ir::ValueId operand : def->operands)
+      if (varies(operand)) return true;
+    return false;
   }
 
   // Whether affine `v` depends on the group's position (a global or group id): a guard without
@@ -317,6 +364,10 @@ class HostLowering : public KernelLowering {
     llvm::Value* all = builder_.getTrue();
     for (const ir::Op* cmp : guard.terms) {
       const Affine a = affine(cmp->operands[0]), b = affine(cmp->operands[1]);
+      if (!a.ok || !b.ok) {
+        all = builder_.CreateAnd(all, holds_over_ranges(*cmp));
+        continue;
+      }
       int64_t difference[3];
       for (int d = 0; d < 3; ++d) difference[d] = a.coefficient[d] - b.coefficient[d];
       // a - b at its largest (lt, le) or smallest (gt, ge) over the group.
@@ -394,6 +445,89 @@ class HostLowering : public KernelLowering {
                                          builder_.CreateICmpSGE(bottom, builder_.getInt64(INT32_MIN)));
     for (ir::ValueId operand : def->operands) ok = builder_.CreateAnd(ok, in_i32_range(operand));
     return ok;
+  }
+
+  // At group level, in i64: bounds on rangeable `v` over the group's work-items, and whether
+  // they are valid: every step of the work-items' i32 arithmetic stays in range (so it computes
+  // the exact values), and each quotient or remainder has a non-negative dividend (where
+  // rocjit's truncating division is monotone). An affine value's bounds are exact (its corners);
+  // the rest combine their operands' bounds (interval arithmetic: sound, looser where an id
+  // appears in both operands).
+  struct Range {
+    llvm::Value* lo;
+    llvm::Value* hi;
+    llvm::Value* ok;
+  };
+  Range range(ir::ValueId v) {
+    const Affine f = affine(v);
+    if (f.ok) {
+      std::array<bool, 3> high, low;
+      for (int d = 0; d < 3; ++d) {
+        high[d] = f.coefficient[d] > 0;
+        low[d] = f.coefficient[d] < 0;
+      }
+      return {at_corner(v, low), at_corner(v, high), in_i32_range(v)};
+    }
+    const ir::Op* def = kernel_.values[v].def;
+    auto smin = [&](llvm::Value* x, llvm::Value* y) { return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, y); };
+    auto smax = [&](llvm::Value* x, llvm::Value* y) { return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, y); };
+    auto checked = [&](Range r, llvm::Value* ok) {
+      r.ok = builder_.CreateAnd(builder_.CreateAnd(r.ok, ok),
+                                builder_.CreateAnd(builder_.CreateICmpSGE(r.lo, builder_.getInt64(INT32_MIN)),
+                                                   builder_.CreateICmpSLE(r.hi, builder_.getInt64(INT32_MAX))));
+      return r;
+    };
+    if (def->kind == OpKind::unary) {  // neg
+      const Range a = range(def->operands[0]);
+      return checked({builder_.CreateNeg(a.hi), builder_.CreateNeg(a.lo), a.ok}, builder_.getTrue());
+    }
+    int64_t c = 0;
+    const ir::BinaryOp op = def->binary_op();
+    if (op == ir::BinaryOp::mul) {
+      const bool left = constant_operand(def->operands[0], c);
+      if (!left) constant_operand(def->operands[1], c);
+      const Range a = range(def->operands[left ? 1 : 0]);
+      llvm::Value* k = builder_.getInt64(static_cast<uint64_t>(c));
+      llvm::Value* p = builder_.CreateMul(a.lo, k);
+      llvm::Value* q = builder_.CreateMul(a.hi, k);
+      return checked({c >= 0 ? p : q, c >= 0 ? q : p, a.ok}, builder_.getTrue());
+    }
+    if (op == ir::BinaryOp::div || op == ir::BinaryOp::rem) {
+      constant_operand(def->operands[1], c);
+      const Range a = range(def->operands[0]);
+      llvm::Value* k = builder_.getInt64(static_cast<uint64_t>(c));
+      llvm::Value* non_negative = builder_.CreateICmpSGE(a.lo, builder_.getInt64(0));
+      llvm::Value* q_lo = builder_.CreateSDiv(a.lo, k);
+      llvm::Value* q_hi = builder_.CreateSDiv(a.hi, k);
+      if (op == ir::BinaryOp::div) return checked({q_lo, q_hi, a.ok}, non_negative);
+      // One quotient for the whole range: the remainder grows with the dividend; else 0 .. c-1.
+      llvm::Value* one_quotient = builder_.CreateICmpEQ(q_lo, q_hi);
+      return checked({builder_.CreateSelect(one_quotient, builder_.CreateSRem(a.lo, k), builder_.getInt64(0)),
+                      builder_.CreateSelect(one_quotient, builder_.CreateSRem(a.hi, k), builder_.getInt64(static_cast<uint64_t>(c - 1))),
+                      a.ok},
+                     non_negative);
+    }
+    const Range a = range(def->operands[0]), b = range(def->operands[1]);
+    llvm::Value* ok = builder_.CreateAnd(a.ok, b.ok);
+    switch (op) {
+      case ir::BinaryOp::add: return checked({builder_.CreateAdd(a.lo, b.lo), builder_.CreateAdd(a.hi, b.hi), ok}, builder_.getTrue());
+      case ir::BinaryOp::sub: return checked({builder_.CreateSub(a.lo, b.hi), builder_.CreateSub(a.hi, b.lo), ok}, builder_.getTrue());
+      case ir::BinaryOp::min: return checked({smin(a.lo, b.lo), smin(a.hi, b.hi), ok}, builder_.getTrue());
+      default: return checked({smax(a.lo, b.lo), smax(a.hi, b.hi), ok}, builder_.getTrue());  // max
+    }
+  }
+
+  // At group level: whether comparison `cmp` holds for every work-item, from its operands' ranges.
+  llvm::Value* holds_over_ranges(const ir::Op& cmp) {
+    const Range a = range(cmp.operands[0]), b = range(cmp.operands[1]);
+    llvm::Value* holds = nullptr;
+    switch (cmp.pred()) {
+      case ir::ComparePred::lt: holds = builder_.CreateICmpSLT(a.hi, b.lo); break;
+      case ir::ComparePred::le: holds = builder_.CreateICmpSLE(a.hi, b.lo); break;
+      case ir::ComparePred::gt: holds = builder_.CreateICmpSGT(a.lo, b.hi); break;
+      default: holds = builder_.CreateICmpSGE(a.lo, b.hi); break;  // ge
+    }
+    return builder_.CreateAnd(holds, builder_.CreateAnd(a.ok, b.ok));
   }
 
   // LLVM 22's X86 lowering of llvm.minimumnum/maximumnum returns the NaN when the other operand
