@@ -208,9 +208,18 @@ TEST_CASE("uniform() lets a loop bound loaded from memory govern barriers") {
 
 TEST_CASE("under ROCJIT_BOUNDS_CHECK=1 a broken uniform() promise fails the launch; a kept one runs") {
   // Set while the kernel compiles (the CPU names the op and the work-items; the GPU traps).
+  // setenv is not thread-safe: no compile may read the environment meanwhile, so the CPU
+  // device's background tier-up compiles (of earlier tests' kernels, then of this one) finish
+  // first (TSan reported the race).
   struct CheckBounds {
-    CheckBounds() { setenv("ROCJIT_BOUNDS_CHECK", "1", 1); }
-    ~CheckBounds() { unsetenv("ROCJIT_BOUNDS_CHECK"); }
+    CheckBounds() {
+      rocjit::wait_for_cpu_tier_ups();
+      setenv("ROCJIT_BOUNDS_CHECK", "1", 1);
+    }
+    ~CheckBounds() {
+      rocjit::wait_for_cpu_tier_ups();
+      unsetenv("ROCJIT_BOUNDS_CHECK");
+    }
   } check;
   Kernel k = kernel("checked_promise", [](Array<int32_t> bound, Array<int32_t> out) {
     auto s = shared::array<int32_t>({128});

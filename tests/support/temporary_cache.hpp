@@ -1,5 +1,7 @@
 // A fresh kernel-cache directory for one test (ROCJIT_CACHE_DIR), removed afterwards; the
-// memory cache is emptied too, so the test starts with nothing cached.
+// memory cache is emptied too, so the test starts with nothing cached. The CPU device's
+// background tier-up compiles finish first each time: they read the environment (setenv is not
+// thread-safe) and write cache entries.
 #pragma once
 
 #include <stdlib.h>
@@ -10,12 +12,14 @@
 #include <vector>
 
 #include "rocjit/compiler/cache.hpp"
+#include "rocjit/runtime/host_runner.hpp"
 
 namespace rocjit::testing {
 
 struct TemporaryCache {
   std::string dir;
   TemporaryCache() {
+    wait_for_cpu_tier_ups();
     char pattern[] = "/tmp/rocjit-cache-test-XXXXXX";
     dir = mkdtemp(pattern);
     dir += "/cache";
@@ -24,6 +28,7 @@ struct TemporaryCache {
     clear_memory_cache();
   }
   ~TemporaryCache() {
+    wait_for_cpu_tier_ups();
     std::error_code ec;
     std::filesystem::remove_all(std::filesystem::path(dir).parent_path(), ec);
   }
