@@ -296,6 +296,20 @@ TEST_CASE("only i32 guards over ids and group values get an unguarded copy of th
     For(0, 4, [&](Int j) { If(global_id(0) < x.shape(0), [&] { x(global_id(0)) += 1.0f; }); });
   });
   CHECK_FALSE(versioned(in_loop, 3));  // Ifs inside loops are left alone
+  // h = h + h forty times: 2^40 ops as a tree. Too big to analyse: no copy, and the compile
+  // does not walk the tree (it would not finish).
+  Kernel doubling = kernel("doubling_guard", [](Array<float> x) {
+    Int h = global_id(0);
+    for (int k = 0; k < 40; ++k) h = h + h;
+    If(h < x.shape(0), [&] { x(global_id(0)) = 1.0f; });
+  });
+  CHECK_FALSE(versioned(doubling, 3));
+  Kernel doubled = kernel("doubled_guard", [](Array<float> x) {  // a few doublings still fit
+    Int h = global_id(0);
+    for (int k = 0; k < 3; ++k) h = h + h;
+    If(h < x.shape(0), [&] { x(global_id(0)) = 1.0f; });
+  });
+  CHECK(versioned(doubled, 3));
 }
 
 // An index pair (c / e, c % e) with e the inner dimension's extent addresses element c, and both

@@ -295,10 +295,31 @@ class HostLowering : public KernelLowering {
     const ir::ComparePred p = def->pred();
     if (p != ir::ComparePred::lt && p != ir::ComparePred::le && p != ir::ComparePred::gt && p != ir::ComparePred::ge)
       return false;
+    // (The analyses and the per-group check walk an operand's expression as a tree, so a shared
+    // subexpression counts once per use: bounded, a DAG such as h = h + h repeated cannot make
+    // them exponential.)
+    unsigned budget = max_guard_nodes;
+    if (!within(def->operands[0], budget) || !within(def->operands[1], budget)) return false;
     if (!rangeable(def->operands[0]) || !rangeable(def->operands[1])) return false;
     if (!varies(def->operands[0]) && !varies(def->operands[1]))
       return false;  // uniform: LLVM hoists it out of the loops already
     terms.push_back(def);
+    return true;
+  }
+
+  // At most this many ops in a comparison's two operands, counted as trees.
+  static constexpr unsigned max_guard_nodes = 48;
+
+  // Whether `v`'s expression, as a tree down to group-level values and leaves, has at most
+  // `budget` ops (decremented by those it has).
+  bool within(ir::ValueId v, unsigned& budget) const {
+    if (budget == 0) return false;
+    --budget;
+    const ir::Op* def = kernel_.values[v].def;
+    if (!def || def_segment_[v] == group_segment || (def->kind != OpKind::binary && def->kind != OpKind::unary))
+      return true;
+    for (ir::ValueId operand : def->operands)
+      if (!within(operand, budget)) return false;
     return true;
   }
 
