@@ -131,22 +131,44 @@ int guard_dynamic_vector_index(llvm::Module& module) {
       });
 }
 
+namespace {
+
+// Lane moves the selection sees through when it forms a mix instruction: a vector fmul whose
+// lanes are extracted and truncated (SLP or InstCombine's vectorised forms) is scalarised into
+// the same fmul-and-truncate.
+bool lane_move(const llvm::Value* v) {
+  return llvm::isa<llvm::ExtractElementInst>(v) || llvm::isa<llvm::InsertElementInst>(v) ||
+         llvm::isa<llvm::ShuffleVectorInst>(v);
+}
+
+// Whether `v` is an fpext from half, possibly through a few lane moves.
+bool from_half(const llvm::Value* v, int depth = 0) {
+  if (auto* ext = llvm::dyn_cast<llvm::FPExtInst>(v)) return ext->getSrcTy()->getScalarType()->isHalfTy();
+  if (depth == 4 || !lane_move(v)) return false;
+  const auto* inst = llvm::cast<llvm::Instruction>(v);
+  return llvm::any_of(inst->operands(), [&](const llvm::Use& op) { return from_half(op.get(), depth + 1); });
+}
+
+// Whether a use of `v` truncates it to half, possibly through a few lane moves.
+bool to_half(const llvm::Value* v, int depth = 0) {
+  for (const llvm::User* user : v->users()) {
+    if (auto* trunc = llvm::dyn_cast<llvm::FPTruncInst>(user); trunc && trunc->getDestTy()->getScalarType()->isHalfTy())
+      return true;
+    if (depth < 4 && lane_move(user) && to_half(user, depth + 1)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 int guard_mixed_precision_multiply(llvm::Module& module) {
-  auto from_half = [](llvm::Value* v) {
-    auto* ext = llvm::dyn_cast<llvm::FPExtInst>(v);
-    return ext && ext->getSrcTy()->getScalarType()->isHalfTy();
-  };
-  auto to_half = [](llvm::User* user) {
-    auto* trunc = llvm::dyn_cast<llvm::FPTruncInst>(user);
-    return trunc && trunc->getDestTy()->getScalarType()->isHalfTy();
-  };
   return replace_each(
       module,
       [&](llvm::Instruction& inst) {
         if (inst.getOpcode() != llvm::Instruction::FMul || !inst.getType()->getScalarType()->isFloatTy() ||
             inst.hasNoSignedZeros())
           return false;
-        return from_half(inst.getOperand(0)) || from_half(inst.getOperand(1)) || llvm::any_of(inst.users(), to_half);
+        return from_half(inst.getOperand(0)) || from_half(inst.getOperand(1)) || to_half(&inst);
       },
       [](llvm::IRBuilder<>& b, llvm::Instruction& inst) -> llvm::Value* {
         return b.CreateIntrinsic(llvm::Intrinsic::fma, {inst.getType()},

@@ -36,7 +36,9 @@ int guard_dynamic_vector_index(llvm::Module& module);
 // LLVM 22's AMDGPU selection turns an f32 `fmul` next to f16 conversions (its result truncated to
 // half, or its operands extended from half) into v_fma_mix* with a +0.0 addend, which makes a -0
 // product +0. Each such `fmul` without `nsz` becomes `fma(a, b, -0.0)`, whose -0 addend keeps
-// every product's sign; the mix instruction then gets -0 as its addend. Returns how many.
+// every product's sign; the mix instruction then gets -0 as its addend. The conversions are also
+// found through extractelement, insertelement and shufflevector (a <2 x float> fmul whose lane is
+// extracted and truncated: seed-2051 kernel 2051008432). Returns how many.
 int guard_mixed_precision_multiply(llvm::Module& module);
 
 // All of the above, in that order: what the AMDGPU compile runs after optimisation.
