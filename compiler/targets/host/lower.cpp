@@ -128,49 +128,26 @@ class HostLowering : public KernelLowering {
     // Set when a work-item of the group executes Return(): the segments after the one it
     // returned in are skipped (the uniformity rule guarantees none follows a divergent Return).
     if (has_return(kernel_.body)) returned_ = entry_alloca(builder_.getInt1Ty(), nullptr, "returned", 0);
-    // The group's (x, y, z) from its linear number: divided once for the first group of the
-    // range, then counted along with it (x fastest, wrapping into y and z), so a group costs no
-    // 64-bit division (two per group before: about 4% of a 16x16-group stencil's time).
-    auto* i32 = builder_.getInt32Ty();
-    // (Before the range check: a divisor of at least 1 whatever the launch, as x86 traps on 0.)
-    auto at_least_one = [&](llvm::Value* v) {
-      return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, builder_.CreateZExt(v, i64), builder_.getInt64(1));
-    };
-    llvm::Value* gx64 = at_least_one(grid_[0]);
-    llvm::Value* gy64 = at_least_one(grid_[1]);
-    llvm::Value* rest = builder_.CreateUDiv(begin, gx64);
-    llvm::Value* first[3] = {builder_.CreateTrunc(builder_.CreateURem(begin, gx64), i32),
-                             builder_.CreateTrunc(builder_.CreateURem(rest, gy64), i32),
-                             builder_.CreateTrunc(builder_.CreateUDiv(rest, gy64), i32)};
-    llvm::BasicBlock* pre = builder_.GetInsertBlock();
     builder_.CreateBr(header);
     builder_.SetInsertPoint(header);
     llvm::PHINode* g = builder_.CreatePHI(i64, 2, "group");
-    g->addIncoming(begin, pre);
-    static const char* const names[3] = {"group.x", "group.y", "group.z"};
-    llvm::PHINode* coordinate[3];
-    for (unsigned d = 0; d < 3; ++d) {
-      coordinate[d] = builder_.CreatePHI(i32, 2, names[d]);
-      coordinate[d]->addIncoming(first[d], pre);
-      group_[d] = coordinate[d];
-    }
+    g->addIncoming(begin, entry);
     builder_.CreateCondBr(builder_.CreateICmpSLT(g, end), body, exit);
     builder_.SetInsertPoint(body);
     if (returned_) builder_.CreateStore(builder_.getFalse(), returned_);
     if (wave_returns_)
       builder_.CreateMemSet(storage_address(item_returned_offset_, 1), builder_.getInt8(0), threads_, llvm::MaybeAlign(8));
+    llvm::Value* gx64 = builder_.CreateZExt(grid_[0], i64);
+    llvm::Value* gy64 = builder_.CreateZExt(grid_[1], i64);
+    group_[0] = builder_.CreateTrunc(builder_.CreateURem(g, gx64), builder_.getInt32Ty(), "group.x");
+    llvm::Value* rest = builder_.CreateUDiv(g, gx64);
+    group_[1] = builder_.CreateTrunc(builder_.CreateURem(rest, gy64), builder_.getInt32Ty(), "group.y");
+    group_[2] = builder_.CreateTrunc(builder_.CreateUDiv(rest, gy64), builder_.getInt32Ty(), "group.z");
     region(kernel_.body);
     builder_.CreateBr(group_next_);
     builder_.SetInsertPoint(group_next_);
     llvm::Value* next = builder_.CreateNSWAdd(g, builder_.getInt64(1));
     g->addIncoming(next, group_next_);
-    llvm::Value* x1 = builder_.CreateNUWAdd(coordinate[0], builder_.getInt32(1));
-    llvm::Value* x_wraps = builder_.CreateICmpEQ(x1, grid_[0]);
-    llvm::Value* y1 = builder_.CreateNUWAdd(coordinate[1], builder_.CreateZExt(x_wraps, i32));
-    llvm::Value* y_wraps = builder_.CreateICmpEQ(y1, grid_[1]);
-    coordinate[0]->addIncoming(builder_.CreateSelect(x_wraps, builder_.getInt32(0), x1), group_next_);
-    coordinate[1]->addIncoming(builder_.CreateSelect(y_wraps, builder_.getInt32(0), y1), group_next_);
-    coordinate[2]->addIncoming(builder_.CreateNUWAdd(coordinate[2], builder_.CreateZExt(y_wraps, i32)), group_next_);
     builder_.CreateBr(header);
     builder_.SetInsertPoint(exit);
     builder_.CreateRetVoid();
