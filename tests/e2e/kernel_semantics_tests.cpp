@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "../support/op_tables.hpp"
+#include "../support/staged_halo.hpp"
 #include "e2e.hpp"
 #include "sample_kernels.hpp"
 
@@ -147,26 +148,7 @@ TEST_CASE("jacobi sweep of the 5-point stencil") {
 // The halo is staged cell by cell through tile(c / 10, c % 10), which every back end addresses
 // as element c of the tile (tests/lit/split-index.rjir); the zero-padded 5-point Laplacian.
 TEST_CASE("a haloed tile staged cell by cell through (c / e, c % e) indices") {
-  Kernel k = kernel("staged_halo", [](Array<float, 2> in, Array<float, 2> out) {
-    auto tile = shared::array<float>({10, 10}, "tile");
-    Int tx = local_id(0), ty = local_id(1);
-    Int x = group_id(0) * 8 + tx, y = group_id(1) * 8 + ty;
-    Int rows = in.shape(0), cols = in.shape(1);
-    for (int r = 0; r < 2; ++r) {
-      Int c = ty * 8 + tx + r * 64;
-      If(c < 100, [&] {
-        Int ly = c / 10, lx = c % 10;
-        Int gy = group_id(1) * 8 + ly - 1, gx = group_id(0) * 8 + lx - 1;
-        tile(ly, lx) = 0.0f;
-        If(gy >= 0 && gy < rows && gx >= 0 && gx < cols, [&] { tile(ly, lx) = in(gy, gx); });
-      });
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    If(y < rows && x < cols, [&] {
-      out(y, x) = tile(ty + 1, tx + 1) * 4.0f - tile(ty, tx + 1) - tile(ty + 2, tx + 1) - tile(ty + 1, tx) -
-                  tile(ty + 1, tx + 2);
-    });
-  }, {.max_block_size = 64});
+  Kernel k = rocjit::testing::staged_halo_kernel("staged_halo", 0.0f);
   const int rows = 19, cols = 30;
   std::vector<float> in(rows * cols);
   for (int i = 0; i < rows * cols; ++i) in[i] = static_cast<float>((i * 5) % 17);
@@ -174,11 +156,10 @@ TEST_CASE("a haloed tile staged cell by cell through (c / e, c % e) indices") {
   auto dout = device_array<float>({rows, cols});
   k[{{blocks(cols, 8), blocks(rows, 8)}, {8, 8}}](din, dout);
   std::vector<float> out = dout.copy_to_host().to_vector();
-  auto at = [&](int i, int j) { return i < 0 || j < 0 || i >= rows || j >= cols ? 0.0f : in[i * cols + j]; };
   for (int i = 0; i < rows; ++i)
     for (int j = 0; j < cols; ++j) {
       INFO("cell " << i << ", " << j);
-      REQUIRE(out[i * cols + j] == at(i, j) * 4.0f - at(i - 1, j) - at(i + 1, j) - at(i, j - 1) - at(i, j + 1));
+      REQUIRE(out[i * cols + j] == rocjit::testing::staged_halo_reference(in, rows, cols, i, j, 0.0f));
     }
 }
 

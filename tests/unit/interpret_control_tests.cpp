@@ -10,10 +10,22 @@
 #include <vector>
 
 #include "interpret_harness.hpp"
+#include "staged_halo.hpp"
 
 using namespace rocjit;
 using namespace rocjit::dsl;
 using namespace rocjit::testing;
+
+namespace {
+// run_both for the CPU compiled for any work-group shape and for the launch's shape (which the
+// CPU back end's guard copies and fixed-shape loops see as constants).
+std::vector<Arg> run_both_shapes(const Kernel& k, Dim3 grid, Dim3 block, const Args& args) {
+  run_both(k.ir(), grid, block, args);
+  CompileOptions fixed;
+  fixed.block = block;
+  return run_both(k.ir(), grid, block, args, 0, fixed);
+}
+}  // namespace
 
 TEST_CASE("Return, Continue and the C-style For with its step region") {
   Kernel k = kernel("exits", [](Array<int32_t> out, Int n) {
@@ -147,17 +159,11 @@ TEST_CASE("dynamic shared memory next to a static array, atomic load and store, 
 // groups, and i32 arithmetic that wraps inside a group must all agree with the interpreter,
 // compiled for any shape and for the launch's shape.
 TEST_CASE("bounds guards that hold for a whole work-group: the unguarded copy agrees with the interpreter") {
-  auto both_shapes = [](const Kernel& k, Dim3 grid, Dim3 block, const Args& args) {
-    run_both(k.ir(), grid, block, args);
-    CompileOptions fixed;
-    fixed.block = block;
-    return run_both(k.ir(), grid, block, args, 0, fixed);
-  };
   Kernel window = kernel("window", [](Array<int32_t> out, Int lo) {
     Int i = global_id(0);
     If(i >= lo && i < out.shape(0), [&] { out(i) = i * 3; });
   });
-  auto w = both_shapes(window, {20}, {64}, Args().array(std::vector<int32_t>(1000, -1)).scalar(70));
+  auto w = run_both_shapes(window, {20}, {64}, Args().array(std::vector<int32_t>(1000, -1)).scalar(70));
   std::vector<int32_t> wv = w[0].as<int32_t>();
   for (int i = 0; i < 1000; ++i) REQUIRE(wv[i] == (i >= 70 ? i * 3 : -1));
 
@@ -169,14 +175,14 @@ TEST_CASE("bounds guards that hold for a whole work-group: the unguarded copy ag
   });
   std::vector<float> grid2(37 * 45);
   for (size_t i = 0; i < grid2.size(); ++i) grid2[i] = static_cast<float>(i % 17);
-  both_shapes(interior, {3, 5}, {16, 8},
+  run_both_shapes(interior, {3, 5}, {16, 8},
               Args().array(grid2, {37, 45}).array(std::vector<float>(37 * 45, 0.5f), {37, 45}));
 
   Kernel falling = kernel("falling", [](Array<int32_t> out, Int k) {
     Int t = local_id(0);
     If(group_id(0) * 8 + 63 - t * 2 >= k, [&] { out(global_id(0)) = t; });
   });
-  both_shapes(falling, {4}, {32}, Args().array(std::vector<int32_t>(128, -1)).scalar(20));
+  run_both_shapes(falling, {4}, {32}, Args().array(std::vector<int32_t>(128, -1)).scalar(20));
 
   // -global_id * 65536 wraps past 32768 (to positive values, which fail the guard, while the
   // exact values would pass it): those groups must take the guarded copy.
@@ -184,7 +190,7 @@ TEST_CASE("bounds guards that hold for a whole work-group: the unguarded copy ag
     Int v = 0 - global_id(0) * 65536;
     If(v < limit, [&] { out(global_id(0)) = v; });
   });
-  auto wr = both_shapes(wrapping, {600}, {64}, Args().array(std::vector<int32_t>(600 * 64, 7)).scalar(-(1 << 30)));
+  auto wr = run_both_shapes(wrapping, {600}, {64}, Args().array(std::vector<int32_t>(600 * 64, 7)).scalar(-(1 << 30)));
   CHECK(wr[0].as<int32_t>()[600 * 64 - 1] == 7);  // wrapped past 32768: the guard failed
 
   // reverse's guard: a bound that is min() of group-level values.
@@ -193,13 +199,13 @@ TEST_CASE("bounds guards that hold for a whole work-group: the unguarded copy ag
     Int len = min(64, out.shape(0) - base);
     If(t < len, [&] { out(base + len - 1 - t) = base + t; });
   });
-  both_shapes(tail, {5}, {64}, Args().array(std::vector<int32_t>(300, -1)));
+  run_both_shapes(tail, {5}, {64}, Args().array(std::vector<int32_t>(300, -1)));
 
   Kernel boxes = kernel("boxes", [](Array<int32_t, 3> out, Int m) {
     Int z = global_id(2) * 4 + local_id(1) * 2 - group_id(0) - 3;
     If(z < m && z >= 0, [&] { out(global_id(2), global_id(1), global_id(0)) = z; });
   });
-  both_shapes(boxes, {2, 3, 4}, {4, 2, 3},
+  run_both_shapes(boxes, {2, 3, 4}, {4, 2, 3},
               Args().array(std::vector<int32_t>(12 * 6 * 8, -1), {12, 6, 8}).scalar(20));
 
   // Guards through quotients and remainders by constants, nested in another If: bounded by
@@ -212,7 +218,7 @@ TEST_CASE("bounds guards that hold for a whole work-group: the unguarded copy ag
       If(r < 5 && i >= 0, [&] { out(i) += r; });        // remainder: -6 .. 6
     });
   });
-  auto nd = both_shapes(nested, {6}, {64}, Args().array(std::vector<int32_t>(6 * 64, -1)).scalar(-5).scalar(90));
+  auto nd = run_both_shapes(nested, {6}, {64}, Args().array(std::vector<int32_t>(6 * 64, -1)).scalar(-5).scalar(90));
   std::vector<int32_t> ndv = nd[0].as<int32_t>();
   for (int i = 0; i < 6 * 64; ++i) {
     if (i % 64 >= 60) {
@@ -230,14 +236,14 @@ TEST_CASE("bounds guards that hold for a whole work-group: the unguarded copy ag
     Int r = (i - 100) % 7;
     If(r >= 0, [&] { out(i) = r; });
   });
-  auto rv = both_shapes(remainder, {4}, {64}, Args().array(std::vector<int32_t>(4 * 64, -1)));
+  auto rv = run_both_shapes(remainder, {4}, {64}, Args().array(std::vector<int32_t>(4 * 64, -1)));
   for (int i = 0; i < 4 * 64; ++i) REQUIRE(rv[0].as<int32_t>()[i] == ((i - 100) % 7 >= 0 ? (i - 100) % 7 : -1));
   // i * 65536 wraps in i32 for the later groups: their quotient bound is not the exact one.
   Kernel wrapped = kernel("wrapped_quotient", [](Array<int32_t> out, Int limit) {
     Int v = (global_id(0) * 65536) / 3;
     If(v < limit, [&] { out(global_id(0)) = v; });
   });
-  both_shapes(wrapped, {600}, {64}, Args().array(std::vector<int32_t>(600 * 64, 7)).scalar(1 << 29));
+  run_both_shapes(wrapped, {600}, {64}, Args().array(std::vector<int32_t>(600 * 64, 7)).scalar(1 << 29));
 }
 
 TEST_CASE("only i32 guards over ids and group values get an unguarded copy of their region, and only when optimising") {
@@ -318,42 +324,15 @@ TEST_CASE("only i32 guards over ids and group values get an unguarded copy of th
 // that is not the extent, and a dividend loaded before a barrier (the CPU keeps only the
 // quotient and remainder across it), each compiled for any shape and for the launch shape.
 TEST_CASE("index pairs (c / e, c % e) address element c: staged tiles and divided shapes agree with the interpreter") {
-  auto both_shapes = [](const Kernel& k, Dim3 grid, Dim3 block, const Args& args) {
-    run_both(k.ir(), grid, block, args);
-    CompileOptions fixed;
-    fixed.block = block;
-    return run_both(k.ir(), grid, block, args, 0, fixed);
-  };
-  Kernel stencil = kernel("staged_stencil", [](Array<float, 2> in, Array<float, 2> out) {
-    auto tile = shared::array<float>({10, 10}, "tile");  // an 8x8 block and a one-cell halo
-    Int tx = local_id(0), ty = local_id(1);
-    Int x = group_id(0) * 8 + tx, y = group_id(1) * 8 + ty;
-    Int rows = in.shape(0), cols = in.shape(1);
-    for (int r = 0; r < 2; ++r) {
-      Int c = ty * 8 + tx + r * 64;
-      If(c < 100, [&] {
-        Int ly = c / 10, lx = c % 10;
-        Int gy = group_id(1) * 8 + ly - 1, gx = group_id(0) * 8 + lx - 1;
-        tile(ly, lx) = -1.0f;
-        If(gy >= 0 && gy < rows && gx >= 0 && gx < cols, [&] { tile(ly, lx) = in(gy, gx); });
-      });
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    If(y < rows && x < cols, [&] {
-      out(y, x) = tile(ty + 1, tx + 1) * 4.0f - tile(ty, tx + 1) - tile(ty + 2, tx + 1) - tile(ty + 1, tx) -
-                  tile(ty + 1, tx + 2);
-    });
-  }, {.max_block_size = 64});
+  Kernel stencil = staged_halo_kernel("staged_stencil", -1.0f);
   const int rows = 21, cols = 27;
   std::vector<float> field(rows * cols);
   for (int i = 0; i < rows * cols; ++i) field[i] = static_cast<float>((i * 7) % 23);
-  auto st = both_shapes(stencil, {4, 3}, {8, 8},
+  auto st = run_both_shapes(stencil, {4, 3}, {8, 8},
                         Args().array(field, {rows, cols}).array(std::vector<float>(rows * cols, 0.0f), {rows, cols}));
-  auto at = [&](int i, int j) { return i < 0 || j < 0 || i >= rows || j >= cols ? -1.0f : field[i * cols + j]; };
   std::vector<float> sv = st[1].as<float>();
   for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j)
-      REQUIRE(sv[i * cols + j] == at(i, j) * 4.0f - at(i - 1, j) - at(i + 1, j) - at(i, j - 1) - at(i, j + 1));
+    for (int j = 0; j < cols; ++j) REQUIRE(sv[i * cols + j] == staged_halo_reference(field, rows, cols, i, j, -1.0f));
 
   Kernel divided = kernel("divided_shapes", [](Array<int32_t, 2> a, Array<int32_t, 2, ir::Layout::F> f,
                                                Array<int32_t, 2> odd) {
@@ -362,7 +341,7 @@ TEST_CASE("index pairs (c / e, c % e) address element c: staged tiles and divide
     If(c < f.shape(0) * f.shape(1), [&] { f(c % f.shape(0), c / f.shape(0)) = c * 2; });
     If(c < odd.shape(0) * 3, [&] { odd(c / 3, c % 3) = c * 3; });  // 3 is not odd's extent (5)
   });
-  auto dv = both_shapes(divided, {3}, {32},
+  auto dv = run_both_shapes(divided, {3}, {32},
                         Args()
                             .array(std::vector<int32_t>(7 * 11, -1), {7, 11})
                             .array(std::vector<int32_t>(6 * 9, -1), {6, 9})
@@ -384,7 +363,7 @@ TEST_CASE("index pairs (c / e, c % e) address element c: staged tiles and divide
   }, {.max_block_size = 64});
   std::vector<int32_t> where(128);
   for (int i = 0; i < 128; ++i) where[i] = (i * 37) % 128;  // a permutation of the 16x8 cells
-  auto ac = both_shapes(across, {2}, {64}, Args().array(std::vector<int32_t>(128, -1), {16, 8}).array(where));
+  auto ac = run_both_shapes(across, {2}, {64}, Args().array(std::vector<int32_t>(128, -1), {16, 8}).array(where));
   std::vector<int32_t> acv = ac[0].as<int32_t>();
   for (int i = 0; i < 128; ++i) REQUIRE(acv[where[i]] == 63 - i % 64 + 1000 * (i / 64));
 }
