@@ -26,6 +26,7 @@
 #include "rocjit/compiler/kernel_abi.hpp"
 #include "passes/uniformity.h"
 #include "targets/host/alias_scopes.h"
+#include "targets/host/group_guards.h"
 #include "targets/host/launch_context.h"
 #include "targets/lowering.h"
 
@@ -158,204 +159,17 @@ class HostLowering : public KernelLowering {
 
  protected:
   // ---- guards that hold for a whole work-group ------------------------------------------------
-  // Most kernels guard their accesses with bounds checks such as `If(i < n)`, which LLVM turns
-  // into masked vector loads and stores in the work-item loop (about twice the time of the plain
-  // loop on this project's machine) although every work-group but the last passes them. A guard
-  // is an If at the top of a region whose condition is a conjunction of signed i32 comparisons
-  // of affine expressions: constant multiples of local ids plus group-level values (group ids,
-  // block and grid sizes, shapes, constants, values computed at group level, and min/max of such
-  // values). Over the group's
-  // box of local ids such an expression takes its extremes at corners, so a few i64 operations
-  // per group decide whether it holds for every work-item, and whether the expressions' i32
-  // arithmetic stays in range (then it computes the exact values the check used).
+  // Which guards a region has is GuardAnalysis's (group_guards.h); here, at group level, the
+  // check whether they hold for every work-item, after which flush() runs the region's copy with
+  // the guards taken as true, or the copy as written.
 
  public:
   bool version_guards = false;
 
  protected:
-  struct Affine {
-    bool ok = false;
-    int64_t coefficient[3] = {0, 0, 0};  // of local ids x, y, z
-  };
-
-  // `v` as an affine function of the local ids, if it is one (i32 values only).
-  Affine affine(ir::ValueId v) const {
-    Affine out;
-    const ir::Op* def = kernel_.values[v].def;
-    if (!def || def->type != ir::Type::i32) return out;
-    if (def_segment_[v] == group_segment || def->kind == OpKind::constant || def->kind == OpKind::shape) {
-      out.ok = true;
-      return out;
-    }
-    if (def->kind == OpKind::workitem) {
-      const ir::WorkItem w = def->workitem();
-      out.ok = w != ir::WorkItem::lane_id;
-      if (w == ir::WorkItem::local_id || w == ir::WorkItem::global_id) out.coefficient[def->dim] = 1;
-      return out;
-    }
-    if (def->kind == OpKind::unary && def->unary_op() == ir::UnaryOp::neg) {
-      out = affine(def->operands[0]);
-      for (int64_t& c : out.coefficient) c = -c;
-      return out;
-    }
-    if (def->kind != OpKind::binary) return out;
-    const Affine a = affine(def->operands[0]), b = affine(def->operands[1]);
-    if (!a.ok || !b.ok) return out;
-    auto uniform = [](const Affine& x) { return !x.coefficient[0] && !x.coefficient[1] && !x.coefficient[2]; };
-    auto constant = [&](ir::ValueId x, int64_t& c) {
-      const ir::Op* d = kernel_.values[x].def;
-      if (!d || d->kind != OpKind::constant) return false;
-      c = d->int_value;
-      return true;
-    };
-    int64_t c = 0;
-    switch (def->binary_op()) {
-      case ir::BinaryOp::add:
-      case ir::BinaryOp::sub:
-        out.ok = true;
-        for (int d = 0; d < 3; ++d)
-          out.coefficient[d] = a.coefficient[d] + (def->binary_op() == ir::BinaryOp::add ? 1 : -1) * b.coefficient[d];
-        return out;
-      case ir::BinaryOp::mul:
-        if (uniform(a) && uniform(b)) return out.ok = true, out;
-        if (uniform(b) && constant(def->operands[1], c)) out = a;
-        else if (uniform(a) && constant(def->operands[0], c)) out = b;
-        else return out;
-        if (c < -(1 << 20) || c > (1 << 20)) return Affine{};
-        for (int64_t& k : out.coefficient) {
-          k *= c;
-          if (k < INT32_MIN || k > INT32_MAX) return Affine{};
-        }
-        return out;
-      case ir::BinaryOp::min:
-      case ir::BinaryOp::max:  // of uniform values (reverse's `min(BLOCK, n - base)`)
-        out.ok = uniform(a) && uniform(b);
-        return out;
-      default:
-        return out;
-    }
-  }
-
-  // A guard: its condition and the comparisons it is a conjunction of.
-  struct Guard {
-    ir::ValueId condition;
-    std::vector<const ir::Op*> terms;
-  };
-
-  // The region's Ifs whose conditions are guards in the sense above: at its top level and
-  // nested in Ifs (not in loops), like a staging loop's `If(gy >= 0 && gy < rows ...)` inside
-  // `If(c < cells)`. In the unguarded copy each is taken as true wherever it is reached.
-  std::vector<Guard> group_wide_guards(const std::vector<const ir::Op*>& run) const {
-    std::vector<Guard> out;
-    for (const ir::Op* op : run) find_guards(*op, out);
-    return out;
-  }
-
-  void find_guards(const ir::Op& op, std::vector<Guard>& out) const {
-    if (op.kind != OpKind::if_) return;
-    Guard g{op.operands[0], {}};
-    if (guard_terms(g.condition, g.terms) &&
-        std::any_of(g.terms.begin(), g.terms.end(),
-                    [&](const ir::Op* cmp) { return positional(cmp->operands[0]) || positional(cmp->operands[1]); }))
-      out.push_back(std::move(g));
-    for (const ir::Region& r : op.regions)
-      for (const auto& inner : r.ops) find_guards(*inner, out);
-  }
-
-  // Whether `cond` is a conjunction of comparisons of affine i32 values (appended to `terms`).
-  bool guard_terms(ir::ValueId cond, std::vector<const ir::Op*>& terms) const {
-    const ir::Op* def = kernel_.values[cond].def;
-    if (!def) return false;
-    if (def->kind == OpKind::binary && def->binary_op() == ir::BinaryOp::and_ && def->type == ir::Type::i1)
-      return guard_terms(def->operands[0], terms) && guard_terms(def->operands[1], terms);
-    if (def->kind != OpKind::compare) return false;
-    const ir::ComparePred p = def->pred();
-    if (p != ir::ComparePred::lt && p != ir::ComparePred::le && p != ir::ComparePred::gt && p != ir::ComparePred::ge)
-      return false;
-    // (The analyses and the per-group check walk an operand's expression as a tree, so a shared
-    // subexpression counts once per use: bounded, a DAG such as h = h + h repeated cannot make
-    // them exponential.)
-    unsigned budget = max_guard_nodes;
-    if (!within(def->operands[0], budget) || !within(def->operands[1], budget)) return false;
-    if (!rangeable(def->operands[0]) || !rangeable(def->operands[1])) return false;
-    if (!varies(def->operands[0]) && !varies(def->operands[1]))
-      return false;  // uniform: LLVM hoists it out of the loops already
-    terms.push_back(def);
-    return true;
-  }
-
-  // At most this many ops in a comparison's two operands, counted as trees.
-  static constexpr unsigned max_guard_nodes = 48;
-
-  // Whether `v`'s expression, as a tree down to group-level values and leaves, has at most
-  // `budget` ops (decremented by those it has).
-  bool within(ir::ValueId v, unsigned& budget) const {
-    if (budget == 0) return false;
-    --budget;
-    const ir::Op* def = kernel_.values[v].def;
-    if (!def || def_segment_[v] == group_segment || (def->kind != OpKind::binary && def->kind != OpKind::unary))
-      return true;
-    for (ir::ValueId operand : def->operands)
-      if (!within(operand, budget)) return false;
-    return true;
-  }
-
-  // Whether `v` is an i32 whose range over a group's work-items range() can bound: an affine
-  // value, or add, sub, min, max, neg of such values, a product with a constant, or a quotient
-  // or remainder by a positive constant (`c / 18`, `c % 18` of a staged tile's cell number).
-  bool rangeable(ir::ValueId v) const {
-    if (affine(v).ok) return true;
-    const ir::Op* def = kernel_.values[v].def;
-    if (!def || def->type != ir::Type::i32) return false;
-    if (def->kind == OpKind::unary) return def->unary_op() == ir::UnaryOp::neg && rangeable(def->operands[0]);
-    if (def->kind != OpKind::binary) return false;
-    int64_t c = 0;
-    switch (def->binary_op()) {
-      case ir::BinaryOp::add:
-      case ir::BinaryOp::sub:
-      case ir::BinaryOp::min:
-      case ir::BinaryOp::max: return rangeable(def->operands[0]) && rangeable(def->operands[1]);
-      case ir::BinaryOp::mul:
-        return (constant_operand(def->operands[1], c) && rangeable(def->operands[0])) ||
-               (constant_operand(def->operands[0], c) && rangeable(def->operands[1]));
-      case ir::BinaryOp::div:
-      case ir::BinaryOp::rem: return constant_operand(def->operands[1], c) && c > 0 && rangeable(def->operands[0]);
-      default: return false;
-    }
-  }
-
-  bool constant_operand(ir::ValueId v, int64_t& c) const {
-    const ir::Op* d = kernel_.values[v].def;
-    if (!d || d->kind != OpKind::constant) return false;
-    c = static_cast<int32_t>(d->int_value);
-    return true;
-  }
-
-  // Whether `v` differs between the work-items of a group (it depends on a local or global id).
-  bool varies(ir::ValueId v) const {
-    const ir::Op* def = kernel_.values[v].def;
-    if (!def || def_segment_[v] == group_segment) return false;
-    if (def->kind == OpKind::workitem)
-      return def->workitem() == ir::WorkItem::local_id || def->workitem() == ir::WorkItem::global_id;
-    if (def->kind != OpKind::binary && def->kind != OpKind::unary) return false;
-    for (ir::ValueId operand : def->operands)
-      if (varies(operand)) return true;
-    return false;
-  }
-
-  // Whether affine `v` depends on the group's position (a global or group id): a guard without
-  // such a term, like `local_id < s` in a tree reduction, passes or fails the same way in every
-  // group, so a copy for groups where it holds would rarely run and only cost compile time.
-  bool positional(ir::ValueId v) const {
-    const ir::Op* def = kernel_.values[v].def;
-    if (!def || def_segment_[v] == group_segment) return false;
-    if (def->kind == OpKind::workitem)
-      return def->workitem() == ir::WorkItem::global_id || def->workitem() == ir::WorkItem::group_id;
-    if (def->kind != OpKind::binary && def->kind != OpKind::unary) return false;
-    for (ir::ValueId operand : def->operands)
-      if (positional(operand)) return true;
-    return false;
-  }
+  using Affine = GuardAnalysis::Affine;
+  using Guard = GuardAnalysis::Guard;
+  Affine affine(ir::ValueId v) const { return guards_.affine(v); }
 
   // At group level: whether the guard holds for every work-item of the group.
   llvm::Value* holds_for_group(const Guard& guard) {
@@ -482,8 +296,8 @@ class HostLowering : public KernelLowering {
     int64_t c = 0;
     const ir::BinaryOp op = def->binary_op();
     if (op == ir::BinaryOp::mul) {
-      const bool left = constant_operand(def->operands[0], c);
-      if (!left) constant_operand(def->operands[1], c);
+      const bool left = guards_.constant_operand(def->operands[0], c);
+      if (!left) guards_.constant_operand(def->operands[1], c);
       const Range a = range(def->operands[left ? 1 : 0]);
       llvm::Value* k = builder_.getInt64(static_cast<uint64_t>(c));
       llvm::Value* p = builder_.CreateMul(a.lo, k);
@@ -491,7 +305,7 @@ class HostLowering : public KernelLowering {
       return checked({c >= 0 ? p : q, c >= 0 ? q : p, a.ok}, builder_.getTrue());
     }
     if (op == ir::BinaryOp::div || op == ir::BinaryOp::rem) {
-      constant_operand(def->operands[1], c);
+      guards_.constant_operand(def->operands[1], c);
       const Range a = range(def->operands[0]);
       llvm::Value* k = builder_.getInt64(static_cast<uint64_t>(c));
       llvm::Value* non_negative = builder_.CreateICmpSGE(a.lo, builder_.getInt64(0));
@@ -936,7 +750,7 @@ class HostLowering : public KernelLowering {
           }, outer_loop_vectorizable(1));
         }, outer_loop_vectorizable(2));
       };
-      std::vector<Guard> guards = version_guards ? group_wide_guards(run) : std::vector<Guard>{};
+      std::vector<Guard> guards = version_guards ? guards_.group_wide_guards(run) : std::vector<Guard>{};
       if (guards.empty()) {
         work_item_loops();
       } else {
@@ -1167,6 +981,7 @@ class HostLowering : public KernelLowering {
   bool in_wave_ = false;                     // lowering inside a wave-level op
   llvm::Value* wave_first_ = nullptr, * wave_count_ = nullptr;  // its wave: first work-item, size
   std::vector<int> def_segment_;
+  GuardAnalysis guards_{kernel_, def_segment_, group_segment};
   std::vector<bool> spilled_;
   std::vector<uint64_t> value_offset_;
   std::vector<int64_t> slot_offset_, memory_offset_;
