@@ -54,14 +54,27 @@ bool tiering_enabled(const std::string& kernel) {
   return enabled;
 }
 
-// One thread running tier-up compiles in order. A function-local static: created after LLVM's
-// own statics, so destroyed before them; its destructor drops what has not started and waits
-// for the compile in progress.
-class TierUpThread {
+// One thread running posted tasks in order, started with the first task; tasks catch their own
+// errors. At destruction it waits for the task in progress and, as asked, runs the tasks still
+// queued (a stream's work) or drops them (tier-up compiles nobody waits for).
+class SerialWorker {
  public:
-  static TierUpThread& instance() {
-    static TierUpThread t;
-    return t;
+  enum class AtExit { drain, drop };
+  explicit SerialWorker(AtExit at_exit) : at_exit_(at_exit) {}
+  SerialWorker(const SerialWorker&) = delete;
+  SerialWorker& operator=(const SerialWorker&) = delete;
+  ~SerialWorker() {
+    {
+      std::lock_guard<std::mutex> g(lock_);
+      stop_ = true;
+      if (at_exit_ == AtExit::drop) {
+        pending_ -= queue_.size();
+        queue_.clear();
+      }
+    }
+    cv_.notify_all();
+    idle_.notify_all();
+    if (thread_.joinable()) thread_.join();
   }
   void post(std::function<void()> task) {
     {
@@ -72,19 +85,10 @@ class TierUpThread {
     }
     cv_.notify_one();
   }
-  void wait() {
+  // Until every posted task has run (or been dropped).
+  void wait_idle() {
     std::unique_lock<std::mutex> g(lock_);
-    idle_.wait(g, [&] { return pending_ == 0 || stop_; });
-  }
-  ~TierUpThread() {
-    {
-      std::lock_guard<std::mutex> g(lock_);
-      stop_ = true;
-      queue_.clear();
-    }
-    cv_.notify_all();
-    idle_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    idle_.wait(g, [&] { return pending_ == 0; });
   }
 
  private:
@@ -92,23 +96,32 @@ class TierUpThread {
     std::unique_lock<std::mutex> g(lock_);
     while (true) {
       cv_.wait(g, [&] { return stop_ || !queue_.empty(); });
-      if (stop_) return;
+      if (queue_.empty()) return;  // stopped, and nothing (more) to run
       auto task = std::move(queue_.front());
       queue_.pop_front();
       g.unlock();
-      task();  // catches its own errors
-      task = nullptr;
+      task();
+      task = nullptr;  // release what the task kept alive before reporting idle
       g.lock();
       if (--pending_ == 0) idle_.notify_all();
     }
   }
+  const AtExit at_exit_;
   std::mutex lock_;
   std::condition_variable cv_, idle_;
   std::deque<std::function<void()>> queue_;
-  size_t pending_ = 0;
+  size_t pending_ = 0;  // queued and running
   bool stop_ = false;
   std::thread thread_;
 };
+
+// The tier-up compiles, one at a time. A function-local static: created after LLVM's own
+// statics, so destroyed before them; at exit it drops what has not started and waits for the
+// compile in progress.
+SerialWorker& tier_up_worker() {
+  static SerialWorker worker(SerialWorker::AtExit::drop);
+  return worker;
+}
 
 // The kernel one work-group shape of a CpuKernel runs, and how far its tiering has got.
 struct Shape {
@@ -137,7 +150,7 @@ struct CpuKernel : CompiledKernel {
     std::lock_guard<std::mutex> g(shape->lock);
     if (shape->final || ++shape->launches != 2) return;
     ++tier_ups;
-    TierUpThread::instance().post([ir = ir, shape] {
+    tier_up_worker().post([ir = ir, shape] {
       HostKernel better;
       try {
         CompileOptions options;
@@ -174,23 +187,23 @@ struct CpuKernel : CompiledKernel {
     shape->block = block;
     CompileOptions options;
     options.block = block;
+    bool quick = false;  // compiled at O1: a tier-up follows
     if (tiering_enabled(name) && items <= tier_direct_items) {
       options.cached_only = true;
       shape->kernel = compile(ir, Target::host(), options).host;
       if (shape->kernel) {
         ++cached_starts;
       } else {
+        quick = true;
         options.cached_only = false;
         options.opt_level = 1;
         shape->kernel = compile(ir, Target::host(), options).host;
         ++quick_compiles;
-        shapes.push_back(shape);
-        return shape;
       }
     } else {
       shape->kernel = compile(ir, Target::host(), options).host;
     }
-    shape->final = true;
+    shape->final = !quick;
     shapes.push_back(shape);
     return shape;
   }
@@ -234,18 +247,7 @@ class CpuEvent : public EventImpl {
 
 class CpuStream : public StreamImpl {
  public:
-  CpuStream(std::shared_ptr<DeviceImpl> d, bool is_default) : StreamImpl(std::move(d), is_default) {
-    if (!is_default) worker_ = std::thread([this] { serve(); });
-  }
-  ~CpuStream() override {
-    if (!worker_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> g(lock_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    worker_.join();
-  }
+  CpuStream(std::shared_ptr<DeviceImpl> d, bool is_default) : StreamImpl(std::move(d), is_default) {}
 
   void copy(void* dst, const void* src, size_t bytes, CopyKind, std::vector<std::shared_ptr<void>> keep) override {
     submit([dst, src, bytes, keep = std::move(keep)] { std::memmove(dst, src, bytes); });
@@ -272,13 +274,13 @@ class CpuStream : public StreamImpl {
   }
   void synchronize() override {
     if (is_default_) return;
-    std::unique_lock<std::mutex> g(lock_);
-    idle_.wait(g, [&] { return queue_.empty() && !busy_; });
-    if (failure_) {
-      auto f = failure_;
-      failure_ = nullptr;
-      std::rethrow_exception(f);
+    worker_.wait_idle();
+    std::exception_ptr f;
+    {
+      std::lock_guard<std::mutex> g(failure_lock_);
+      std::swap(f, failure_);
     }
+    if (f) std::rethrow_exception(f);
   }
 
  private:
@@ -287,41 +289,20 @@ class CpuStream : public StreamImpl {
       task();  // the default stream is synchronous
       return;
     }
-    {
-      std::lock_guard<std::mutex> g(lock_);
-      queue_.push_back(std::move(task));
-    }
-    cv_.notify_one();
-  }
-
-  void serve() {
-    std::unique_lock<std::mutex> g(lock_);
-    while (true) {
-      cv_.wait(g, [&] { return stop_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stop requested and drained
-      auto task = std::move(queue_.front());
-      queue_.pop_front();
-      busy_ = true;
-      g.unlock();
+    // The first failure is kept for synchronize(); later tasks still run.
+    worker_.post([this, task = std::move(task)] {
       try {
         task();
       } catch (...) {
         std::lock_guard<std::mutex> f(failure_lock_);
         if (!failure_) failure_ = std::current_exception();
       }
-      task = nullptr;  // release what the task kept alive before reporting idle
-      g.lock();
-      busy_ = false;
-      if (queue_.empty()) idle_.notify_all();
-    }
+    });
   }
 
-  std::mutex lock_, failure_lock_;
-  std::condition_variable cv_, idle_;
-  std::deque<std::function<void()>> queue_;
-  bool busy_ = false, stop_ = false;
+  std::mutex failure_lock_;
   std::exception_ptr failure_;
-  std::thread worker_;
+  SerialWorker worker_{SerialWorker::AtExit::drain};  // last: joined before the members it uses go
 };
 
 uint64_t physical_memory() {
@@ -404,6 +385,6 @@ CpuTieringStats cpu_tiering_stats() {
   return {quick_compiles.load(), cached_starts.load(), tier_ups.load(), tier_ups_failed.load()};
 }
 
-void wait_for_cpu_tier_ups() { runtime::TierUpThread::instance().wait(); }
+void wait_for_cpu_tier_ups() { runtime::tier_up_worker().wait_idle(); }
 
 }  // namespace rocjit
