@@ -37,6 +37,8 @@ void append_kernel(std::string& s, const CodeObject& co, const KernelMetadata& k
   for (const KernelArgument& a : k.args)
     s += fmt::format("    {:>6}  {:>4}  {:<30}  {}\n", a.offset, a.size, a.value_kind, a.name);
   s += fmt::format("  occupancy:           {} waves per SIMD (at the maximum work-group size)\n", occ.waves_per_simd);
+  s += fmt::format("    decided by:                 {}\n", occ.reason);
+  if (occ.waves_per_simd == 0) return;  // cannot run: the per-resource bounds mean nothing
   s += fmt::format("    limited by VGPRs:           {} ({} VGPRs, {} per SIMD, allocated in blocks of {})\n",
                    occ.by_vgprs, k.vgpr_count, l.vgpr_file, l.vgpr_granule);
   s += fmt::format("    limited by SGPRs:           {}{}\n", occ.by_sgprs,

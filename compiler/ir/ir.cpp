@@ -7,6 +7,23 @@
 
 namespace rocjit::ir {
 
+Region::Region(const Region& other) {
+  ops.reserve(other.ops.size());
+  for (const auto& op : other.ops) ops.push_back(std::make_unique<Op>(*op));
+}
+
+Region& Region::operator=(const Region& other) {
+  if (this != &other) *this = Region(other);
+  return *this;
+}
+
+bool Region::operator==(const Region& other) const {
+  if (ops.size() != other.ops.size()) return false;
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (!(*ops[i] == *other.ops[i])) return false;
+  return true;
+}
+
 std::string SourceLoc::str() const {
   if (file.empty()) return "<unknown>";
   return fmt::format("{}:{}", file, line);

@@ -476,11 +476,22 @@ class Verifier {
         size_t mark = scope_.size();
         for (size_t i = 0; i + 1 < cond.ops.size(); ++i) {
           const Op& c = *cond.ops[i];
-          const OpEffect effect = op_info(c.kind).effect;
+          const OpInfo& info = op_info(c.kind);
+          const OpEffect effect = info.effect;
           const bool atomic_load = c.kind == OpKind::atomic && c.atomic_op() == AtomicOp::load;  // a spin-wait
-          if ((effect == OpEffect::writes_memory && !atomic_load) || effect == OpEffect::synchronizes ||
-              effect == OpEffect::control_flow)
-            fail(cond.ops[i]->loc, "a while condition may only compute values, without side effects");
+          // A collective that computes a value (a wave vote, reduction, broadcast or shuffle) may
+          // decide a loop: every lane that enters the loop evaluates it at each test (the
+          // uniformity rule refuses loops that lanes leave one by one). A barrier or a fence
+          // only synchronises, and a condition is not the place for it.
+          const bool collective_value = effect == OpEffect::synchronizes && info.result == OpResult::value;
+          if (effect == OpEffect::writes_memory && !atomic_load)
+            fail(c.loc, "a while condition may only compute values: it cannot store or modify memory (an "
+                        "atomic.load may spin on a flag)");
+          if (effect == OpEffect::synchronizes && !collective_value)
+            fail(c.loc, fmt::format("a while condition cannot hold a {} (put it in the loop's body)",
+                                    op_spelling(c)));
+          if (effect == OpEffect::control_flow)
+            fail(c.loc, fmt::format("a while condition cannot hold control flow ({})", op_spelling(c)));
           operation(*cond.ops[i], loop_depth);
         }
         const Op& c = *cond.ops.back();

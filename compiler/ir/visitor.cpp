@@ -60,38 +60,10 @@ Mutator::Ops Mutator::keep(OpPtr op) {
   return out;
 }
 
-// Every field of Op is copied below; a new one must be added there too.
-static_assert(sizeof(void*) != 8 || sizeof(Op) == 128, "Op has a new field: copy it in clone(const Op&)");
-
-std::unique_ptr<Op> clone(const Op& op) {
-  auto copy = std::make_unique<Op>();
-  copy->kind = op.kind;
-  copy->type = op.type;
-  copy->result = op.result;
-  copy->operands = op.operands;
-  copy->sub = op.sub;
-  copy->dim = op.dim;
-  copy->ref = op.ref;
-  copy->int_value = op.int_value;
-  copy->float_value = op.float_value;
-  copy->loc = op.loc;
-  copy->regions.resize(op.regions.size());
-  for (size_t i = 0; i < op.regions.size(); ++i)
-    for (const auto& sub : op.regions[i].ops) copy->regions[i].ops.push_back(clone(*sub));
-  return copy;
-}
+std::unique_ptr<Op> clone(const Op& op) { return std::make_unique<Op>(op); }
 
 Kernel clone(const Kernel& kernel) {
-  Kernel copy;
-  copy.name = kernel.name;
-  copy.params = kernel.params;
-  copy.memories = kernel.memories;
-  copy.slots = kernel.slots;
-  copy.values = kernel.values;
-  copy.max_block_size = kernel.max_block_size;
-  copy.fast_math = kernel.fast_math;
-  copy.loc = kernel.loc;
-  for (const auto& op : kernel.body.ops) copy.body.ops.push_back(clone(*op));
+  Kernel copy = kernel;  // Region's copy is deep; the definitions must then point into the copy
   copy.index_definitions();
   return copy;
 }

@@ -27,6 +27,7 @@
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
+#include "rocjit/compiler/occupancy.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/target.hpp"
 #include "rocjit/compiler/type.hpp"

@@ -76,14 +76,30 @@ class SerialWorker {
     idle_.notify_all();
     if (thread_.joinable()) thread_.join();
   }
-  void post(std::function<void()> task) {
+  // Returns whether the worker was idle (nothing queued or running) before this task.
+  bool post(std::function<void()> task) {
+    bool was_idle;
     {
       std::lock_guard<std::mutex> g(lock_);
+      if (stop_) return false;  // stopped for process exit: the task is dropped
       if (!thread_.joinable()) thread_ = std::thread([this] { serve(); });
+      was_idle = pending_ == 0;
       queue_.push_back(std::move(task));
       ++pending_;
     }
     cv_.notify_one();
+    return was_idle;
+  }
+  // For process exit: drops what is queued, refuses new tasks and waits for the one running.
+  void stop_and_wait() {
+    {
+      std::lock_guard<std::mutex> g(lock_);
+      stop_ = true;
+      pending_ -= queue_.size();
+      queue_.clear();
+    }
+    cv_.notify_all();
+    wait_idle();
   }
   // Until every posted task has run (or been dropped).
   void wait_idle() {
@@ -115,12 +131,23 @@ class SerialWorker {
   std::thread thread_;
 };
 
-// The tier-up compiles, one at a time. A function-local static: created after LLVM's own
-// statics, so destroyed before them; at exit it drops what has not started and waits for the
-// compile in progress.
+// The tier-up compiles, one at a time, on a worker that is never destroyed. A compile may still
+// run when the process exits, and exit destroys static objects (LLVM's among them) in the reverse
+// order of their construction while it runs. So each time the worker turns busy, an atexit
+// handler is registered that drops the queued compiles and waits for the running one: it runs
+// before the destructors of every static object that existed when the compile began (LLVM's
+// pass and target registries, the JIT, rocjit's caches and devices). The worker itself, its
+// thread and what the compile uses are never destroyed, so nothing is left for a late
+// destructor to pull from under it.
 SerialWorker& tier_up_worker() {
-  static SerialWorker worker(SerialWorker::AtExit::drop);
+  static SerialWorker& worker = *new SerialWorker(SerialWorker::AtExit::drop);
   return worker;
+}
+
+void stop_tier_ups_at_exit() { tier_up_worker().stop_and_wait(); }
+
+void post_tier_up(std::function<void()> task) {
+  if (tier_up_worker().post(std::move(task))) std::atexit(stop_tier_ups_at_exit);
 }
 
 // The kernel one work-group shape of a CpuKernel runs, and how far its tiering has got.
@@ -150,7 +177,7 @@ struct CpuKernel : CompiledKernel {
     std::lock_guard<std::mutex> g(shape->lock);
     if (shape->final || ++shape->launches != 2) return;
     ++tier_ups;
-    tier_up_worker().post([ir = ir, shape] {
+    post_tier_up([ir = ir, shape] {
       HostKernel better;
       try {
         CompileOptions options;
@@ -247,7 +274,8 @@ class CpuEvent : public EventImpl {
 
 class CpuStream : public StreamImpl {
  public:
-  CpuStream(std::shared_ptr<DeviceImpl> d, bool is_default) : StreamImpl(std::move(d), is_default) {}
+  CpuStream(std::shared_ptr<DeviceImpl> d, bool is_default, bool non_blocking)
+      : StreamImpl(std::move(d), is_default, non_blocking) {}
 
   void copy(void* dst, const void* src, size_t bytes, CopyKind, std::vector<std::shared_ptr<void>> keep) override {
     submit([dst, src, bytes, keep = std::move(keep)] { std::memmove(dst, src, bytes); });
@@ -274,7 +302,7 @@ class CpuStream : public StreamImpl {
   }
   void synchronize() override {
     if (is_default_) return;
-    worker_.wait_idle();
+    wait_idle();
     std::exception_ptr f;
     {
       std::lock_guard<std::mutex> g(failure_lock_);
@@ -284,13 +312,18 @@ class CpuStream : public StreamImpl {
   }
 
  private:
+  // Until every task posted so far has run (failures stay for synchronize()).
+  void wait_idle() { worker_.wait_idle(); }
+
   void submit(std::function<void()> task) {
     if (is_default_) {
+      wait_for_blocking_streams();
       task();  // the default stream is synchronous
       return;
     }
     // The first failure is kept for synchronize(); later tasks still run.
     worker_.post([this, task = std::move(task)] {
+      serving_ = this;
       try {
         task();
       } catch (...) {
@@ -300,10 +333,23 @@ class CpuStream : public StreamImpl {
     });
   }
 
+  // The default stream's legacy semantics: its operation starts after everything enqueued on the
+  // blocking streams. A stream's own task (a host callback) that uses the default stream does
+  // not wait for its own stream, which could never finish first.
+  void wait_for_blocking_streams() {
+    auto device = this->device();
+    if (!device) return;
+    for (const auto& s : device->live_streams())
+      if (!s->is_non_blocking() && s.get() != serving_) static_cast<CpuStream&>(*s).wait_idle();
+  }
+
+  static thread_local const CpuStream* serving_;  // the stream whose worker runs this thread's task
   std::mutex failure_lock_;
   std::exception_ptr failure_;
   SerialWorker worker_{SerialWorker::AtExit::drain};  // last: joined before the members it uses go
 };
+
+thread_local const CpuStream* CpuStream::serving_ = nullptr;
 
 uint64_t physical_memory() {
   return static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
@@ -342,11 +388,11 @@ class CpuDevice : public DeviceImpl {
   void page_lock(const void*, size_t) override {}
   void page_unlock(const void*) override {}
 
-  std::shared_ptr<StreamImpl> create_stream() override {
-    return std::make_shared<CpuStream>(shared_from_this(), false);
+  std::shared_ptr<StreamImpl> create_stream(bool non_blocking) override {
+    return std::make_shared<CpuStream>(shared_from_this(), false, non_blocking);
   }
   std::shared_ptr<StreamImpl> create_stream_locked_default() override {
-    return std::make_shared<CpuStream>(shared_from_this(), true);
+    return std::make_shared<CpuStream>(shared_from_this(), true, false);
   }
   std::shared_ptr<EventImpl> create_event() override { return std::make_shared<CpuEvent>(); }
 

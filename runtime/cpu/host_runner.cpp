@@ -35,8 +35,10 @@ void report_out_of_bounds(HostBoundsReport* r, int32_t check, int64_t i0, int64_
   }
 }
 
+// Never destroyed: a stream's worker may still run a launch while the process exits (its
+// threads wait on the pool's own state, which therefore stays valid).
 WorkerPool& pool() {
-  static WorkerPool instance(host_thread_count());
+  static WorkerPool& instance = *new WorkerPool(host_thread_count());
   return instance;
 }
 

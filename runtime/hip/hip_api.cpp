@@ -70,7 +70,8 @@ std::string own_directory() {
 }  // namespace
 
 const Api* load(std::string& why) {
-  static Api api;
+  // Never destroyed: kernels and arrays released during exit still call through it.
+  static Api& api = *new Api;
   static std::string failure;
   static bool loaded = [] {
     std::vector<std::string> candidates;
@@ -89,7 +90,8 @@ const Api* load(std::string& why) {
 }
 
 const Api* load_simulator(std::string& why) {
-  static Api api;
+  // Never destroyed: kernels and arrays released during exit still call through it.
+  static Api& api = *new Api;
   static std::string failure;
   static bool loaded = [] {
     std::vector<std::string> candidates;

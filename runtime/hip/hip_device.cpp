@@ -66,10 +66,14 @@ struct Pending {
 
 class HipStream : public StreamImpl {
  public:
-  HipStream(std::shared_ptr<DeviceImpl> d, const Api* api, int device, bool is_default)
-      : StreamImpl(std::move(d), is_default), api_(api), device_(device) {
+  // The default stream is HIP's null stream, whose legacy semantics (it waits for the blocking
+  // streams and they wait for it) the HIP runtime provides.
+  HipStream(std::shared_ptr<DeviceImpl> d, const Api* api, int device, bool is_default, bool non_blocking)
+      : StreamImpl(std::move(d), is_default, non_blocking), api_(api), device_(device) {
     api_->check(api_->hipSetDevice(device_), "hipSetDevice");
-    if (!is_default) api_->check(api_->hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking), "hipStreamCreateWithFlags");
+    if (!is_default)
+      api_->check(api_->hipStreamCreateWithFlags(&stream_, non_blocking ? hipStreamNonBlocking : hipStreamDefault),
+                  "hipStreamCreateWithFlags");
   }
   ~HipStream() override {
     if (stream_) {
@@ -239,11 +243,11 @@ class HipDevice : public DeviceImpl {
   void page_unlock(const void* p) override {
     api_->check(api_->hipHostUnregister(const_cast<void*>(p)), "hipHostUnregister");
   }
-  std::shared_ptr<StreamImpl> create_stream() override {
-    return std::make_shared<HipStream>(shared_from_this(), api_, index_, false);
+  std::shared_ptr<StreamImpl> create_stream(bool non_blocking) override {
+    return std::make_shared<HipStream>(shared_from_this(), api_, index_, false, non_blocking);
   }
   std::shared_ptr<StreamImpl> create_stream_locked_default() override {
-    return std::make_shared<HipStream>(shared_from_this(), api_, index_, true);
+    return std::make_shared<HipStream>(shared_from_this(), api_, index_, true, false);
   }
   std::shared_ptr<EventImpl> create_event() override { return std::make_shared<HipEvent>(api_, index_); }
 

@@ -73,8 +73,9 @@ class StreamImpl {
   // A device owns its default stream, so the default stream refers back to it weakly (a strong
   // reference both ways would leak every device that is created and dropped). Other streams keep
   // their device alive.
-  explicit StreamImpl(std::shared_ptr<DeviceImpl> device, bool is_default)
-      : device_(is_default ? nullptr : device), weak_device_(device), is_default_(is_default) {}
+  explicit StreamImpl(std::shared_ptr<DeviceImpl> device, bool is_default, bool non_blocking = false)
+      : device_(is_default ? nullptr : device), weak_device_(device), is_default_(is_default),
+        non_blocking_(non_blocking && !is_default) {}
   virtual ~StreamImpl() = default;
   // `keep_alive` holds what the operation uses until it has completed.
   virtual void copy(void* dst, const void* src, size_t bytes, CopyKind kind,
@@ -89,12 +90,15 @@ class StreamImpl {
   virtual void wait(std::shared_ptr<EventImpl> e) = 0;
   virtual void synchronize() = 0;
   bool is_default() const { return is_default_; }
+  // Created with StreamOptions::non_blocking: the default stream does not wait for it.
+  bool is_non_blocking() const { return non_blocking_; }
   std::shared_ptr<DeviceImpl> device() const { return device_ ? device_ : weak_device_.lock(); }
 
  protected:
   std::shared_ptr<DeviceImpl> device_;    // null for the default stream
   std::weak_ptr<DeviceImpl> weak_device_;
   bool is_default_;
+  bool non_blocking_;
 };
 
 class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
@@ -115,7 +119,7 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   virtual void page_lock(const void* p, size_t bytes) = 0;
   virtual void page_unlock(const void* p) = 0;
 
-  virtual std::shared_ptr<StreamImpl> create_stream() = 0;
+  virtual std::shared_ptr<StreamImpl> create_stream(bool non_blocking) = 0;
   // The synchronous default stream (called once, under the device's lock).
   virtual std::shared_ptr<StreamImpl> create_stream_locked_default() = 0;
   virtual std::shared_ptr<EventImpl> create_event() = 0;
@@ -160,6 +164,8 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
 
  public:
   void remember_stream(const std::shared_ptr<StreamImpl>& s);
+  // The streams made by stream() that are still alive (not the default stream).
+  std::vector<std::shared_ptr<StreamImpl>> live_streams();
 };
 
 // How many kernels each device remembers: ROCJIT_DEVICE_KERNELS (at least 1), default 1024.

@@ -82,6 +82,14 @@ void DeviceImpl::remember_stream(const std::shared_ptr<StreamImpl>& s) {
   streams_.push_back(s);
 }
 
+std::vector<std::shared_ptr<StreamImpl>> DeviceImpl::live_streams() {
+  std::vector<std::shared_ptr<StreamImpl>> live;
+  std::lock_guard<std::mutex> g(lock_);
+  for (auto& w : streams_)
+    if (auto s = w.lock()) live.push_back(s);
+  return live;
+}
+
 void DeviceImpl::synchronize() {
   std::vector<std::shared_ptr<StreamImpl>> live;
   {
@@ -153,8 +161,10 @@ struct Registry {
   std::string sim_why;
 };
 
+// Never destroyed: streams, arrays and kernels that users keep in static objects, and the
+// stream and tier-up threads still running at exit, use the devices until the very end.
 Registry& registry() {
-  static Registry r;
+  static Registry& r = *new Registry;
   std::call_once(r.once, [&] {
     r.cpu = make_cpu_device();
     r.hip = make_hip_devices(r.hip_why);
@@ -278,6 +288,7 @@ void Stream::wait(const Event& e) const {
 }
 Device Stream::device() const { return Device(impl().device()); }
 bool Stream::is_default() const { return !impl_ || impl_->is_default(); }
+bool Stream::is_non_blocking() const { return impl_ && impl_->is_non_blocking(); }
 
 AutoSynchronize::~AutoSynchronize() noexcept(false) {
   if (std::uncaught_exceptions() > 0) {
@@ -290,10 +301,12 @@ AutoSynchronize::~AutoSynchronize() noexcept(false) {
   stream_.synchronize();
 }
 
-Stream stream(const Device& device) {
+Stream stream(const Device& device) { return stream(StreamOptions{}, device); }
+
+Stream stream(const StreamOptions& options, const Device& device) {
   Device d = device ? device : default_device();
   d.impl().check_open("create a stream");
-  auto s = d.impl().create_stream();
+  auto s = d.impl().create_stream(options.non_blocking);
   d.impl().remember_stream(s);
   return Stream(s);
 }

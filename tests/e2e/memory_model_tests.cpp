@@ -249,3 +249,34 @@ TEST_CASE("under ROCJIT_BOUNDS_CHECK=1 a broken uniform() promise fails the laun
   }
   for (int32_t v : run(std::vector<int32_t>(256, 2))) REQUIRE(v == 2);
 }
+
+TEST_CASE("an aligned 64-bit atomic load never sees half of a concurrent 64-bit atomic store") {
+  // A writer work-group stores (r << 32) | r into each word, over and over; a reader group,
+  // running at the same time, counts loads whose halves differ. A naturally aligned 8-byte access
+  // is single-copy atomic on the hardware (and LLVM lowers load/store atomic i64 to plain
+  // global_load/store_dwordx2 relying on it); look-back scans publish (flag, value) this way.
+  Kernel k = kernel("torn_u64", [](Array<uint64_t> words, Array<uint32_t> torn, Int rounds) {
+    Int lane = local_id(0);
+    If(group_id(0) == 0, [&] {
+      For(1, rounds + 1, [&](Int r) {
+        ULong v = (cast<uint64_t>(r) << 32) | cast<uint64_t>(r);
+        atomic::store(words, lane, v);
+      });
+    }).Else([&] {
+      Var<uint32_t> count = 0u;
+      For(0, rounds, [&](Int) {
+        ULong v = atomic::load(words, lane);
+        If(cast<uint32_t>(v >> 32) != cast<uint32_t>(v), [&] { count = count + 1u; });
+      });
+      torn(lane) = count;
+    });
+  });
+  auto words = to_device(std::vector<uint64_t>(64, 0));
+  auto torn = device_array<uint32_t>({64});
+  k[{2, 64}](words, torn, 50000);
+  std::vector<uint32_t> t = torn.copy_to_host().to_vector();
+  uint64_t total = 0;
+  for (uint32_t c : t) total += c;
+  CHECK(total == 0);
+  for (uint64_t w : words.copy_to_host().to_vector()) CHECK(w == ((uint64_t(50000) << 32) | 50000));
+}

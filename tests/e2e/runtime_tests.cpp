@@ -311,3 +311,37 @@ TEST_CASE("to_device of a temporary vector on an asynchronous stream copies it b
   CHECK(std::count(back.begin(), back.end(), 7) == 4096);
   CHECK(scribble[0] == -1);
 }
+
+TEST_CASE("the default stream waits for blocking streams; non-blocking streams opt out") {
+  // HIP's and CUDA's legacy default stream: copy_to_host() on the default stream after an
+  // asynchronous copy and a kernel on a busy blocking stream sees their results.
+  Kernel slow = slow_fill();
+  const int n = 4096;
+  float ref = 0;
+  for (int k = 0; k < 2000; ++k) ref += float(k % 7);
+  for (int round = 0; round < 3; ++round) {
+    Stream s = stream();
+    CHECK_FALSE(s.is_non_blocking());
+    DeviceArray<float> busy = device_array<float>({n});
+    DeviceArray<float> d = device_array<float>({1024});
+    slow[{n / 256, 256, s}](busy, 2000);  // keeps s busy
+    std::vector<float> fresh = iota_floats(1024, float(round * 10000));
+    d.copy_to_device(std::span<const float>(fresh), s);
+    HostArray<float> out = d.copy_to_host();  // the default stream: after s's copy
+    for (int i = 0; i < 1024; ++i) REQUIRE(out.data()[i] == fresh[i]);
+    // And a kernel on the default stream sees the kernel of the blocking stream.
+    slow[{n / 256, 256, s}](busy, 2000);
+    HostArray<float> b = busy.copy_to_host();
+    for (int i = 0; i < n; ++i) REQUIRE(b.data()[i] == ref);
+  }
+  // A non-blocking stream is still ordered within itself and by synchronize().
+  Stream nb = stream({.non_blocking = true});
+  CHECK(nb.is_non_blocking());
+  CHECK_FALSE(nb.is_default());
+  CHECK_FALSE(default_stream().is_non_blocking());
+  DeviceArray<float> busy = device_array<float>({n});
+  slow[{n / 256, 256, nb}](busy, 2000);
+  HostArray<float> mine = busy.copy_to_host(nb);
+  nb.synchronize();
+  for (int i = 0; i < n; ++i) REQUIRE(mine.data()[i] == ref);
+}

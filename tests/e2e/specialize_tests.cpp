@@ -126,3 +126,58 @@ TEST_CASE("specialise options that cannot work are errors naming the kernel and 
   CHECK_THROWS_WITH(ok.specialized({0}, {{}, {4}}), Contains("kernel 'spec_ok': specialized() takes one scalar and one "
                                                               "shape entry per parameter (2); got 1 and 2"));
 }
+
+TEST_CASE("specialised versions keep every fence's and atomic's memory order and scope") {
+  // A version is a clone of the kernel with constants put in; a clone that dropped Op::order and
+  // Op::scope made every fence invalid ("a fence needs memory_order acquire, ...") and every
+  // acquire/release atomic relaxed at device scope.
+  const memory_order orders[] = {memory_order::acquire, memory_order::release, memory_order::acq_rel,
+                                 memory_order::seq_cst};
+  const memory_scope scopes[] = {memory_scope::wavefront, memory_scope::workgroup, memory_scope::device,
+                                 memory_scope::system};
+  for (memory_order order : orders)
+    for (memory_scope scope : scopes) {
+      Kernel k = kernel(
+          "spec_ordered",
+          [&](Array<int32_t> counts, Array<int32_t> out, Int n) {
+            Int i = global_id(0);
+            auto s = shared::array<int32_t>({2});
+            If(local_id(0) == 0, [&] { s(0) = 0; });
+            barrier();
+            If(i < n, [&] {
+              fence(scope, order);
+              atomic::add(counts, 0, 1, order, scope);
+              atomic::add(s, 0, 1, order, scope == memory_scope::wavefront ? scope : memory_scope::workgroup);
+              // atomic.load takes relaxed, acquire or seq_cst; atomic.store relaxed, release or seq_cst.
+              memory_order load_order = order == memory_order::release || order == memory_order::acq_rel
+                                            ? memory_order::acquire : order;
+              memory_order store_order = order == memory_order::acquire || order == memory_order::acq_rel
+                                             ? memory_order::release : order;
+              atomic::store(out, i, atomic::load(counts, 1, load_order, scope) + i, store_order, scope);
+            });
+          },
+          {.param_names = {"counts", "out", "n"}, .specialize = {"n"}});
+      INFO("order " << ir::memory_order_name(order) << " scope " << ir::memory_scope_name(scope));
+      // Through a launch on the device under test.
+      auto counts = to_device(std::vector<int32_t>{0, 5});
+      auto out = device_array<int32_t>({64});
+      REQUIRE_NOTHROW(k[{1, 64}](counts, out, 40));
+      std::vector<int32_t> c = counts.copy_to_host().to_vector(), o = out.copy_to_host().to_vector();
+      CHECK(c[0] == 40);
+      for (int i = 0; i < 40; ++i) CHECK(o[i] == 5 + i);
+      // The version's fences and atomics carry the kernel's orders and scopes, op for op.
+      std::vector<uint64_t> bits(3, 0);
+      bits[2] = 40;
+      auto version = k.specialized(bits, std::vector<std::vector<int64_t>>(3));
+      std::vector<std::pair<ir::MemoryOrder, ir::MemoryScope>> original, specialised;
+      ir::walk(k.ir().body, [&](const ir::Op& op) {
+        if (op.kind == ir::OpKind::fence || op.kind == ir::OpKind::atomic) original.emplace_back(op.order, op.scope);
+      });
+      ir::walk(version->body, [&](const ir::Op& op) {
+        if (op.kind == ir::OpKind::fence || op.kind == ir::OpKind::atomic)
+          specialised.emplace_back(op.order, op.scope);
+      });
+      CHECK(original.size() == 5);
+      CHECK(specialised == original);
+    }
+}

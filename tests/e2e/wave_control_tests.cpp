@@ -146,3 +146,62 @@ TEST_CASE("control built from local_id(0) / wave_size() refuses 2-D groups whose
   CHECK_NOTHROW(launch({w, 2}));
   CHECK_NOTHROW(launch({n}));
 }
+
+TEST_CASE("a wave vote or reduction is a While condition: each wave loops until its own vote fails") {
+  // While(wave::any(x < n)) and While(wave::reduce_max(m) > 10 && k < 8): the loop runs as many
+  // times as its wave needs, lanes that are done still take part (their x stops changing), with a
+  // partial last wave.
+  const int w = device_wave_size();
+  Kernel k = kernel("vote_condition", [](Array<int32_t> in, Array<int32_t> out) {
+    Int g = global_id(0);
+    Int v = in(g);
+    Var<int32_t> x = 0;
+    Var<int32_t> trips = 0;
+    While([&] { return wave::any(x < v); }, [&] {
+      x = x + 3;
+      trips = trips + 1;
+    });
+    Var<int32_t> m = v;
+    Var<int32_t> halvings = 0;
+    While([&] { return wave::reduce_max(m) > 10 && halvings < 8; }, [&] {
+      m = m / 2;
+      halvings = halvings + 1;
+    });
+    out(3 * g + 0) = x;
+    out(3 * g + 1) = trips;
+    out(3 * g + 2) = halvings * 1000 + m;
+  }, {.max_block_size = 256});
+  const int n = 200, groups = 2;
+  std::vector<int32_t> in(n * groups);
+  for (int i = 0; i < n * groups; ++i) in[i] = (i * 53 + i / 64 * 11) % 97 - 5;
+  auto dout = device_array<int32_t>({3 * n * groups});
+  k[{groups, n}](to_device(in), dout);
+  std::vector<int32_t> out = dout.copy_to_host().to_vector();
+  for (int g = 0; g < groups; ++g)
+    for (int t = 0; t < n; ++t) {
+      INFO("group " << g << " item " << t << " wave size " << w);
+      const int begin = t / w * w, end = std::min(n, begin + w);
+      int trips = 0;  // the wave loops until no lane has x < v
+      for (int i = begin; i < end; ++i) {
+        int v = in[g * n + i];
+        trips = std::max(trips, v > 0 ? (v + 2) / 3 : 0);
+      }
+      int halvings = 0;
+      auto wave_max = [&](int h) {
+        int mx = INT32_MIN;
+        for (int i = begin; i < end; ++i) {
+          int m = in[g * n + i];
+          for (int r = 0; r < h; ++r) m /= 2;
+          mx = std::max(mx, m);
+        }
+        return mx;
+      };
+      while (wave_max(halvings) > 10 && halvings < 8) ++halvings;
+      int m = in[g * n + t];
+      for (int r = 0; r < halvings; ++r) m /= 2;
+      const int* o = &out[3 * (g * n + t)];
+      CHECK(o[0] == 3 * trips);
+      CHECK(o[1] == trips);
+      CHECK(o[2] == halvings * 1000 + m);
+    }
+}

@@ -571,3 +571,56 @@ TEST_CASE("linking needs no temporary files: an unusable TMPDIR does not stop an
   REQUIRE(object.elf.size() > 4);
   CHECK(std::memcmp(object.elf.data(), "\x7f" "ELF", 4) == 0);
 }
+
+TEST_CASE("a While condition may hold wave votes and reductions, not barriers, stores or lane-divergent exits") {
+  CHECK_NOTHROW(kernel("vote_while", [](Array<int32_t> x) {
+    Var<int32_t> v = 0;
+    While([&] { return wave::any(v < x(global_id(0))); }, [&] { v = v + 1; });
+    While([&] { return wave::reduce_max(v) > 3 && wave::count(v > 1) > 0; }, [&] { v = v - 1; });
+    x(global_id(0)) = v;
+  }));
+  int line = 0;
+  // A barrier or a store in a condition names the op and the line.
+  auto barrier_while = [&] {
+    return kernel("barrier_while", [&](Array<int32_t> x) {
+      Var<int32_t> v = 0;
+      While([&] {
+        line = __LINE__ + 1;
+        barrier();
+        return v < 3;
+      }, [&] { v = v + 1; });
+      x(0) = v;
+    });
+  };
+  CHECK_THROWS_WITH(barrier_while(),
+                    Contains("kernel 'barrier_while'") && Contains("cannot hold a barrier") && Contains(here(line)));
+  auto store_while = [&] {
+    return kernel("store_while", [&](Array<int32_t> x) {
+      Var<int32_t> v = 0;
+      While([&] {
+        line = __LINE__ + 1;
+        x(1) = v;
+        return v < 3;
+      }, [&] { v = v + 1; });
+    });
+  };
+  CHECK_THROWS_WITH(store_while(), Contains("kernel 'store_while'") && Contains("cannot store or modify memory") &&
+                                       Contains(here(line)));
+  // Lanes that leave the loop one by one would vote with fewer lanes at the next test: a shuffle's
+  // lane-varying result as the condition, or a Break under a lane condition, are refused.
+  CHECK_THROWS_WITH(kernel("shuffle_while", [](Array<int32_t> x) {
+                      Var<int32_t> v = x(global_id(0));
+                      While([&] { return wave::shuffle_down(v, 1) > 0; }, [&] { v = v - 1; });
+                      x(global_id(0)) = v;
+                    }),
+                    Contains("kernel 'shuffle_while'") && Contains("wave.shuffle_down"));
+  CHECK_THROWS_WITH(kernel("break_vote_while", [](Array<int32_t> x) {
+                      Var<int32_t> v = 0;
+                      While([&] { return wave::any(v < 10); }, [&] {
+                        v = v + 1;
+                        If(lane_id() == 0, [&] { Break(); });
+                      });
+                      x(global_id(0)) = v;
+                    }),
+                    Contains("kernel 'break_vote_while'") && Contains("wave.any"));
+}

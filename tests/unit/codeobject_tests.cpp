@@ -4,10 +4,12 @@
 
 #include <string>
 
+#include "rocjit/compiler/occupancy.hpp"
 #include "rocjit/compiler/parser.hpp"
 #include "sample_kernels.hpp"
 
 using namespace rocjit;
+using Catch::Matchers::Contains;
 
 namespace {
 
@@ -188,4 +190,81 @@ TEST_CASE("the kernel ABI places a pointer, i32 extents and i64 strides per arra
     CHECK(m.args[i].offset == expected[i].offset);
     CHECK(m.args[i].size == expected[i].size);
   }
+}
+
+namespace {
+
+KernelMetadata occupancy_input(uint32_t vgprs, uint32_t sgprs, uint32_t agprs, uint64_t lds, uint32_t group,
+                               uint32_t wave) {
+  KernelMetadata k;
+  k.vgpr_count = vgprs;
+  k.sgpr_count = sgprs;
+  k.agpr_count = agprs;
+  k.group_segment_fixed_size = lds;
+  k.max_flat_workgroup_size = group;
+  k.wavefront_size = wave;
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("amdgpu_occupancy: a kernel that cannot run gets 0 waves and the resource that forbids it") {
+  struct Case {
+    const char* processor;
+    KernelMetadata k;
+    OccupancyLimit limit;
+    const char* says;
+  };
+  const Case cases[] = {
+      // VGPRs beyond what a wave addresses: 256, or 512 (VGPRs + AGPRs) on gfx90a/gfx94x/gfx950.
+      {"gfx803", occupancy_input(257, 16, 0, 0, 64, 64), OccupancyLimit::vgprs, "257 VGPRs exceed the 256"},
+      {"gfx1030", occupancy_input(257, 16, 0, 0, 64, 32), OccupancyLimit::vgprs, "257 VGPRs exceed the 256"},
+      {"gfx942", occupancy_input(513, 16, 0, 0, 64, 64), OccupancyLimit::vgprs, "513 VGPRs exceed the 512"},
+      // AGPRs: none on processors without matrix cores, at most 256 elsewhere.
+      {"gfx900", occupancy_input(32, 16, 4, 0, 64, 64), OccupancyLimit::agprs, "gfx900 has no AGPRs"},
+      {"gfx1100", occupancy_input(32, 16, 8, 0, 64, 32), OccupancyLimit::agprs, "gfx1100 has no AGPRs"},
+      {"gfx908", occupancy_input(32, 16, 257, 0, 64, 64), OccupancyLimit::agprs, "257 AGPRs exceed the 256"},
+      // SGPRs beyond the addressable ones plus VCC (and FLAT_SCRATCH, XNACK_MASK on gfx8-9).
+      {"gfx90a", occupancy_input(32, 109, 0, 0, 64, 64), OccupancyLimit::sgprs, "109 SGPRs exceed the 108"},
+      {"gfx1100", occupancy_input(32, 109, 0, 0, 64, 32), OccupancyLimit::sgprs, "109 SGPRs exceed the 108"},
+      // LDS beyond a work-group's: 64 KiB, 160 KiB on gfx950.
+      {"gfx942", occupancy_input(32, 16, 0, 65537, 64, 64), OccupancyLimit::lds, "65537 bytes of LDS exceed the 65536"},
+      {"gfx950", occupancy_input(32, 16, 0, 163841, 64, 64), OccupancyLimit::lds, "163841 bytes of LDS exceed the 163840"},
+      // Work-groups beyond 1024 work-items.
+      {"gfx942", occupancy_input(32, 16, 0, 0, 2048, 64), OccupancyLimit::workgroup_size, "2048 work-items exceeds the 1024"},
+      {"gfx1100", occupancy_input(32, 16, 0, 0, 1025, 32), OccupancyLimit::workgroup_size, "1025 work-items"},
+      // Wave sizes the processor does not have: 32 on gfx9, anything but 32 and 64.
+      {"gfx90a", occupancy_input(32, 16, 0, 0, 64, 32), OccupancyLimit::wave_size, "gfx90a has wavefronts of 64, not 32"},
+      {"gfx1100", occupancy_input(32, 16, 0, 0, 64, 16), OccupancyLimit::wave_size, "wavefronts of 32 or 64, not 16"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.processor << ": " << c.says);
+    Occupancy o = amdgpu_occupancy(c.k, c.processor);
+    CHECK(o.waves_per_simd == 0);
+    CHECK(o.limited_by == c.limit);
+    CHECK_THAT(o.reason, Contains(c.says) && Contains(occupancy_limit_name(c.limit)));
+  }
+  CHECK_THROWS_WITH(amdgpu_occupancy(occupancy_input(32, 16, 0, 0, 64, 64), "sm_90"),
+                    Contains("'sm_90' is not an AMDGPU processor name"));
+}
+
+TEST_CASE("amdgpu_occupancy: the largest possible kernels still run, limited by what is scarcest") {
+  // At the limits exactly: one wave (VGPRs), or the bound that is smallest.
+  Occupancy vg = amdgpu_occupancy(occupancy_input(256, 16, 0, 0, 64, 64), "gfx803");
+  CHECK(vg.waves_per_simd == 1);
+  CHECK(vg.limited_by == OccupancyLimit::vgprs);
+  Occupancy unified = amdgpu_occupancy(occupancy_input(512, 16, 0, 0, 64, 64), "gfx942");
+  CHECK(unified.waves_per_simd == 1);
+  Occupancy lds = amdgpu_occupancy(occupancy_input(16, 16, 0, 65536, 64, 64), "gfx90a");
+  CHECK(lds.waves_per_simd == 1);
+  CHECK(lds.limited_by == OccupancyLimit::lds);
+  Occupancy sg = amdgpu_occupancy(occupancy_input(16, 108, 0, 0, 64, 64), "gfx90a");
+  CHECK(sg.waves_per_simd == 7);
+  CHECK(sg.limited_by == OccupancyLimit::sgprs);
+  Occupancy big = amdgpu_occupancy(occupancy_input(16, 16, 0, 0, 1024, 64), "gfx942");
+  CHECK(big.waves_per_simd == 8);  // two groups of 16 waves fill the CU's 32 slots
+  Occupancy small = amdgpu_occupancy(occupancy_input(8, 16, 0, 0, 64, 32), "gfx1100");
+  CHECK(small.waves_per_simd == 16);
+  CHECK(small.limited_by == OccupancyLimit::hardware);
+  CHECK_THAT(small.reason, Contains("hardware: 16 waves per SIMD"));
 }

@@ -491,3 +491,109 @@ TEST_CASE("uniform() ops the whole group reaches together: not under divergent c
   CHECK(index == 5);
   CHECK(checked == std::vector<int>{0, 1});
 }
+
+TEST_CASE("clone and == cover every field of every op kind and family member, nested regions included") {
+  // Each op of the registry, with each member of its family, every field set to a non-default
+  // value. Op is copied and compared member by member by the compiler (Region's copy is deep), so
+  // a field added later is copied and compared without anyone remembering to.
+  size_t checked = 0;
+  for (const ir::OpInfo& info : ir::all_ops()) {
+    std::vector<uint8_t> subs;
+    for (size_t m = 0; m < ir::family_members(info.family).size(); ++m) subs.push_back(static_cast<uint8_t>(m));
+    if (subs.empty()) subs.push_back(info.family == ir::OpFamily::fence ? ir::fence_local | ir::fence_global : 0);
+    for (uint8_t sub : subs) {
+      ir::Op op;
+      op.kind = info.kind;
+      op.type = ir::Type::i64;
+      op.result = 9;
+      op.operands = {1, 2, 3};
+      op.sub = sub;
+      op.dim = 2;
+      op.order = ir::MemoryOrder::seq_cst;
+      op.scope = ir::MemoryScope::system;
+      op.ref = 3;
+      op.int_value = 42;
+      op.float_value = 2.5;
+      op.loc = ir::SourceLoc{"ops.cpp", 12, 5};
+      op.regions.resize(info.regions);
+      for (ir::Region& r : op.regions) {
+        auto inner = std::make_unique<ir::Op>();
+        inner->kind = ir::OpKind::fence;
+        inner->order = ir::MemoryOrder::acquire;
+        inner->scope = ir::MemoryScope::workgroup;
+        r.ops.push_back(std::move(inner));
+      }
+      INFO(ir::op_spelling(op));
+      std::unique_ptr<ir::Op> copy = ir::clone(op);
+      CHECK(*copy == op);
+      CHECK(copy->order == ir::MemoryOrder::seq_cst);
+      CHECK(copy->scope == ir::MemoryScope::system);
+      for (size_t r = 0; r < op.regions.size(); ++r) {
+        REQUIRE(copy->regions[r].ops.size() == 1);
+        CHECK(copy->regions[r].ops[0].get() != op.regions[r].ops[0].get());  // deep, not shared
+        CHECK(copy->regions[r].ops[0]->order == ir::MemoryOrder::acquire);
+        CHECK(copy->regions[r].ops[0]->scope == ir::MemoryScope::workgroup);
+      }
+      // == sees each attribute.
+      ir::Op other = op;
+      other.order = ir::MemoryOrder::release;
+      CHECK_FALSE(other == op);
+      other = op;
+      other.scope = ir::MemoryScope::wavefront;
+      CHECK_FALSE(other == op);
+      other = op;
+      other.loc.line = 13;
+      CHECK_FALSE(other == op);
+      if (!other.regions.empty()) {
+        other = op;
+        other.regions.back().ops[0]->order = ir::MemoryOrder::seq_cst;
+        CHECK_FALSE(other == op);
+      }
+      ++checked;
+    }
+  }
+  CHECK(checked > ir::all_ops().size());
+}
+
+TEST_CASE("a cloned kernel keeps every atomic's and fence's order and scope, prints and compares equal") {
+  // Every atomic member with every order it allows and every scope, and fences of every order
+  // and scope, through clone, print and parse.
+  std::string body;
+  int next = 10;
+  const char* orders[] = {"relaxed", "acquire", "release", "acq_rel", "seq_cst"};
+  const char* scopes[] = {"wavefront", "workgroup", "device", "system"};
+  for (const ir::SubOpInfo& member : ir::family_members(ir::OpFamily::atomic))
+    for (const char* order : orders)
+      for (const char* scope : scopes) {
+        std::string m(member.name);
+        bool is_load = m == "load", is_store = m == "store";
+        std::string o(order);
+        if (is_load && (o == "release" || o == "acq_rel")) continue;
+        if (is_store && (o == "acquire" || o == "acq_rel")) continue;
+        std::string operands = member.operands == 2 ? ", %2, %2" : member.operands == 1 ? ", %2" : "";
+        std::string suffix = fmt::format(" : i32 {} {}", order, scope);
+        if (is_store)
+          body += fmt::format("  atomic.store @a[%1]{}{}\n", operands, suffix);
+        else
+          body += fmt::format("  %{} = atomic.{} @a[%1]{}{}\n", next++, m, operands, suffix);
+      }
+  for (const char* order : {"acquire", "release", "acq_rel", "seq_cst"})
+    for (const char* scope : scopes) body += fmt::format("  fence {} {}\n", order, scope);
+  const std::string text = fmt::format(
+      "kernel @orders(@a: array<i32, 1, C>) max_block_size(64) {{\n  %1 = local_id 0 : i32\n  %2 = const 1 : i32\n"
+      "{}}}\n",
+      body);
+  ir::Kernel k = ir::parse(text, "orders.rjir");
+  ir::Kernel copy = ir::clone(k);
+  CHECK(copy.body == k.body);
+  CHECK(ir::print(copy) == ir::print(k));
+  CHECK(ir::print(ir::parse(ir::print(copy), "copy.rjir"), {.locations = false}) ==
+        ir::print(k, {.locations = false}));
+  size_t ordered = 0;
+  ir::walk(copy.body, [&](const ir::Op& op) {
+    if (op.kind == ir::OpKind::atomic || op.kind == ir::OpKind::fence)
+      ordered += op.order != ir::MemoryOrder::relaxed || op.scope != ir::MemoryScope::device;
+  });
+  // All but the relaxed device-scope atomics carry a non-default attribute.
+  CHECK(ordered > 150);
+}

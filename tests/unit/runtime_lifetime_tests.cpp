@@ -86,3 +86,17 @@ TEST_CASE("a closed device is seen as closed from every thread") {
   CHECK(cpu.closed());
   CHECK_THROWS_WITH(event(cpu), Catch::Matchers::Contains("was closed"));
 }
+
+TEST_CASE("a host callback on a blocking CPU stream may use the default stream without waiting for itself") {
+  // The default stream waits for every blocking stream before each operation; a stream's own task
+  // that copies on the default stream must not wait for the stream running it (a deadlock).
+  Device cpu = new_cpu_device();
+  Stream s = stream(cpu);
+  std::vector<float> h(64);
+  for (int i = 0; i < 64; ++i) h[i] = float(i);
+  DeviceArray<float> d = to_device(h, default_stream(cpu));
+  std::vector<float> seen(64, -1.0f);
+  s.impl().host_callback([&] { d.copy_to_host(std::span<float>(seen), default_stream(cpu)); });
+  s.synchronize();
+  for (int i = 0; i < 64; ++i) REQUIRE(seen[i] == float(i));
+}

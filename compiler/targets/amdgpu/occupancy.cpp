@@ -22,6 +22,9 @@
 #include "rocjit/compiler/occupancy.hpp"
 
 #include "rocjit/compiler/compile.hpp"
+#include "rocjit/compiler/error.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -33,8 +36,26 @@ unsigned divide_up(unsigned a, unsigned b) { return (a + b - 1) / b; }
 
 // gfx900 -> 9, gfx90a -> 9, gfx1030 -> 10, gfx1200 -> 12.
 unsigned major_version(const std::string& processor) {
+  if (processor.size() < 6 || processor.size() > 7 || processor.rfind("gfx", 0) != 0 ||
+      !std::isdigit(static_cast<unsigned char>(processor[3])))
+    throw Error(fmt::format("amdgpu_occupancy: '{}' is not an AMDGPU processor name (gfx803, gfx90a, gfx942, "
+                            "gfx1100, ...)",
+                            processor));
   std::string digits = processor.substr(3);
   return static_cast<unsigned>(std::stoul(digits.substr(0, digits.size() >= 4 ? 2 : 1)));
+}
+
+// gfx908 and the unified-register-file processors have accumulation registers.
+bool has_agprs(const std::string& processor);
+
+// The most SGPRs one wave can use, as .sgpr_count counts them: LLVM's addressable SGPRs
+// (AMDGPUBaseInfo getAddressableNumSGPRs: 104 on gfx6-7, 102 on gfx8-9, 106 on gfx10+) plus
+// VCC, FLAT_SCRATCH on gfx7-9 and XNACK_MASK on gfx8-9, which .sgpr_count includes.
+unsigned max_wave_sgprs(unsigned major) {
+  if (major <= 6) return 104 + 2;
+  if (major == 7) return 104 + 2 + 2;
+  if (major <= 9) return 102 + 2 + 2 + 2;
+  return 106 + 2;
 }
 
 // gfx90a, gfx940, gfx941, gfx942, gfx950: one 512-entry file for VGPRs and AGPRs.
@@ -48,7 +69,22 @@ bool large_vgpr_file(const std::string& processor) {
          processor == "gfx1201";
 }
 
+bool has_agprs(const std::string& processor) { return processor == "gfx908" || unified_register_file(processor); }
+
 }  // namespace
+
+const char* occupancy_limit_name(OccupancyLimit limit) {
+  switch (limit) {
+    case OccupancyLimit::hardware: return "hardware";
+    case OccupancyLimit::vgprs: return "VGPRs";
+    case OccupancyLimit::agprs: return "AGPRs";
+    case OccupancyLimit::sgprs: return "SGPRs";
+    case OccupancyLimit::lds: return "LDS";
+    case OccupancyLimit::workgroup_size: return "work-group size";
+    case OccupancyLimit::wave_size: return "wave size";
+  }
+  return "?";
+}
 
 SimdLimits amdgpu_simd_limits(const std::string& processor, unsigned wavefront_size) {
   SimdLimits l;
@@ -74,9 +110,52 @@ SimdLimits amdgpu_simd_limits(const std::string& processor, unsigned wavefront_s
   return l;
 }
 
+namespace {
+
+// A kernel that cannot run on `processor` at all: the first impossible resource, or nothing.
+bool impossible(const KernelMetadata& k, const std::string& processor, Occupancy& o) {
+  const unsigned major = major_version(processor);
+  auto fail = [&](OccupancyLimit limit, std::string why) {
+    o.waves_per_simd = 0;
+    o.limited_by = limit;
+    o.reason = fmt::format("{}: {}", occupancy_limit_name(limit), why);
+    return true;
+  };
+  if (k.wavefront_size != 64 && (major < 10 || k.wavefront_size != 32))
+    return fail(OccupancyLimit::wave_size,
+                fmt::format("{} has wavefronts of {}, not {}", processor, major < 10 ? "64" : "32 or 64",
+                            k.wavefront_size));
+  if (k.max_flat_workgroup_size > 1024)
+    return fail(OccupancyLimit::workgroup_size,
+                fmt::format("a work-group of {} work-items exceeds the 1024 a work-group can have",
+                            k.max_flat_workgroup_size));
+  const unsigned max_vgprs = unified_register_file(processor) ? 512 : 256;  // ArchVGPRs + AGPRs: 512
+  if (k.vgpr_count > max_vgprs)
+    return fail(OccupancyLimit::vgprs, fmt::format("{} VGPRs exceed the {} a {} wave can address", k.vgpr_count,
+                                                   max_vgprs, processor));
+  if (k.agpr_count > 0 && !has_agprs(processor))
+    return fail(OccupancyLimit::agprs, fmt::format("{} has no AGPRs ({} requested)", processor, k.agpr_count));
+  if (k.agpr_count > 256)
+    return fail(OccupancyLimit::agprs,
+                fmt::format("{} AGPRs exceed the 256 a {} wave can address", k.agpr_count, processor));
+  if (k.sgpr_count > max_wave_sgprs(major))
+    return fail(OccupancyLimit::sgprs,
+                fmt::format("{} SGPRs exceed the {} a {} wave can use (with VCC{})", k.sgpr_count,
+                            max_wave_sgprs(major), processor,
+                            major >= 8 && major <= 9 ? ", FLAT_SCRATCH and XNACK_MASK" : major == 7 ? " and FLAT_SCRATCH" : ""));
+  const uint64_t lds_limit = amdgpu_lds_limit(processor);
+  if (k.group_segment_fixed_size > lds_limit)
+    return fail(OccupancyLimit::lds, fmt::format("{} bytes of LDS exceed the {} a work-group can have on {}",
+                                                 k.group_segment_fixed_size, lds_limit, processor));
+  return false;
+}
+
+}  // namespace
+
 Occupancy amdgpu_occupancy(const KernelMetadata& k, const std::string& processor) {
   Occupancy o;
-  o.limits = amdgpu_simd_limits(processor, k.wavefront_size);
+  o.limits = amdgpu_simd_limits(processor, k.wavefront_size == 32 ? 32 : 64);
+  if (impossible(k, processor, o)) return o;
   const SimdLimits& l = o.limits;
   const unsigned max_waves = l.max_waves_per_simd;
   o.by_hardware = max_waves;
@@ -115,6 +194,23 @@ Occupancy amdgpu_occupancy(const KernelMetadata& k, const std::string& processor
   o.by_workgroup_size = per_simd(groups);
 
   o.waves_per_simd = std::min({max_waves, o.by_vgprs, o.by_sgprs, o.by_lds, o.by_workgroup_size});
+  // The deciding bound, in this order when several are equal.
+  if (o.waves_per_simd == o.by_vgprs && o.by_vgprs < max_waves) {
+    o.limited_by = OccupancyLimit::vgprs;
+    o.reason = fmt::format("VGPRs: {} VGPRs, {} per SIMD in blocks of {}", vgprs, l.vgpr_file, l.vgpr_granule);
+  } else if (o.waves_per_simd == o.by_sgprs && o.by_sgprs < max_waves) {
+    o.limited_by = OccupancyLimit::sgprs;
+    o.reason = fmt::format("SGPRs: {} SGPRs", k.sgpr_count);
+  } else if (o.waves_per_simd == o.by_lds && o.by_lds < max_waves) {
+    o.limited_by = OccupancyLimit::lds;
+    o.reason = fmt::format("LDS: {} bytes per work-group, {} per CU", k.group_segment_fixed_size, l.lds_per_cu);
+  } else if (o.waves_per_simd == o.by_workgroup_size && o.by_workgroup_size < max_waves) {
+    o.limited_by = OccupancyLimit::workgroup_size;
+    o.reason = fmt::format("work-group size: {} waves per work-group", o.waves_per_workgroup);
+  } else {
+    o.limited_by = OccupancyLimit::hardware;
+    o.reason = fmt::format("hardware: {} waves per SIMD", max_waves);
+  }
   return o;
 }
 

@@ -77,6 +77,10 @@ class HostMachine {
   std::unique_ptr<llvm::TargetMachine> tm_;
 };
 
+// Set when the process exits (an atexit handler registered once the JIT exists, so it runs
+// before the destructors of LLVM's statics that the JIT was built on).
+std::atomic<bool> process_exiting{false};
+
 HostJit& host_jit() {
   static HostJit* instance = [] {
     llvm::InitializeNativeTarget();
@@ -101,6 +105,7 @@ HostJit& host_jit() {
         h->jit->getDataLayout().getGlobalPrefix());
     if (!generator) throw CompileError("cannot expose libm to the host JIT: " + llvm::toString(generator.takeError()));
     h->jit->getMainJITDylib().addGenerator(std::move(*generator));
+    std::atexit([] { process_exiting = true; });
     return h;
   }();
   return *instance;
@@ -110,10 +115,13 @@ std::string cpu_description(const HostJit& h) {
   return fmt::format("{}, {}", h.jit->getTargetTriple().str(), h.tm->getTargetCPU().str());
 }
 
-// A kernel's code in the JIT: removed from the process when this goes.
+// A kernel's code in the JIT: removed from the process when this goes, unless the process is
+// exiting (the kernel caches are statics destroyed at exit, possibly after the LLVM statics the
+// removal would use; the code goes with the process anyway).
 struct JitCode {
   llvm::orc::ResourceTrackerSP tracker;
   ~JitCode() {
+    if (process_exiting) return;
     if (auto err = tracker->remove()) llvm::consumeError(std::move(err));  // destructors cannot report
   }
 };

@@ -386,6 +386,13 @@ class HostLowering : public KernelLowering {
         checked_uniform_.insert(&op);
         continue;
       }
+      // The test of a while condition that holds a wave operation (planned like a body, below):
+      // its operand is spilled and read at the group (or wave) level, where the loop decides.
+      if (op.kind == OpKind::condition) {
+        current = group_segment;
+        segment_of_[&op] = group_segment;
+        continue;
+      }
       if (!group_level(op)) {
         if (current == group_segment) current = new_segment(in_loop);
         assign(op, current);
@@ -409,9 +416,17 @@ class HostLowering : public KernelLowering {
       } else if (op.kind == OpKind::for_) {
         plan_region(op.regions[0], true);
       } else if (op.kind == OpKind::while_) {
-        int cond = new_segment(true);
-        work_item_zero_.insert(cond);
-        for (const auto& c : op.regions[0].ops) assign(*c, cond);
+        bool collective_condition = false;
+        for (const auto& c : op.regions[0].ops) collective_condition |= contains_barrier(*c);
+        if (collective_condition) {
+          // A wave operation decides the loop: each work-item computes its operands in a
+          // work-item loop, the operation runs for the wave, and the (wave-uniform) result decides.
+          plan_region(op.regions[0], true);
+        } else {
+          int cond = new_segment(true);
+          work_item_zero_.insert(cond);
+          for (const auto& c : op.regions[0].ops) assign(*c, cond);
+        }
         plan_region(op.regions[1], true);
         plan_region(op.regions[2], true);
       }

@@ -212,58 +212,101 @@ void init_wave(Wave& w, const LaunchContext& c, Group& g, uint32_t wave_index, u
   w.set_exec(exec);
 }
 
-void run_group(const LaunchContext& c, uint32_t gx, uint32_t gy, uint32_t gz, LaunchStats& stats, std::mt19937_64& rng) {
+// A work-group in flight: its LDS and its waves (which point at `g`, so it never moves).
+struct GroupRun {
   Group g;
-  g.id[0] = gx, g.id[1] = gy, g.id[2] = gz;
-  g.lds.assign(c.lds_bytes, 0);
+  std::vector<Wave> waves;
+};
+
+std::unique_ptr<GroupRun> start_group(const LaunchContext& c, uint64_t index) {
+  auto r = std::make_unique<GroupRun>();
+  r->g.id[0] = uint32_t(index % c.grid.x);
+  r->g.id[1] = uint32_t((index / c.grid.x) % c.grid.y);
+  r->g.id[2] = uint32_t(index / (uint64_t(c.grid.x) * c.grid.y));
+  r->g.lds.assign(c.lds_bytes, 0);
   uint32_t items = c.block.x * c.block.y * c.block.z;
   uint32_t nwaves = (items + c.wave_size - 1) / c.wave_size;
-  std::vector<Wave> waves(nwaves);
-  for (uint32_t i = 0; i < nwaves; ++i) init_wave(waves[i], c, g, i, items);
-  uint32_t ended = 0;
-  for (;;) {
-    bool progressed = false;
-    if (c.options.interleave == 0) {
-      for (auto& w : waves) {
-        while (w.status == Wave::Status::running) execute(w, *c.code);
-        if (w.status == Wave::Status::ended) continue;
-      }
-    } else {
-      // Seeded random interleaving: pick a running wave, run it for `interleave` instructions.
-      std::vector<Wave*> running;
-      for (auto& w : waves)
-        if (w.status == Wave::Status::running) running.push_back(&w);
-      while (!running.empty()) {
-        size_t pick = rng() % running.size();
-        Wave& w = *running[pick];
-        for (uint32_t n = 0; n < c.options.interleave && w.status == Wave::Status::running; ++n) execute(w, *c.code);
-        if (w.status != Wave::Status::running) running.erase(running.begin() + pick);
-      }
-    }
-    ended = 0;
-    uint32_t waiting = 0;
-    for (auto& w : waves) {
-      if (w.status == Wave::Status::ended) ++ended;
-      if (w.status == Wave::Status::at_barrier) ++waiting;
-    }
-    if (ended == nwaves) break;
-    // Every live wave waits: the barrier releases.
-    if (c.strict && ended > 0 && waiting > 0) {
-      Inst barrier;
-      barrier.text = "s_barrier";
-      waves[0].fail(barrier, fmt::format("{} of {} waves ended without reaching the barrier the other {} wait at "
-                                         "(strict barrier mode, AMDSIM_STRICT_BARRIERS)",
-                                         ended, nwaves, waiting));
-    }
-    for (auto& w : waves)
-      if (w.status == Wave::Status::at_barrier) w.status = Wave::Status::running, progressed = true;
-    if (!progressed) break;
+  r->waves.resize(nwaves);
+  for (uint32_t i = 0; i < nwaves; ++i) init_wave(r->waves[i], c, r->g, i, items);
+  return r;
+}
+
+// Called when no wave of the group is running: releases the barrier every live wave waits at
+// (ended waves leave the count) and returns true, or returns false when every wave has ended.
+bool release_barrier(const LaunchContext& c, GroupRun& r) {
+  uint32_t ended = 0, waiting = 0;
+  for (auto& w : r.waves) {
+    if (w.status == Wave::Status::ended) ++ended;
+    if (w.status == Wave::Status::at_barrier) ++waiting;
   }
-  for (auto& w : waves) {
+  if (waiting == 0) return false;
+  if (c.strict && ended > 0) {
+    Inst barrier;
+    barrier.text = "s_barrier";
+    r.waves[0].fail(barrier, fmt::format("{} of {} waves ended without reaching the barrier the other {} wait at "
+                                         "(strict barrier mode, AMDSIM_STRICT_BARRIERS)",
+                                         ended, r.waves.size(), waiting));
+  }
+  for (auto& w : r.waves)
+    if (w.status == Wave::Status::at_barrier) w.status = Wave::Status::running;
+  return true;
+}
+
+void count_group(const GroupRun& r, LaunchStats& stats) {
+  for (auto& w : r.waves) {
     stats.wave_instructions += w.instructions;
     stats.lane_instructions += w.lane_instructions;
   }
   ++stats.work_groups;
+}
+
+// Round-robin: each wave runs until it waits at a barrier or ends, in wave order.
+void run_group(const LaunchContext& c, uint64_t index, LaunchStats& stats) {
+  std::unique_ptr<GroupRun> r = start_group(c, index);
+  do {
+    for (auto& w : r->waves)
+      while (w.status == Wave::Status::running) execute(w, *c.code);
+  } while (release_barrier(c, *r));
+  count_group(*r, stats);
+}
+
+// Seeded interleaving of the waves of up to `resident_groups` work-groups at once: a random
+// running wave (of any resident group) runs `interleave` instructions, then another is drawn.
+// Groups are admitted in launch order as earlier ones end, as a GPU dispatches them, so a
+// group may wait for an earlier one (look-back scans) but never for a later one. One thread
+// runs the whole launch: the same seed gives the same order.
+void run_interleaved(const LaunchContext& c, uint64_t groups, LaunchStats& stats) {
+  std::mt19937_64 rng(c.options.seed);
+  const uint64_t resident_limit = std::max<uint64_t>(1, c.options.resident_groups);
+  std::vector<std::unique_ptr<GroupRun>> resident;
+  std::vector<std::pair<GroupRun*, Wave*>> running;
+  uint64_t next = 0;
+  auto admit = [&] {
+    while (resident.size() < resident_limit && next < groups) {
+      resident.push_back(start_group(c, next++));
+      for (auto& w : resident.back()->waves) running.emplace_back(resident.back().get(), &w);
+    }
+  };
+  admit();
+  while (!running.empty()) {
+    size_t pick = rng() % running.size();
+    auto [group, wave] = running[pick];
+    for (uint32_t n = 0; n < c.options.interleave && wave->status == Wave::Status::running; ++n) execute(*wave, *c.code);
+    if (wave->status == Wave::Status::running) continue;
+    running[pick] = running.back();
+    running.pop_back();
+    if (std::any_of(group->waves.begin(), group->waves.end(),
+                    [](const Wave& w) { return w.status == Wave::Status::running; }))
+      continue;
+    if (release_barrier(c, *group)) {
+      for (auto& w : group->waves)
+        if (w.status == Wave::Status::running) running.emplace_back(group, &w);
+      continue;
+    }
+    count_group(*group, stats);
+    std::erase_if(resident, [&](const std::unique_ptr<GroupRun>& r) { return r.get() == group; });
+    admit();
+  }
 }
 
 }  // namespace
@@ -274,6 +317,7 @@ LaunchOptions options_from_environment() {
   o.seed = env_number("AMDSIM_SEED", 1);
   o.threads = static_cast<unsigned>(env_number("AMDSIM_THREADS", 0));
   o.strict_barriers = env_number("AMDSIM_STRICT_BARRIERS", 0) != 0;
+  o.resident_groups = static_cast<uint32_t>(env_number("AMDSIM_RESIDENT_GROUPS", o.resident_groups));
   return o;
 }
 
@@ -343,22 +387,24 @@ LaunchStats launch(const Program& program, const KernelInfo& kernel, Dim3 grid, 
   c.packet.kernarg_address = c.kernargs.data();
 
   uint64_t groups = uint64_t(grid.x) * grid.y * grid.z;
+  if (options.interleave) {
+    LaunchStats total;
+    run_interleaved(c, groups, total);
+    return total;
+  }
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<uint64_t>(threads, groups));
-  if (options.interleave) threads = 1;  // one seeded order for the whole launch
   std::atomic<uint64_t> next{0};
   std::atomic<bool> failed{false};
   std::exception_ptr error;
   std::mutex error_lock;
   std::vector<LaunchStats> per_thread(threads);
   auto worker = [&](unsigned t) {
-    std::mt19937_64 rng(options.seed + t);
     try {
       for (;;) {
         uint64_t i = next.fetch_add(1);
         if (i >= groups || failed.load()) return;
-        uint32_t gx = uint32_t(i % grid.x), gy = uint32_t((i / grid.x) % grid.y), gz = uint32_t(i / (uint64_t(grid.x) * grid.y));
-        run_group(c, gx, gy, gz, per_thread[t], rng);
+        run_group(c, i, per_thread[t]);
       }
     } catch (...) {
       std::lock_guard<std::mutex> g(error_lock);

@@ -214,6 +214,16 @@ std::vector<std::string> implemented_names();
 
 // Memory checks: throws a memory fault naming the instruction, lane and address.
 void* global_address(Wave& w, const Inst& inst, uint64_t address, uint64_t bytes, int lane, bool write);
+
+// Memory other waves (other host threads: work-groups run in parallel) may touch is read and
+// written with relaxed host atomics, one per piece the ISA makes single-copy atomic: each
+// naturally aligned 1-, 2-, 4- or 8-byte access is one access (CDNA2/CDNA3/RDNA3 ISA manuals,
+// "Memory Model"; LLVM's AMDGPU memory model lowers `load/store atomic i64` to plain
+// global_load/store_dwordx2 relying on it). Wider accesses (dwordx3, dwordx4) are atomic per
+// aligned 8-byte piece, as the hardware guarantees nothing more. Unaligned pieces go byte by byte.
+// `dwords` 32-bit words at `p` into `out` / from `in`.
+void load_dwords_relaxed(const uint8_t* p, uint32_t* out, uint32_t dwords);
+void store_dwords_relaxed(uint8_t* p, const uint32_t* in, uint32_t dwords);
 uint8_t* lds_address(Wave& w, const Inst& inst, uint64_t address, uint64_t bytes, int lane);
 uint8_t* private_address(Wave& w, const Inst& inst, uint64_t offset, uint64_t bytes, int lane);
 // A lane's scratch_* offset or private-aperture flat offset, resolved against FLAT_SCRATCH when

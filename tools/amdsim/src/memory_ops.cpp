@@ -45,7 +45,14 @@ T relaxed_load(const uint8_t* p) {
 }
 void relaxed_store(uint8_t* p, const void* value, uint32_t size) {
   const auto* from = static_cast<const uint8_t*>(value);
-  if (size == 4 && reinterpret_cast<uintptr_t>(p) % 4 == 0) {
+  if (size == 8 && reinterpret_cast<uintptr_t>(p) % 8 == 0) {
+    uint64_t v;
+    std::memcpy(&v, from, 8);
+    __atomic_store_n(reinterpret_cast<uint64_t*>(p), v, __ATOMIC_RELAXED);
+  } else if (size == 8) {
+    relaxed_store(p, from, 4);
+    relaxed_store(p + 4, from + 4, 4);
+  } else if (size == 4 && reinterpret_cast<uintptr_t>(p) % 4 == 0) {
     uint32_t v;
     std::memcpy(&v, from, 4);
     __atomic_store_n(reinterpret_cast<uint32_t*>(p), v, __ATOMIC_RELAXED);
@@ -70,10 +77,16 @@ uint32_t load_word(const uint8_t* p, uint32_t bytes, bool sign, uint32_t k) {
 
 // Loads `wd.bytes` at `p` into the registers starting at `dst` (sub-dword loads extend into one).
 void load_registers(Wave& w, const Operand& dst, int lane, const uint8_t* p, Width wd) {
-  for (uint32_t k = 0; k < std::max<uint32_t>(1, wd.bytes / 4); ++k) {
+  if (wd.bytes < 4) {
+    write32(w, dst, lane, load_word(p, wd.bytes, wd.sign, 0));
+    return;
+  }
+  uint32_t words[4];
+  load_dwords_relaxed(p, words, wd.bytes / 4);
+  for (uint32_t k = 0; k < wd.bytes / 4; ++k) {
     Operand part = dst;
     part.index = static_cast<uint16_t>(dst.index + k);
-    write32(w, part, lane, load_word(p, wd.bytes, wd.sign, k));
+    write32(w, part, lane, words[k]);
   }
 }
 
@@ -84,12 +97,13 @@ void store_registers(const Wave& w, const Operand& data, int lane, uint8_t* p, u
     relaxed_store(p, &v, bytes);
     return;
   }
+  uint32_t words[4];
   for (uint32_t k = 0; k < bytes / 4; ++k) {
     Operand part = data;
     part.index = static_cast<uint16_t>(data.index + k);
-    uint32_t v = read32(w, part, lane);
-    relaxed_store(p + 4 * k, &v, 4);
+    words[k] = read32(w, part, lane);
   }
+  store_dwords_relaxed(p, words, bytes / 4);
 }
 
 // --- Atomic read-modify-write on host memory (global) or LDS (single-threaded per group) -----
@@ -468,6 +482,21 @@ void ds_permute(Wave& w, Op i) {
 }
 
 }  // namespace
+
+void load_dwords_relaxed(const uint8_t* p, uint32_t* out, uint32_t dwords) {
+  uint32_t k = 0;
+  for (; k + 2 <= dwords; k += 2) {
+    uint64_t v = relaxed_load<uint64_t>(p + 4 * k);
+    out[k] = uint32_t(v), out[k + 1] = uint32_t(v >> 32);
+  }
+  if (k < dwords) out[k] = relaxed_load<uint32_t>(p + 4 * k);
+}
+
+void store_dwords_relaxed(uint8_t* p, const uint32_t* in, uint32_t dwords) {
+  uint32_t k = 0;
+  for (; k + 2 <= dwords; k += 2) relaxed_store(p + 4 * k, in + k, 8);
+  if (k < dwords) relaxed_store(p + 4 * k, in + k, 4);
+}
 
 void register_memory(HandlerTable& t) {
   for (std::string space : {"global", "flat", "scratch"}) {

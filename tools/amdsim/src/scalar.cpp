@@ -133,9 +133,11 @@ void s_load(Wave& w, Op i) {
   offset += static_cast<uint64_t>(i.mod.offset);
   uint64_t address = base + offset;
   uint32_t n = dst.dwords;
-  auto* p = static_cast<const uint32_t*>(global_address(w, i, address, 4ull * n, 0, false));
-  for (uint32_t k = 0; k < n; ++k)
-    if (dst.index + k < scalar_file_size && dst.index != null_reg) w.s[dst.index + k] = p[k];
+  auto* p = static_cast<const uint8_t*>(global_address(w, i, address, 4ull * n, 0, false));
+  uint32_t words[16];
+  load_dwords_relaxed(p, words, std::min<uint32_t>(n, 16));
+  for (uint32_t k = 0; k < n && k < 16; ++k)
+    if (dst.index + k < scalar_file_size && dst.index != null_reg) w.s[dst.index + k] = words[k];
   count(w);
 }
 

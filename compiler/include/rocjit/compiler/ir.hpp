@@ -22,6 +22,7 @@ struct SourceLoc {
   /// Column, from 1 (0: unknown).
   uint32_t column = 0;
   std::string str() const;  ///< "file:line"  (or "<unknown>")
+  bool operator==(const SourceLoc&) const = default;
 };
 
 using ValueId = uint32_t;  ///< 0 = no value
@@ -207,10 +208,18 @@ std::string check_memory_order(const Op& op);
 
 struct Op;
 
-/// An ordered list of operations; owns them.
+/// An ordered list of operations; owns them. Copies are deep and equality compares the ops, so
+/// Op's own copy and `==` (the compiler's, member by member) cannot forget a field.
 struct Region {
   /// The operations, in order.
   std::vector<std::unique_ptr<Op>> ops;
+
+  Region() = default;
+  Region(Region&&) noexcept = default;
+  Region& operator=(Region&&) noexcept = default;
+  Region(const Region& other);
+  Region& operator=(const Region& other);
+  bool operator==(const Region& other) const;
 };
 
 /// One operation: its kind, result, operands and nested regions.
@@ -233,6 +242,10 @@ struct Op {
   std::vector<Region> regions;
   /// Where the DSL call or .rjir text was.
   SourceLoc loc;
+
+  /// Every field equal, nested regions compared op by op (the defaulted comparison: a new field
+  /// is compared without anyone remembering to).
+  bool operator==(const Op&) const = default;
 
   /// `sub` as a BinaryOp.
   BinaryOp binary_op() const { return static_cast<BinaryOp>(sub); }

@@ -19,9 +19,24 @@ struct SimdLimits {
   unsigned max_barriers_per_cu = 0; ///< work-groups of more than one wave need a barrier each
 };
 
+/// What bounds the occupancy. For a kernel that cannot run at all (waves_per_simd == 0) it is
+/// the first impossible resource: more VGPRs, AGPRs or SGPRs than one wave can address, more LDS
+/// than one work-group can have, a work-group larger than 1024 work-items, or a wavefront size
+/// the processor does not have.
+enum class OccupancyLimit : uint8_t { hardware, vgprs, agprs, sgprs, lds, workgroup_size, wave_size };
+
+/// "hardware", "VGPRs", "AGPRs", "SGPRs", "LDS", "work-group size", "wave size".
+const char* occupancy_limit_name(OccupancyLimit limit);
+
 /// How many wavefronts of a kernel fit on one SIMD, and what limits it.
 struct Occupancy {
-  unsigned waves_per_simd = 0;  ///< the minimum of the bounds below
+  /// The minimum of the bounds below; 0 when the kernel cannot run on the processor at all.
+  unsigned waves_per_simd = 0;
+  /// The bound that decides waves_per_simd (for 0: the impossible resource).
+  OccupancyLimit limited_by = OccupancyLimit::hardware;
+  /// Says what limits it, with the numbers: "VGPRs: 257 VGPRs exceed the 256 a gfx803 wave can
+  /// address" or "VGPRs: 96 VGPRs, 512 per SIMD in blocks of 8".
+  std::string reason;
   /// Hardware maximum of wavefronts per SIMD.
   unsigned by_hardware = 0;
   /// Bound from vector registers.
@@ -41,7 +56,10 @@ struct Occupancy {
 /// The per-SIMD limits of an AMDGPU processor at a wavefront size.
 SimdLimits amdgpu_simd_limits(const std::string& processor, unsigned wavefront_size);
 
-/// The estimate assumes launches at the kernel's maximum work-group size.
+/// The estimate assumes launches at the kernel's maximum work-group size. Works on raw numbers
+/// as well as on a compiled kernel's metadata (fill vgpr_count, sgpr_count, agpr_count,
+/// group_segment_fixed_size, wavefront_size and max_flat_workgroup_size). Impossible inputs give
+/// waves_per_simd == 0 with the reason; a processor name that is not gfxN... throws rocjit::Error.
 Occupancy amdgpu_occupancy(const KernelMetadata& kernel, const std::string& processor);
 
 }  // namespace rocjit

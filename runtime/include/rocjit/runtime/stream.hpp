@@ -14,9 +14,20 @@ class EventImpl;
 
 class Event;
 
+/// How a stream made by stream() relates to the default stream.
+struct StreamOptions {
+  /// false (the default): a blocking stream, as hipStreamDefault/cudaStreamDefault: an operation
+  /// on the default stream first waits for all work enqueued on it. true: the stream opts out
+  /// (hipStreamNonBlocking), and work on it may overlap default-stream work.
+  bool non_blocking = false;
+};
+
 /// An ordered queue on one device. The default stream (Stream() / default_stream()) is
-/// synchronous like Numba's: work on it has finished when the call returns. Streams made with
-/// stream() are asynchronous on every device.
+/// synchronous like Numba's: work on it has finished when the call returns. It has HIP's and
+/// CUDA's legacy semantics: each of its operations starts after all work enqueued before it on
+/// the device's blocking streams, and since it finishes before the call returns, work enqueued
+/// afterwards on any stream starts after it. Streams made with stream() are asynchronous on every
+/// device.
 class Stream {
  public:
   Stream() = default;
@@ -31,6 +42,8 @@ class Stream {
   Device device() const;
   /// Whether it is the device's default stream.
   bool is_default() const;
+  /// Whether it was made with StreamOptions::non_blocking (the default stream: false).
+  bool is_non_blocking() const;
 
   /// RAII scope that synchronises the stream when it ends: `{ auto s = st.auto_synchronize(); ... }`
   [[nodiscard]] class AutoSynchronize auto_synchronize() const;
@@ -64,8 +77,10 @@ class AutoSynchronize {
 
 inline AutoSynchronize Stream::auto_synchronize() const { return AutoSynchronize(*this); }
 
-/// A new asynchronous stream on `device` (default: the default device).
+/// A new asynchronous, blocking stream on `device` (default: the default device).
 Stream stream(const Device& device = {});
+/// A new asynchronous stream with `options` (`stream({.non_blocking = true})`).
+Stream stream(const StreamOptions& options, const Device& device = {});
 /// The synchronous default stream of `device`.
 Stream default_stream(const Device& device = {});
 

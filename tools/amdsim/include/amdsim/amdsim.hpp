@@ -104,10 +104,15 @@ struct Dim3 {
 };
 
 struct LaunchOptions {
-  // 0: run each wave until it waits or ends (round-robin, deterministic). N > 0: switch waves
-  // every N instructions in a random order drawn from `seed` (AMDSIM_INTERLEAVE / AMDSIM_SEED).
+  // 0: work-groups run on `threads` worker threads; within a group each wave runs until it waits
+  // or ends (round-robin, deterministic order inside a group). N > 0: one thread switches waves
+  // every N instructions in a random order drawn from `seed`, among the waves of up to
+  // `resident_groups` work-groups at once, admitted in launch order (AMDSIM_INTERLEAVE,
+  // AMDSIM_SEED, AMDSIM_RESIDENT_GROUPS): deterministic for a seed, and exercising orderings
+  // both within a group and between groups.
   uint32_t interleave = 0;
   uint64_t seed = 1;
+  uint32_t resident_groups = 4;
   // Worker threads for work-groups (0: hardware concurrency).
   unsigned threads = 0;
   // Fail when a wave ends while others wait at a barrier (AMDSIM_STRICT_BARRIERS=1). Hardware
