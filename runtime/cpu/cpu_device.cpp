@@ -164,7 +164,9 @@ struct Shape {
 // vectorises them without runtime checks), then once more for any further shape.
 struct CpuKernel : CompiledKernel {
   static constexpr size_t max_shapes = 4;
-  std::shared_ptr<const ir::Kernel> ir;
+  // Weak, so that the device can forget the kernel once nobody holds its IR; every use is during
+  // a launch, which holds the IR.
+  std::weak_ptr<const ir::Kernel> ir;
   mutable std::mutex lock;
   mutable std::vector<std::shared_ptr<Shape>> shapes;
   mutable HostKernel any;
@@ -177,7 +179,7 @@ struct CpuKernel : CompiledKernel {
     std::lock_guard<std::mutex> g(shape->lock);
     if (shape->final || ++shape->launches != 2) return;
     ++tier_ups;
-    post_tier_up([ir = ir, shape] {
+    post_tier_up([ir = source(), shape] {
       HostKernel better;
       try {
         CompileOptions options;
@@ -201,13 +203,19 @@ struct CpuKernel : CompiledKernel {
   }
 
  private:
+  std::shared_ptr<const ir::Kernel> source() const {
+    std::shared_ptr<const ir::Kernel> k = ir.lock();
+    if (!k) throw LaunchError(fmt::format("kernel '{}': its IR is gone (launches hold it; this is a bug)", name));
+    return k;
+  }
+
   // The shape's entry, compiled on first use (nullptr: the shape uses `any`).
   std::shared_ptr<Shape> find(Dim3 block, uint64_t items) const {
     std::lock_guard<std::mutex> g(lock);
     for (const std::shared_ptr<Shape>& s : shapes)
       if (s->block.x == block.x && s->block.y == block.y && s->block.z == block.z) return s;
     if (shapes.size() >= max_shapes) {
-      if (!any) any = compile(ir, Target::host()).host;
+      if (!any) any = compile(source(), Target::host()).host;
       return nullptr;
     }
     auto shape = std::make_shared<Shape>();
@@ -217,18 +225,18 @@ struct CpuKernel : CompiledKernel {
     bool quick = false;  // compiled at O1: a tier-up follows
     if (tiering_enabled(name) && items <= tier_direct_items) {
       options.cached_only = true;
-      shape->kernel = compile(ir, Target::host(), options).host;
+      shape->kernel = compile(source(), Target::host(), options).host;
       if (shape->kernel) {
         ++cached_starts;
       } else {
         quick = true;
         options.cached_only = false;
         options.opt_level = 1;
-        shape->kernel = compile(ir, Target::host(), options).host;
+        shape->kernel = compile(source(), Target::host(), options).host;
         ++quick_compiles;
       }
     } else {
-      shape->kernel = compile(ir, Target::host(), options).host;
+      shape->kernel = compile(source(), Target::host(), options).host;
     }
     shape->final = !quick;
     shapes.push_back(shape);

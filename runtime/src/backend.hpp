@@ -151,12 +151,18 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   std::mutex lock_;
   std::shared_ptr<StreamImpl> default_stream_;
   std::vector<std::weak_ptr<StreamImpl>> streams_;
-  // Kernels by IR, most recently used first in `kernel_order_`.
+  // Kernels by IR, most recently used first in `kernel_order_`. An entry refers to its IR weakly:
+  // once nobody holds the IR (the user's Kernel, a pending launch) the entry can never be asked
+  // for again, and the next compile sweeps it (a program that traces kernel after kernel, such
+  // as rocjit-smith, would otherwise keep ROCJIT_DEVICE_KERNELS dead kernels per device). The
+  // weak reference also tells a reused address from the kernel that had it.
   struct LoadedKernel {
-    std::shared_ptr<const ir::Kernel> ir;  // keeps the key's address unique while the entry lives
+    std::weak_ptr<const ir::Kernel> ir;
     std::shared_ptr<CompiledKernel> compiled;
     std::list<const ir::Kernel*>::iterator order;
   };
+  // Moves entries whose IR is gone into `out` (freed by the caller after the lock is released).
+  void sweep_unreachable_kernels(std::vector<LoadedKernel>& out);
   std::unordered_map<const ir::Kernel*, LoadedKernel> kernels_;
   std::list<const ir::Kernel*> kernel_order_;
   std::map<const void*, size_t> registered_;

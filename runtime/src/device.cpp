@@ -37,7 +37,7 @@ std::shared_ptr<CompiledKernel> DeviceImpl::kernel(const std::shared_ptr<const i
   {
     std::lock_guard<std::mutex> g(lock_);
     auto it = kernels_.find(ir.get());
-    if (it != kernels_.end()) {
+    if (it != kernels_.end() && it->second.ir.lock() == ir) {
       kernel_order_.splice(kernel_order_.begin(), kernel_order_, it->second.order);
       return it->second.compiled;
     }
@@ -47,6 +47,7 @@ std::shared_ptr<CompiledKernel> DeviceImpl::kernel(const std::shared_ptr<const i
   std::vector<LoadedKernel> forgotten;  // freed after the lock is released (HIP calls, JIT removal)
   std::lock_guard<std::mutex> g(lock_);
   if (closed_) return compiled;  // closed meanwhile: close() already forgot every kernel
+  sweep_unreachable_kernels(forgotten);
   auto [it, inserted] = kernels_.try_emplace(ir.get());
   if (!inserted) {
     kernel_order_.splice(kernel_order_.begin(), kernel_order_, it->second.order);
@@ -63,6 +64,18 @@ std::shared_ptr<CompiledKernel> DeviceImpl::kernel(const std::shared_ptr<const i
     kernels_.erase(victim);
   }
   return result;
+}
+
+void DeviceImpl::sweep_unreachable_kernels(std::vector<LoadedKernel>& out) {
+  for (auto it = kernels_.begin(); it != kernels_.end();) {
+    if (it->second.ir.expired()) {
+      kernel_order_.erase(it->second.order);
+      out.push_back(std::move(it->second));
+      it = kernels_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 size_t DeviceImpl::kernel_count() {

@@ -11,6 +11,7 @@
 // plus 16 MiB (measured: under 2 MiB from 2000 to 20000 kernels; without the bounds it grows by
 // about 8 KiB per kernel, and by about 5 KiB per kernel when only the JIT'd code is not freed). Exits non-zero with a message when a check fails. The disk cache is off
 // (ROCJIT_CACHE=0): the point is the memory level, and 20000 entries would only churn the disk.
+#include <deque>
 #include <rocjit/rocjit.hpp>
 #include <unistd.h>
 
@@ -76,6 +77,10 @@ int main(int argc, char** argv) {
   Kernel first = add_constant(-1);
   HostKernel held = compile_host(first.ir());
 
+  // The most recent kernels stay held, a few more than the device keeps, so its least-recently-
+  // launched bound forgets live kernels too; the others are dropped at once, and the device
+  // forgets those because nobody can ask for them again.
+  std::deque<Kernel> live;
   std::printf("     0 kernels            rss %8.1f MiB\n", mib(resident_bytes()));
   const auto start = std::chrono::steady_clock::now();
   uint64_t rss_checkpoint = 0;
@@ -84,6 +89,8 @@ int main(int argc, char** argv) {
     k[{1, 1, s}](acc);
     if (amdgpu) compile(k.ir_ptr(), Target::amdgpu("gfx942"));
     expected += i;
+    live.push_back(k);
+    if (live.size() > device_limit + 4) live.pop_front();
     if (i % 1000 == 0 || i == checkpoint || i == kernels) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const CacheStats stats = cache_stats();
@@ -118,6 +125,12 @@ int main(int argc, char** argv) {
   if (static_cast<size_t>(kernels) + 1 > cache_limit)
     check(stats.memory_evictions >= static_cast<size_t>(kernels) + 1 - cache_limit,
           "the memory cache forgot " + std::to_string(stats.memory_evictions) + " least recently used entries");
+
+  live.clear();
+  Kernel last = add_constant(kernels + 1);
+  last[{1, 1, s}](acc);
+  check(cpu.impl().kernel_count() == 1, "once the kernels are dropped the device remembers " +
+                                            std::to_string(cpu.impl().kernel_count()) + " (the one still held)");
 
   const CacheStats before = cache_stats();
   HostKernel again = compile_host(first.ir());

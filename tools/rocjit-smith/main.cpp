@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <malloc.h>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -363,11 +364,22 @@ int usage() {
   return 2;
 }
 
+// The process's resident set in MiB, after returning freed heap memory to the system.
+double resident_mib() {
+  malloc_trim(0);
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0;
+  return 0;
+}
+
 int main_impl(int argc, char** argv) {
   Options o;
   int64_t one = -1;
   bool local_dynamic_forced = false, regressions = false, verbose = false;
   int first_kernel = 0, jobs = 1;
+  double max_rss_growth_mib = -1;  // --max-rss-growth: fail when the resident set grows more
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto val = [&](const char* key) -> const char* {
@@ -401,6 +413,7 @@ int main_impl(int argc, char** argv) {
     else if (a == "--verbose") verbose = true;
     else if (const char* v = val("--first=")) first_kernel = std::atoi(v);
     else if (const char* v = val("--jobs=")) jobs = std::max(1, std::atoi(v));
+    else if (const char* v = val("--max-rss-growth=")) max_rss_growth_mib = std::atof(v);
     else return usage();
   }
   if (regressions) return run_regressions(o.executors);
@@ -584,8 +597,16 @@ int main_impl(int argc, char** argv) {
   // Kernels are independent: J workers take the next kernel index until none is left (or
   // --stop-after is reached). Every executor is safe to call from several threads.
   std::atomic<int> next{first};
+  // Resident memory after the first kernels (every executor set up, caches warm) and at the end:
+  // a campaign of any length must not keep what each kernel used.
+  const int rss_mark = first + std::min(50, (last - first) / 4);
+  std::atomic<bool> rss_marked{false};
+  double rss_at_mark = 0;
   auto worker = [&] {
-    for (int i = next++; i < last && !stop; i = next++) process(i);
+    for (int i = next++; i < last && !stop; i = next++) {
+      if (i >= rss_mark && !rss_marked.exchange(true)) rss_at_mark = resident_mib();
+      process(i);
+    }
   };
   if (jobs <= 1) {
     worker();
@@ -595,6 +616,7 @@ int main_impl(int argc, char** argv) {
     for (std::thread& t : threads) t.join();
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double rss_at_end = resident_mib();
   if (tty) std::fprintf(stderr, "\n");
   std::printf("rocjit-smith seed=%llu executors=", static_cast<unsigned long long>(o.seed));
   for (size_t e = 0; e < o.executors.size(); ++e) std::printf("%s%s", e ? "," : "", o.executors[e].c_str());
@@ -608,9 +630,17 @@ int main_impl(int argc, char** argv) {
   for (auto& e : o.executors) std::printf("%-40s %d\n", ("errors " + e).c_str(), exec_errors[e]);
   for (auto& [why, n] : known_skips) std::printf("not run %s: %d kernels\n", why.c_str(), n);
   std::printf("%-40s %.1f s\n", "time", secs);
+  std::printf("%-40s %.1f -> %.1f MiB (kernels %d -> %d)\n", "resident memory", rss_at_mark, rss_at_end, rss_mark - first,
+              done);
+  bool rss_ok = true;
+  if (max_rss_growth_mib >= 0 && rss_marked && rss_at_end - rss_at_mark > max_rss_growth_mib) {
+    std::printf("resident memory grew by %.1f MiB, more than --max-rss-growth=%.1f\n", rss_at_end - rss_at_mark,
+                max_rss_growth_mib);
+    rss_ok = false;
+  }
   if (interrupted) std::printf("%-40s %d of %d kernels\n", "interrupted (SIGINT/SIGTERM) after", done, last - first);
   std::printf("kernels=%d mismatches=%d errors=%d\n", generated, mismatches, errors);
-  return mismatches == 0 && errors == 0 ? 0 : 1;
+  return mismatches == 0 && errors == 0 && rss_ok ? 0 : 1;
 }
 
 }  // namespace
@@ -621,6 +651,10 @@ int main(int argc, char** argv) {
   // would compare the O1 code of a first launch; kernels launched repeatedly run O3 code, which is
   // what a campaign should check by default. ROCJIT_CPU_TIERING=1 compares the O1 code instead.
   setenv("ROCJIT_CPU_TIERING", "0", /*overwrite=*/0);
+  // Random kernels are compiled once and never asked for again: the library's in-memory cache of
+  // code objects and host kernels (1024 of each by default, tens to hundreds of MiB of entries
+  // nobody will hit) is kept small unless the environment says otherwise.
+  setenv("ROCJIT_CACHE_MEMORY_ENTRIES", "64", /*overwrite=*/0);
   try {
     return smith::main_impl(argc, argv);
   } catch (const std::exception& e) {
