@@ -215,9 +215,10 @@ Bits binary(ir::BinaryOp o, Type t, Bits a, Bits b) {
       case B::rem: return float_op(t, [](auto x, auto y, auto) { return std::fmod(x, y); }, a, b);
       case B::min: return float_op(t, [](auto x, auto y, auto) { return min_num(x, y); }, a, b);
       case B::max: return float_op(t, [](auto x, auto y, auto) { return max_num(x, y); }, a, b);
-      default: break;  // the verifier rejects bitwise ops and shifts on floats
+      case B::and_: case B::or_: case B::xor_: case B::shl: case B::shr:
+        break;  // the verifier rejects bitwise ops and shifts on floats
     }
-    return 0;
+    throw Error(fmt::format("internal error: {} on {} reached the interpreter", ir::binary_op_name(o), ir::type_name(t)));
   }
   // Integers (and i1 for and/or/xor): two's complement, wrapping.
   switch (o) {
@@ -321,8 +322,11 @@ Bits integer_math(ir::MathFn fn, Type t, Bits a, Bits b) {
       unsigned __int128 p = static_cast<unsigned __int128>(x) * static_cast<unsigned __int128>(normalise(t, b));
       return normalise(t, static_cast<Bits>(p >> w));
     }
-    default: return 0;
+#define ROCJIT_NOT_INTEGER(name, ...) case M::name:
+    ROCJIT_FLOAT_MATH_FNS(ROCJIT_NOT_INTEGER) ROCJIT_LDEXP_MATH_FNS(ROCJIT_NOT_INTEGER) break;
+#undef ROCJIT_NOT_INTEGER
   }
+  throw Error(fmt::format("internal error: math.{} is not an integer function", ir::math_fn_name(fn)));
 }
 
 // Math functions: the C++ library in the op's type (glibc, as the CPU back end calls it).
@@ -388,10 +392,13 @@ Bits math(ir::MathFn fn, Type t, Bits a, Bits b, Bits c) {
     ROCJIT_UNARY(rint, std::rint(x))
     ROCJIT_BINARY(copysign, std::copysign(x, y))
     ROCJIT_BINARY(nextafter, std::nextafter(x, y))
-    default: return 0;
+#define ROCJIT_NOT_FLOAT(name, ...) case M::name:
+    ROCJIT_INTEGER_MATH_FNS(ROCJIT_NOT_FLOAT) ROCJIT_LDEXP_MATH_FNS(ROCJIT_NOT_FLOAT) break;  // by domain above
+#undef ROCJIT_NOT_FLOAT
   }
 #undef ROCJIT_UNARY
 #undef ROCJIT_BINARY
+  throw Error(fmt::format("internal error: math.{} reached the float functions", ir::math_fn_name(fn)));
 }
 
 // For loops. The step's bits read as a signed number give the direction: a positive step counts
@@ -641,7 +648,7 @@ class Interpreter {
       for (const Item& it : items_) together &= it.waiting == first.waiting;
       if (together) {
         if (!first.waiting) return;  // all ended
-        if (first.waiting->kind == OpKind::wave) run_wave_op(*first.waiting, 0, items_.size());
+        if (ir::computes_collectively(*first.waiting)) run_collective(*first.waiting, 0, items_.size());
         for (Item& it : items_) it.held = false;
         continue;
       }
@@ -655,7 +662,7 @@ class Interpreter {
         bool same = at && ir::op_info(at->kind).sync == ir::SyncScope::wavefront;
         for (size_t i = w0; i < end && same; ++i) same = items_[i].waiting == at;
         if (!same) continue;
-        if (at->kind == OpKind::wave) run_wave_op(*at, w0, end);
+        if (ir::computes_collectively(*at)) run_collective(*at, w0, end);
         for (size_t i = w0; i < end; ++i) items_[i].held = false;
         progress = true;
       }
@@ -673,6 +680,22 @@ class Interpreter {
                                  group_name(), item_name(at), where(at), item_name(other), where(other)));
       }
     }
+  }
+
+  // The work-items [begin, end) stopped together at `op`, which computes across them.
+  void run_collective(const Op& op, size_t begin, size_t end) {
+    switch (op.kind) {
+      case OpKind::wave: return run_wave_op(op, begin, end);
+      // ir::computes_collectively holds for none of these.
+      case OpKind::constant: case OpKind::binary: case OpKind::unary: case OpKind::compare: case OpKind::select:
+      case OpKind::cast: case OpKind::bitcast: case OpKind::math: case OpKind::workitem: case OpKind::shape:
+      case OpKind::load: case OpKind::store: case OpKind::atomic: case OpKind::var_load: case OpKind::var_store:
+      case OpKind::barrier: case OpKind::wavebarrier: case OpKind::fence: case OpKind::uniform:
+      case OpKind::make_vector: case OpKind::extract: case OpKind::if_: case OpKind::for_: case OpKind::while_:
+      case OpKind::condition: case OpKind::break_: case OpKind::continue_: case OpKind::return_:
+        break;
+    }
+    throw Error(fmt::format("internal error: {} is not a collective computation", ir::op_kind_name(op.kind)));
   }
 
   // The work-items [begin, end) stopped at wave op `op`: run it for each of their waves.
@@ -716,7 +739,7 @@ class Interpreter {
         case OpKind::barrier:
         case OpKind::wavebarrier:
         case OpKind::wave:
-          it.waiting = &op;
+          it.waiting = &op;  // a sync point (ir::is_sync_point): the group goes on together
           return;
         case OpKind::if_: {
           bool taken = it.values[op.operands[0]] != 0;
@@ -759,7 +782,12 @@ class Interpreter {
         case OpKind::return_:
           it.frames.clear();
           break;
-        default: execute(it, op); break;
+        case OpKind::constant: case OpKind::binary: case OpKind::unary: case OpKind::compare: case OpKind::select:
+        case OpKind::cast: case OpKind::bitcast: case OpKind::math: case OpKind::workitem: case OpKind::shape:
+        case OpKind::load: case OpKind::store: case OpKind::atomic: case OpKind::var_load: case OpKind::var_store:
+        case OpKind::fence: case OpKind::uniform: case OpKind::make_vector: case OpKind::extract:
+          execute(it, op);
+          break;
       }
     }
   }
@@ -816,8 +844,8 @@ class Interpreter {
     uint8_t* written;  // nullptr for global arrays
   };
   Access element(Item& it, const Op& op) {
-    const ir::Memory& m = k_.memories[op.ref];
-    const ArrayView& v = views_[op.ref];
+    const ir::Memory& m = k_.memories[op.memory()];
+    const ArrayView& v = views_[op.memory()];
     int64_t index[3] = {0, 0, 0};
     bool inside = true;
     // A vector access (rank 1, contiguous) at index i reads or writes elements N*i ... N*i+N-1.
@@ -837,11 +865,11 @@ class Interpreter {
     if (!inside || linear < 0 || linear >= v.size) out_of_bounds(it, op, index, inside, linear);
     if (m.dynamic) return Access{dynamic_shared_.data() + linear * ir::byte_size(m.element), nullptr};
     std::byte* base = m.space == MemorySpace::global  ? v.data
-                      : m.space == MemorySpace::shared ? shared_[op.ref].data()
-                                                       : it.locals[op.ref].data();
+                      : m.space == MemorySpace::shared ? shared_[op.memory()].data()
+                                                       : it.locals[op.memory()].data();
     uint8_t* written = m.space == MemorySpace::global  ? nullptr
-                       : m.space == MemorySpace::shared ? &shared_written_[op.ref][static_cast<size_t>(linear)]
-                                                        : &it.local_written[op.ref][static_cast<size_t>(linear)];
+                       : m.space == MemorySpace::shared ? &shared_written_[op.memory()][static_cast<size_t>(linear)]
+                                                        : &it.local_written[op.memory()][static_cast<size_t>(linear)];
     return Access{base + linear * ir::byte_size(m.element), written};
   }
 
@@ -852,8 +880,8 @@ class Interpreter {
     if (op.kind == OpKind::var_load)
       launch_error(fmt::format("var.load at {} reads variable '{}' before work-item {} of group {} stored to it; "
                                "variables start undefined on devices",
-                               op.loc.str(), k_.slots[op.ref].name, item_name(it), group_name()));
-    const ir::Memory& m = k_.memories[op.ref];
+                               op.loc.str(), k_.slots[op.slot()].name, item_name(it), group_name()));
+    const ir::Memory& m = k_.memories[op.memory()];
     std::vector<int64_t> idx;
     for (unsigned d = 0; d < m.rank; ++d) idx.push_back(extend(k_.value_type(op.operands[d]), it.values[op.operands[d]]));
     launch_error(fmt::format("{} at {} reads element ({}) of {} array '{}' before {} wrote it (work-item {} of group {}); "
@@ -865,17 +893,17 @@ class Interpreter {
   }
 
   [[noreturn]] void vector_out_of_bounds(const Item& it, const Op& op, int64_t index, int64_t lanes) const {
-    const ir::Memory& m = k_.memories[op.ref];
+    const ir::Memory& m = k_.memories[op.memory()];
     launch_error(fmt::format("out-of-bounds vector {} of {} array '{}' at {}: vector index {} is elements {}..{}, "
                              "outside shape ({}) (work-item {} of group {})",
                              ir::op_kind_name(op.kind), ir::space_name(m.space), m.name, op.loc.str(), index,
-                             index * lanes, index * lanes + lanes - 1, views_[op.ref].shape[0], item_name(it),
+                             index * lanes, index * lanes + lanes - 1, views_[op.memory()].shape[0], item_name(it),
                              group_name()));
   }
 
   [[noreturn]] void out_of_bounds(const Item& it, const Op& op, const int64_t* index, bool inside, int64_t linear) const {
-    const ir::Memory& m = k_.memories[op.ref];
-    const ArrayView& v = views_[op.ref];
+    const ir::Memory& m = k_.memories[op.memory()];
+    const ArrayView& v = views_[op.memory()];
     std::vector<int64_t> idx(index, index + m.rank);
     std::string why = inside ? fmt::format("index ({}) is element {} of a buffer of {} elements (strides {})",
                                            fmt::join(idx, ", "), linear, v.size, fmt::join(v.strides, ", "))
@@ -890,10 +918,10 @@ class Interpreter {
     Bits r = 0;
     switch (op.kind) {
       case OpKind::constant:
-        r = ir::is_float(op.type) ? (op.type == Type::f32 ? bits(static_cast<float>(op.float_value))
-                                     : narrow(op.type)      ? narrow_bits(op.type, op.float_value)
-                                                            : bits(op.float_value))
-                                  : normalise(op.type, static_cast<Bits>(op.int_value));
+        r = ir::is_float(op.type) ? (op.type == Type::f32 ? bits(static_cast<float>(op.float_value()))
+                                     : narrow(op.type)      ? narrow_bits(op.type, op.float_value())
+                                                            : bits(op.float_value()))
+                                  : normalise(op.type, static_cast<Bits>(op.int_value()));
         break;
       case OpKind::binary: r = binary(op.binary_op(), op.type, operand(0), operand(1)); break;
       case OpKind::unary: r = unary(op.unary_op(), op.type, operand(0)); break;
@@ -905,10 +933,10 @@ class Interpreter {
         r = math(op.math_fn(), op.type, operand(0), op.operands.size() > 1 ? operand(1) : 0,
                  op.operands.size() > 2 ? operand(2) : 0);
         break;
-      case OpKind::workitem: r = static_cast<Bits>(workitem(it, op.workitem(), op.dim)); break;
-      case OpKind::shape: r = static_cast<Bits>(views_[op.ref].shape[op.dim]); break;
+      case OpKind::workitem: r = static_cast<Bits>(workitem(it, op.workitem(), op.dim())); break;
+      case OpKind::shape: r = static_cast<Bits>(views_[op.memory()].shape[op.dim()]); break;
       case OpKind::load: {
-        const ir::Memory& m = k_.memories[op.ref];
+        const ir::Memory& m = k_.memories[op.memory()];
         Access a = element(it, op);
         for (unsigned lane = 0; lane < op.type.lanes; ++lane) {
           check_written(it, op, a.written ? a.written + lane : nullptr);
@@ -919,7 +947,7 @@ class Interpreter {
         break;
       }
       case OpKind::store: {
-        const ir::Memory& m = k_.memories[op.ref];
+        const ir::Memory& m = k_.memories[op.memory()];
         Access a = element(it, op);
         const ir::ValueId v = op.operands[m.rank];
         const unsigned lanes = k_.value_type(v).lanes;
@@ -933,9 +961,9 @@ class Interpreter {
       case OpKind::make_vector:
         for (size_t lane = 0; lane < op.operands.size(); ++lane) it.lanes[lane_base_[op.result] + lane] = operand(lane);
         return;
-      case OpKind::extract: r = it.lanes[lane_base_[op.operands[0]] + op.dim]; break;
+      case OpKind::extract: r = it.lanes[lane_base_[op.operands[0]] + op.lane()]; break;
       case OpKind::atomic: {
-        const ir::Memory& m = k_.memories[op.ref];
+        const ir::Memory& m = k_.memories[op.memory()];
         Access a = element(it, op);
         std::byte* p = a.address;
         if (op.atomic_op() == ir::AtomicOp::store) {
@@ -957,14 +985,19 @@ class Interpreter {
       }
       case OpKind::uniform: r = operand(0); break;  // a promise, not an operation
       case OpKind::var_load:
-        check_written(it, op, &it.slot_written[op.ref]);
-        r = it.slots[op.ref];
+        check_written(it, op, &it.slot_written[op.slot()]);
+        r = it.slots[op.slot()];
         break;
       case OpKind::var_store:
-        it.slots[op.ref] = operand(0);
-        it.slot_written[op.ref] = 1;
+        it.slots[op.slot()] = operand(0);
+        it.slot_written[op.slot()] = 1;
         return;
-      default: return;  // control flow and barriers: run_until_barrier
+      // One work-item at a time in program order: a fence orders nothing more.
+      case OpKind::fence: return;
+      // run_until_barrier runs these itself.
+      case OpKind::barrier: case OpKind::wavebarrier: case OpKind::wave: case OpKind::if_: case OpKind::for_:
+      case OpKind::while_: case OpKind::condition: case OpKind::break_: case OpKind::continue_: case OpKind::return_:
+        throw Error(fmt::format("internal error: {} reached Interpreter::execute", ir::op_kind_name(op.kind)));
     }
     if (op.result) it.values[op.result] = r;
   }

@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <iterator>
+
+#include "rocjit/compiler/error.hpp"
 
 namespace rocjit::ir {
 
@@ -59,7 +62,7 @@ namespace {
 // The registry, built from ops.hpp. Enumerators are numbered in list order, so each table is
 // indexed by its enum.
 constexpr OpInfo op_table[] = {
-#define ROCJIT_OP_INFO(kind, spelling, family, operands, reference, result, effect, convergent, sync, regions) \
+#define ROCJIT_OP_INFO(kind, spelling, family, operands, reference, result, effect, convergent, sync, regions, attrs) \
   OpInfo{OpKind::kind,          spelling,       OpFamily::family,   operands,   OpReference::reference,           \
          OpResult::result,      OpEffect::effect, convergent,       SyncScope::sync, regions},
     ROCJIT_OPS(ROCJIT_OP_INFO)
@@ -123,8 +126,10 @@ std::string_view family_prefix(OpFamily f) {
     case OpFamily::math: return "math.";
     case OpFamily::atomic: return "atomic.";
     case OpFamily::wave: return "wave.";
-    default: return "";
+    case OpFamily::none: case OpFamily::binary: case OpFamily::unary: case OpFamily::workitem:
+    case OpFamily::fence: return "";
   }
+  return "";
 }
 
 std::string_view family_name(OpFamily f) {
@@ -187,9 +192,9 @@ std::string_view memory_scope_name(MemoryScope s) {
 }
 
 std::string check_memory_order(const Op& op) {
-  const MemoryOrder o = op.order;
+  const MemoryOrder o = op.order();
   if (static_cast<unsigned>(o) > static_cast<unsigned>(MemoryOrder::seq_cst)) return "an unknown memory order";
-  if (static_cast<unsigned>(op.scope) > static_cast<unsigned>(MemoryScope::system)) return "an unknown memory scope";
+  if (static_cast<unsigned>(op.scope()) > static_cast<unsigned>(MemoryScope::system)) return "an unknown memory scope";
   if (op.kind == OpKind::fence && o == MemoryOrder::relaxed)
     return "a fence needs memory_order acquire, release, acq_rel or seq_cst (relaxed orders nothing)";
   if (op.kind != OpKind::atomic) return "";
@@ -200,18 +205,19 @@ std::string check_memory_order(const Op& op) {
   return "";
 }
 
-bool has_valid_sub(const Op& op) {
+bool has_valid_attrs(const Op& op) {
+  if (!is_valid_kind(op.kind) || !has_kind_attrs(op)) return false;
   const OpInfo& info = op_info(op.kind);
-  if (info.family == OpFamily::fence) return (op.sub & ~(fence_local | fence_global)) == 0;
+  if (info.family == OpFamily::fence) return (op.fences() & ~(fence_local | fence_global)) == 0;
   if (info.family == OpFamily::none) return true;
-  return op.sub < family_members(info.family).size();
+  return op.member() < family_members(info.family).size();
 }
 
 std::string op_spelling(const Op& op) {
   const OpInfo& info = op_info(op.kind);
   const auto members = family_members(info.family);
   if (members.empty()) return std::string(info.name);
-  return std::string(family_prefix(info.family)) + std::string(member_name(members, op.sub));
+  return std::string(family_prefix(info.family)) + std::string(member_name(members, op.member()));
 }
 
 unsigned value_operand_count(const Op& op) {
@@ -219,17 +225,161 @@ unsigned value_operand_count(const Op& op) {
   if (info.operands == by_lanes) return op.type.lanes;
   if (info.operands != by_member) return static_cast<unsigned>(info.operands);
   const auto members = family_members(info.family);
-  return op.sub < members.size() ? members[op.sub].operands : 0;
+  const unsigned m = op.member();
+  return m < members.size() ? members[m].operands : 0;
+}
+
+// --- Typed attributes --------------------------------------------------------------------------
+
+namespace {
+
+template <class A, class Variant>
+struct in_variant;
+template <class A, class... Ts>
+struct in_variant<A, std::variant<Ts...>> : std::bool_constant<(std::is_same_v<A, Ts> || ...)> {};
+
+#define ROCJIT_ATTRS_LISTED(kind, spelling, family, operands, reference, result, effect, convergent, sync, regions, attrs) \
+  static_assert(in_variant<attrs, OpAttrs>::value, "the attribute struct of op '" spelling "' is missing from ir::OpAttrs");
+ROCJIT_OPS(ROCJIT_ATTRS_LISTED)
+#undef ROCJIT_ATTRS_LISTED
+
+// The variant index of each kind's struct, in enumerator order.
+template <class A, size_t I = 0>
+constexpr size_t variant_index() {
+  if constexpr (std::is_same_v<A, std::variant_alternative_t<I, OpAttrs>>) return I;
+  else return variant_index<A, I + 1>();
+}
+constexpr size_t attrs_index[] = {
+#define ROCJIT_ATTRS_INDEX(kind, spelling, family, operands, reference, result, effect, convergent, sync, regions, attrs) \
+  variant_index<attrs>(),
+    ROCJIT_OPS(ROCJIT_ATTRS_INDEX)
+#undef ROCJIT_ATTRS_INDEX
+};
+constexpr std::string_view attrs_names[] = {
+#define ROCJIT_ATTRS_NAME(kind, spelling, family, operands, reference, result, effect, convergent, sync, regions, attrs) \
+  attrs::name,
+    ROCJIT_OPS(ROCJIT_ATTRS_NAME)
+#undef ROCJIT_ATTRS_NAME
+};
+
+void hash_combine(size_t& seed, size_t h) { seed ^= h + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2); }
+
+template <class T>
+size_t hash_field(const T& v) {
+  if constexpr (std::is_enum_v<T>) return std::hash<std::underlying_type_t<T>>{}(static_cast<std::underlying_type_t<T>>(v));
+  else return std::hash<T>{}(v);
+}
+
+}  // namespace
+
+OpAttrs default_attrs(OpKind k) {
+  switch (k) {
+#define ROCJIT_DEFAULT_ATTRS(kind, spelling, family, operands, reference, result, effect, convergent, sync, regions, attrs) \
+  case OpKind::kind: return attrs{};
+    ROCJIT_OPS(ROCJIT_DEFAULT_ATTRS)
+#undef ROCJIT_DEFAULT_ATTRS
+  }
+  return NoAttrs{};  // an out-of-range kind (ir::verify rejects it)
+}
+
+bool has_kind_attrs(const Op& op) {
+  return is_valid_kind(op.kind) && op.attrs.index() == attrs_index[static_cast<size_t>(op.kind)];
+}
+
+std::string_view attrs_name(OpKind k) {
+  return is_valid_kind(k) ? attrs_names[static_cast<size_t>(k)] : std::string_view("?");
+}
+
+void wrong_attrs(const Op& op, std::string_view wanted) {
+  throw Error(fmt::format("internal error at {}: op '{}' carries {}, not {}", op.loc.str(), op_kind_name(op.kind),
+                          attrs_name(op.kind), wanted));
+}
+
+Op::Op(OpKind k) : kind(k), attrs(default_attrs(k)) { regions.resize(op_info(k).regions); }
+
+MemoryId Op::memory() const {
+  if (const auto* a = std::get_if<AccessAttrs>(&attrs)) return a->memory;
+  if (const auto* a = std::get_if<AtomicAttrs>(&attrs)) return a->memory;
+  if (const auto* a = std::get_if<ShapeAttrs>(&attrs)) return a->memory;
+  wrong_attrs(*this, "an array (AccessAttrs, AtomicAttrs or ShapeAttrs)");
+}
+
+unsigned Op::dim() const {
+  if (const auto* a = std::get_if<WorkItemAttrs>(&attrs)) return a->dim;
+  if (const auto* a = std::get_if<ShapeAttrs>(&attrs)) return a->dim;
+  wrong_attrs(*this, "a dimension (WorkItemAttrs or ShapeAttrs)");
+}
+
+MemoryOrder Op::order() const {
+  if (const auto* a = std::get_if<AtomicAttrs>(&attrs)) return a->order;
+  if (const auto* a = std::get_if<FenceAttrs>(&attrs)) return a->order;
+  wrong_attrs(*this, "a memory order (AtomicAttrs or FenceAttrs)");
+}
+
+MemoryScope Op::scope() const {
+  if (const auto* a = std::get_if<AtomicAttrs>(&attrs)) return a->scope;
+  if (const auto* a = std::get_if<FenceAttrs>(&attrs)) return a->scope;
+  wrong_attrs(*this, "a memory scope (AtomicAttrs or FenceAttrs)");
+}
+
+unsigned Op::member() const {
+  return std::visit(
+      [](const auto& a) -> unsigned {
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<A, BinaryAttrs> || std::is_same_v<A, UnaryAttrs> ||
+                      std::is_same_v<A, AtomicAttrs> || std::is_same_v<A, WaveAttrs>)
+          return static_cast<unsigned>(a.op);
+        else if constexpr (std::is_same_v<A, CompareAttrs>) return static_cast<unsigned>(a.pred);
+        else if constexpr (std::is_same_v<A, MathAttrs>) return static_cast<unsigned>(a.fn);
+        else if constexpr (std::is_same_v<A, WorkItemAttrs>) return static_cast<unsigned>(a.item);
+        else return 0;
+      },
+      attrs);
+}
+
+void set_member(Op& op, unsigned member) {
+  std::visit(
+      [&](auto& a) {
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<A, BinaryAttrs>) a.op = static_cast<BinaryOp>(member);
+        else if constexpr (std::is_same_v<A, UnaryAttrs>) a.op = static_cast<UnaryOp>(member);
+        else if constexpr (std::is_same_v<A, AtomicAttrs>) a.op = static_cast<AtomicOp>(member);
+        else if constexpr (std::is_same_v<A, WaveAttrs>) a.op = static_cast<WaveOp>(member);
+        else if constexpr (std::is_same_v<A, CompareAttrs>) a.pred = static_cast<ComparePred>(member);
+        else if constexpr (std::is_same_v<A, MathAttrs>) a.fn = static_cast<MathFn>(member);
+        else if constexpr (std::is_same_v<A, WorkItemAttrs>) a.item = static_cast<WorkItem>(member);
+      },
+      op.attrs);
+}
+
+size_t hash(const Op& op) {
+  size_t h = static_cast<size_t>(op.kind);
+  hash_combine(h, (static_cast<size_t>(op.type.code) << 24) | (size_t{op.type.bits} << 16) | op.type.lanes);
+  hash_combine(h, op.result);
+  for (ValueId v : op.operands) hash_combine(h, v);
+  hash_combine(h, op.attrs.index());
+  std::visit([&](const auto& a) { std::apply([&](const auto&... f) { (hash_combine(h, hash_field(f)), ...); }, a.fields()); },
+             op.attrs);
+  for (const Region& r : op.regions) {
+    hash_combine(h, r.ops.size());
+    for (const auto& o : r.ops) hash_combine(h, hash(*o));
+  }
+  return h;
 }
 
 unsigned access_lanes(const Kernel& k, const Op& op) {
   if (op.kind == OpKind::load) return op.type.lanes;
-  if (op.kind != OpKind::store || op.ref >= k.memories.size()) return 1;
-  const unsigned rank = k.memories[op.ref].rank;
+  if (op.kind != OpKind::store || !has_kind_attrs(op) || op.memory() >= k.memories.size()) return 1;
+  const unsigned rank = k.memories[op.memory()].rank;
   return rank < op.operands.size() && op.operands[rank] < k.values.size() ? k.values[op.operands[rank]].type.lanes : 1;
 }
 
 bool is_sync_point(const Op& op) { return op_info(op.kind).sync != SyncScope::none; }
+
+bool computes_collectively(const Op& op) {
+  const OpInfo& info = op_info(op.kind);
+  return info.convergent && info.result != OpResult::none;
+}
 
 int64_t Kernel::shared_bytes() const {
   int64_t total = 0;

@@ -200,18 +200,19 @@ class Parser {
 
   // A constant's literal, read once its type is known.
   void literal(const Token& t, Type ty, Op& op) const {
+    auto& c = op.get<ConstantAttrs>();
     if (!is_float(ty)) {
-      if (t.kind != Tok::number || !to_number(t.text, op.int_value))
+      if (t.kind != Tok::number || !to_number(t.text, c.integer))
         fail_at(t, fmt::format("expected an integer literal for {}, got {}", type_name(ty), describe(t)));
     } else if (t.text == "nan" || t.text == "-nan") {
-      op.float_value = std::numeric_limits<double>::quiet_NaN();
+      c.floating = std::numeric_limits<double>::quiet_NaN();
     } else if (t.text == "inf" || t.text == "-inf") {
-      op.float_value = t.text[0] == '-' ? -HUGE_VAL : HUGE_VAL;
-    } else if (t.kind != Tok::number || !to_number(t.text, op.float_value)) {
+      c.floating = t.text[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+    } else if (t.kind != Tok::number || !to_number(t.text, c.floating)) {
       fail_at(t, fmt::format("expected a {} literal (such as 1.0, 1e-05, inf or nan), got {}", type_name(ty),
                              describe(t)));
     }
-    if (is_float(ty)) op.float_value = round_to_type(ty, op.float_value);
+    if (is_float(ty)) c.floating = round_to_type(ty, c.floating);
   }
 
   // loc("file":line:column); the printer escapes '"' and '\' with a backslash.
@@ -274,15 +275,28 @@ class Parser {
                              it->second.line, it->second.column));
   }
 
-  // @name or $name declared earlier; sets op.ref to its index.
-  uint32_t reference(Op& op, Tok kind, const std::map<std::string, Declared>& names, std::string_view what) {
+  // @name or $name declared earlier: its index.
+  uint32_t reference(Tok kind, const std::map<std::string, Declared>& names, std::string_view what) {
     Token t = expect(kind, fmt::format("{} such as {}", what, kind == Tok::global ? "@x" : "$v0"));
     auto it = names.find(std::string(t.text));
     if (it == names.end()) fail_at(t, fmt::format("unknown {} '{}'", what.substr(what.find(' ') + 1), t.text));
-    return op.ref = it->second.id;
+    return it->second.id;
   }
-  const Memory& memory(Op& op) { return kernel_->memories[reference(op, Tok::global, memories_, "an array")]; }
-  const Slot& slot(Op& op) { return kernel_->slots[reference(op, Tok::slot, slots_, "a variable")]; }
+  // Reads the array an op names into its attributes (ShapeAttrs, AccessAttrs or AtomicAttrs).
+  const Memory& memory(Op& op) {
+    const MemoryId id = reference(Tok::global, memories_, "an array");
+    std::visit(
+        [&](auto& a) {
+          if constexpr (requires { a.memory; }) a.memory = id;
+        },
+        op.attrs);
+    return kernel_->memories[id];
+  }
+  const Slot& slot(Op& op) {
+    const SlotId id = reference(Tok::slot, slots_, "a variable");
+    op.get<SlotAttrs>().slot = id;
+    return kernel_->slots[id];
+  }
 
   // [%i, %j]: exactly one integer index per dimension.
   void indices(Op& op, const Memory& m) {
@@ -435,17 +449,24 @@ class Parser {
     auto scope_name = [](unsigned i) { return memory_scope_name(static_cast<MemoryScope>(i)); };
     const unsigned orders = static_cast<unsigned>(MemoryOrder::seq_cst) + 1;
     const unsigned scopes = static_cast<unsigned>(MemoryScope::system) + 1;
-    if (!word_in(orders, order_name, op.order) && required)
+    MemoryOrder order = op.order();
+    MemoryScope scope = op.scope();
+    if (!word_in(orders, order_name, order) && required)
       expected("a memory order (acquire, release, acq_rel or seq_cst)");
-    if (!word_in(scopes, scope_name, op.scope) && required)
+    if (!word_in(scopes, scope_name, scope) && required)
       expected("a memory scope (wavefront, workgroup, device or system)");
+    std::visit(
+        [&](auto& a) {
+          if constexpr (requires { a.order; a.scope; }) a.order = order, a.scope = scope;
+        },
+        op.attrs);
   }
 
   // A loop's optional " unroll N" (0 = LLVM decides, 1 = not unrolled).
   void unroll(Op& op) {
     if (!at_word("unroll")) return;
     take();
-    op.int_value = static_cast<int64_t>(unsigned_number("an unroll count", static_cast<uint64_t>(max_unroll)));
+    op.get<LoopAttrs>().unroll = static_cast<int64_t>(unsigned_number("an unroll count", static_cast<uint64_t>(max_unroll)));
   }
 
   Lexer lexer_;
@@ -468,9 +489,8 @@ void Parser::operation(Region& r) {
   const Token name = expect(Tok::word, "an operation such as 'add' or 'load'");
   const auto found = op_spellings().find(std::string(name.text));
   if (found == op_spellings().end()) fail_at(name, unknown_op(name.text));
-  auto op = std::make_unique<Op>();
-  op->kind = found->second.kind;
-  op->sub = found->second.sub;
+  auto op = std::make_unique<Op>(found->second.kind);
+  set_member(*op, found->second.sub);
   if (op_info(op->kind).result == OpResult::value && !has_result)
     fail_at(name, fmt::format("expected a result ('%N = ') before '{}', which produces a value", name.text));
   if (!produces_value(op->kind) && has_result)
@@ -569,7 +589,7 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
     case OpKind::extract: {
       uses.push_back(use());
       expect_punct(',');
-      op.dim = static_cast<uint8_t>(unsigned_number("a lane", 15));
+      op.get<ExtractAttrs>().lane = static_cast<uint8_t>(unsigned_number("a lane", 15));
       op.type = annotated_type();  // the operand's lanes: ir::verify checks them
       break;
     }
@@ -586,16 +606,17 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       op.type = type();
       break;
     case OpKind::workitem:
-      op.dim = static_cast<uint8_t>(unsigned_number("a dimension", 2));
+      op.get<WorkItemAttrs>().dim = static_cast<uint8_t>(unsigned_number("a dimension", 2));
       op.type = annotated_type();
       break;
     case OpKind::shape: {
       const Memory& m = memory(op);
       expect_punct(',');
       const Token dim = tok_;
-      op.dim = static_cast<uint8_t>(unsigned_number("a dimension", 2));
-      if (op.dim >= m.rank)
-        fail_at(dim, fmt::format("expected a dimension below {} (the rank of @{}), got {}", m.rank, m.name, op.dim));
+      const unsigned d = static_cast<uint8_t>(unsigned_number("a dimension", 2));
+      if (d >= m.rank)
+        fail_at(dim, fmt::format("expected a dimension below {} (the rank of @{}), got {}", m.rank, m.name, d));
+      op.get<ShapeAttrs>().dim = static_cast<uint8_t>(d);
       op.type = annotated_type();
       break;
     }
@@ -643,13 +664,14 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       break;
     }
     case OpKind::barrier:
+      op.get<BarrierAttrs>().fences = 0;
       if (at_word("none")) {
         take();
         break;
       }
       do {
         if (!at_word("local") && !at_word("global")) expected("barrier fences (local, global, local|global or none)");
-        op.sub |= take().text == "local" ? fence_local : fence_global;
+        op.get<BarrierAttrs>().fences |= take().text == "local" ? fence_local : fence_global;
       } while (accept_punct('|'));
       break;
     case OpKind::condition: case OpKind::if_:

@@ -89,7 +89,7 @@ class Printer {
   // The type a store writes: the element type, or a vector of it (printable before verification).
   Type stored_type(const Op& op, unsigned rank) const {
     const ValueId v = rank < op.operands.size() ? op.operands[rank] : 0;
-    return v != 0 && v < kernel_.values.size() ? kernel_.value_type(v) : kernel_.memories.at(op.ref).element;
+    return v != 0 && v < kernel_.values.size() ? kernel_.value_type(v) : kernel_.memories.at(op.memory()).element;
   }
 
   std::string operand_list(const Op& op) const {
@@ -100,13 +100,13 @@ class Printer {
 
   // An atomic's order and scope when they are not the defaults (relaxed, device).
   void ordering(const Op& op) {
-    if (op.order != MemoryOrder::relaxed) out_ += fmt::format(" {}", memory_order_name(op.order));
-    if (op.scope != MemoryScope::device) out_ += fmt::format(" {}", memory_scope_name(op.scope));
+    if (op.order() != MemoryOrder::relaxed) out_ += fmt::format(" {}", memory_order_name(op.order()));
+    if (op.scope() != MemoryScope::device) out_ += fmt::format(" {}", memory_scope_name(op.scope()));
   }
 
   // A loop's unroll request: " unroll N" (nothing when LLVM decides).
   void unroll(const Op& op) {
-    if (op.int_value != 0) out_ += fmt::format(" unroll {}", op.int_value);
+    if (op.unroll() != 0) out_ += fmt::format(" unroll {}", op.unroll());
   }
 
   void region(const Region& r, int depth) {
@@ -119,14 +119,14 @@ class Printer {
     if (op.result != 0 && op.kind != OpKind::for_) out_ += v(op.result) + " = ";
     const std::string t = type_name(op.type);
     const unsigned rank = op_info(op.kind).reference == OpReference::indexed
-                              ? kernel_.memories.at(op.ref).rank
+                              ? kernel_.memories.at(op.memory()).rank
                               : 0;
     switch (op.kind) {
       case OpKind::constant:
         if (is_float(op.type))
-          out_ += fmt::format("const {} : {}", float_literal(op.float_value), t);
+          out_ += fmt::format("const {} : {}", float_literal(op.float_value()), t);
         else
-          out_ += fmt::format("const {} : {}", op.int_value, t);
+          out_ += fmt::format("const {} : {}", op.int_value(), t);
         break;
       case OpKind::binary:
       case OpKind::unary:
@@ -149,46 +149,46 @@ class Printer {
                             type_name(kernel_.value_type(op.operands[0])), t);
         break;
       case OpKind::extract:
-        out_ += fmt::format("extract {}, {} : {}", v(op.operands[0]), op.dim, t);
+        out_ += fmt::format("extract {}, {} : {}", v(op.operands[0]), op.lane(), t);
         break;
       case OpKind::workitem:
-        out_ += fmt::format("{} {} : {}", op_spelling(op), op.dim, t);
+        out_ += fmt::format("{} {} : {}", op_spelling(op), op.dim(), t);
         break;
       case OpKind::shape:
-        out_ += fmt::format("shape {}, {} : {}", mem(op.ref), op.dim, t);
+        out_ += fmt::format("shape {}, {} : {}", mem(op.memory()), op.dim(), t);
         break;
       case OpKind::load:
-        out_ += fmt::format("load {}{} : {}", mem(op.ref), indices(op, rank), t);
+        out_ += fmt::format("load {}{} : {}", mem(op.memory()), indices(op, rank), t);
         break;
       case OpKind::store:
-        out_ += fmt::format("store {}{}, {} : {}", mem(op.ref), indices(op, rank), v(op.operands[rank]),
+        out_ += fmt::format("store {}{}, {} : {}", mem(op.memory()), indices(op, rank), v(op.operands[rank]),
                             type_name(stored_type(op, rank)));
         break;
       case OpKind::atomic: {
         std::string rest;
         for (size_t i = rank; i < op.operands.size(); ++i) rest += ", " + v(op.operands[i]);
-        out_ += fmt::format("{} {}{}{} : {}", op_spelling(op), mem(op.ref), indices(op, rank), rest,
-                            type_name(kernel_.memories.at(op.ref).element));
+        out_ += fmt::format("{} {}{}{} : {}", op_spelling(op), mem(op.memory()), indices(op, rank), rest,
+                            type_name(kernel_.memories.at(op.memory()).element));
         ordering(op);
         break;
       }
       case OpKind::var_load:
-        out_ += fmt::format("var.load {} : {}", slot(op.ref), t);
+        out_ += fmt::format("var.load {} : {}", slot(op.slot()), t);
         break;
       case OpKind::var_store:
-        out_ += fmt::format("var.store {}, {} : {}", slot(op.ref), v(op.operands[0]),
-                            type_name(kernel_.slots.at(op.ref).type));
+        out_ += fmt::format("var.store {}, {} : {}", slot(op.slot()), v(op.operands[0]),
+                            type_name(kernel_.slots.at(op.slot()).type));
         break;
       case OpKind::barrier: {
         std::string flags;
-        if (op.sub & fence_local) flags = "local";
-        if (op.sub & fence_global) flags += flags.empty() ? "global" : "|global";
+        if (op.fences() & fence_local) flags = "local";
+        if (op.fences() & fence_global) flags += flags.empty() ? "global" : "|global";
         out_ += "barrier " + (flags.empty() ? std::string("none") : flags);
         break;
       }
       case OpKind::wavebarrier: out_ += "wavebarrier"; break;
       case OpKind::fence:
-        out_ += fmt::format("fence {} {}", memory_order_name(op.order), memory_scope_name(op.scope));
+        out_ += fmt::format("fence {} {}", memory_order_name(op.order()), memory_scope_name(op.scope()));
         break;
       case OpKind::condition: out_ += "condition " + v(op.operands[0]); break;
       case OpKind::break_: out_ += "break"; break;

@@ -184,9 +184,9 @@ class Verifier {
   }
 
   const Memory& memory(const Op& op) const {
-    if (op.ref >= kernel_.memories.size())
-      fail(op.loc, fmt::format("{} refers to unknown memory object {}", op_kind_name(op.kind), op.ref));
-    return kernel_.memories[op.ref];
+    if (op.memory() >= kernel_.memories.size())
+      fail(op.loc, fmt::format("{} refers to unknown memory object {}", op_kind_name(op.kind), op.memory()));
+    return kernel_.memories[op.memory()];
   }
 
   void check_indices(const Op& op, const Memory& m) const {
@@ -226,11 +226,14 @@ class Verifier {
     if (!is_valid_kind(op.kind))
       fail(op.loc, fmt::format("unknown op kind {}", static_cast<unsigned>(op.kind)));
     const OpInfo& info = op_info(op.kind);
-    if (!has_valid_sub(op)) {
+    if (!has_kind_attrs(op))
+      fail(op.loc, fmt::format("{} carries the attributes of another kind (it takes {})", op_kind_name(op.kind),
+                               attrs_name(op.kind)));
+    if (!has_valid_attrs(op)) {
       if (info.family == OpFamily::fence)
-        fail(op.loc, fmt::format("barrier has fence flags {:#x}; only local (1) and global (2) exist", op.sub));
+        fail(op.loc, fmt::format("barrier has fence flags {:#x}; only local (1) and global (2) exist", op.fences()));
       fail(op.loc, fmt::format("{} has {} code {}, which is not one of its {} members", op_kind_name(op.kind),
-                               family_name(info.family), op.sub, family_members(info.family).size()));
+                               family_name(info.family), op.member(), family_members(info.family).size()));
     }
     if (info.reference == OpReference::memory || info.reference == OpReference::indexed) {
       const Memory& m = memory(op);
@@ -249,8 +252,8 @@ class Verifier {
   void operation(const Op& op, int loop_depth) {
     if (op.kind == OpKind::condition) fail(op.loc, "condition may only end a while's condition region");
     check_signature(op);
-    if ((op.kind == OpKind::for_ || op.kind == OpKind::while_) && (op.int_value < 0 || op.int_value > max_unroll))
-      fail(op.loc, fmt::format("loop unroll count {} is outside 0..{}", op.int_value, max_unroll));
+    if ((op.kind == OpKind::for_ || op.kind == OpKind::while_) && (op.unroll() < 0 || op.unroll() > max_unroll))
+      fail(op.loc, fmt::format("loop unroll count {} is outside 0..{}", op.unroll(), max_unroll));
     switch (op.kind) {
       case OpKind::constant:
         if (op.type == Type::none) fail(op.loc, "constant without a type");
@@ -270,7 +273,7 @@ class Verifier {
         // silently delete along with whatever depends on it: refuse it where it was written.
         if ((bo == BinaryOp::div || bo == BinaryOp::rem) && is_integer(a)) {
           const Op* divisor = kernel_.values[op.operands[1]].def;
-          if (divisor && divisor->kind == OpKind::constant && divisor->int_value == 0)
+          if (divisor && divisor->kind == OpKind::constant && divisor->int_value() == 0)
             fail(op.loc, fmt::format("integer {} by the constant 0 (undefined: the result and every store of it "
                                      "would be dropped); guard the divisor or divide floats",
                                      bo == BinaryOp::div ? "division" : "remainder"));
@@ -324,13 +327,13 @@ class Verifier {
         break;
       }
       case OpKind::workitem:
-        if (op.dim > 2) fail(op.loc, fmt::format("dimension {} is outside 0..2", op.dim));
+        if (op.dim() > 2) fail(op.loc, fmt::format("dimension {} is outside 0..2", op.dim()));
         if (op.type != Type::i32) fail(op.loc, "work-item queries produce i32");
         break;
       case OpKind::shape: {
         const Memory& m = memory(op);
-        if (op.dim >= m.rank)
-          fail(op.loc, fmt::format("array '{}' has rank {}; shape({}) does not exist", m.name, m.rank, op.dim));
+        if (op.dim() >= m.rank)
+          fail(op.loc, fmt::format("array '{}' has rank {}; shape({}) does not exist", m.name, m.rank, op.dim()));
         if (op.type != Type::i32) fail(op.loc, "shape produces i32");
         break;
       }
@@ -417,23 +420,23 @@ class Verifier {
       case OpKind::extract: {
         const Type v = use(op, op.operands[0]);
         if (!v.is_vector()) fail(op.loc, fmt::format("extract takes a vector, got {}", type_name(v)));
-        if (op.dim >= v.lanes)
-          fail(op.loc, fmt::format("extract of lane {} from {}, which has {} lanes", op.dim, type_name(v), v.lanes));
+        if (op.lane() >= v.lanes)
+          fail(op.loc, fmt::format("extract of lane {} from {}, which has {} lanes", op.lane(), type_name(v), v.lanes));
         if (op.type != v.element_of())
           fail(op.loc, fmt::format("extract from {} produces {}, not {}", type_name(v), type_name(v.element_of()),
                                    type_name(op.type)));
         break;
       }
       case OpKind::var_load:
-        if (op.ref >= kernel_.slots.size()) fail(op.loc, "var.load of an unknown variable");
-        if (op.type != kernel_.slots[op.ref].type) fail(op.loc, "var.load type differs from the variable's");
+        if (op.slot() >= kernel_.slots.size()) fail(op.loc, "var.load of an unknown variable");
+        if (op.type != kernel_.slots[op.slot()].type) fail(op.loc, "var.load type differs from the variable's");
         break;
       case OpKind::var_store: {
-        if (op.ref >= kernel_.slots.size()) fail(op.loc, "var.store to an unknown variable");
+        if (op.slot() >= kernel_.slots.size()) fail(op.loc, "var.store to an unknown variable");
         Type t = use(op, op.operands[0]);
-        if (t != kernel_.slots[op.ref].type)
+        if (t != kernel_.slots[op.slot()].type)
           fail(op.loc, fmt::format("storing {} into variable '{}' of {} needs an explicit cast", type_name(t),
-                                   kernel_.slots[op.ref].name, type_name(kernel_.slots[op.ref].type)));
+                                   kernel_.slots[op.slot()].name, type_name(kernel_.slots[op.slot()].type)));
         break;
       }
       case OpKind::barrier:

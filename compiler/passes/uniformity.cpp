@@ -112,14 +112,14 @@ class Uniformity {
   // work-items of one row share it, so it is wave-uniform when rows are made of whole waves.
   bool is_wave_row_index(const Op& op) const {
     if (op.kind != OpKind::binary || op.binary_op() != BinaryOp::div) return false;
-    if (!is_workitem(op.operands[0], WorkItem::local_id) || def(op.operands[0])->dim != 0) return false;
+    if (!is_workitem(op.operands[0], WorkItem::local_id) || def(op.operands[0])->dim() != 0) return false;
     ValueId d = op.operands[1];
     if (is_workitem(d, WorkItem::wave_size)) return true;
     const Op* m = def(d);
     if (!m || m->kind != OpKind::binary || m->binary_op() != BinaryOp::mul) return false;
     for (int i = 0; i < 2; ++i) {
       const Op* c = def(m->operands[1 - i]);
-      if (is_workitem(m->operands[i], WorkItem::wave_size) && c && c->kind == OpKind::constant && c->int_value > 0)
+      if (is_workitem(m->operands[i], WorkItem::wave_size) && c && c->kind == OpKind::constant && c->int_value() > 0)
         return true;
     }
     return false;
@@ -135,7 +135,7 @@ class Uniformity {
     const bool wave = level_ == Level::wave;
     switch (op.kind) {
       case OpKind::workitem:
-        if (family_members(OpFamily::workitem)[op.sub].divergent) mark_value(op.result, &op);
+        if (family_members(OpFamily::workitem)[op.member()].divergent) mark_value(op.result, &op);
         return;
       case OpKind::load:
       case OpKind::atomic:
@@ -145,21 +145,21 @@ class Uniformity {
         // Group level: differs between the waves of a group. Wave level: reductions, votes and
         // broadcasts give the whole wave one value; shuffles and scans differ between lanes.
         // A broadcast's lane operand must itself be wave-uniform for that.
-        if (!wave || family_members(OpFamily::wave)[op.sub].divergent) mark_value(op.result, &op);
+        if (!wave || family_members(OpFamily::wave)[op.member()].divergent) mark_value(op.result, &op);
         else if (op.operands.size() > 1 && value_origin_[op.operands[1]]) mark_value(op.result, value_origin_[op.operands[1]]);
         else mark_rows(op.result, op.operands.size() > 1 && value_rows_[op.operands[1]] ? value_rows_[op.operands[1]] : rows);
         return;
       case OpKind::uniform:  // the user's promise (checked under ROCJIT_BOUNDS_CHECK)
         return;
       case OpKind::var_load:
-        if (slot_origin_[op.ref]) mark_value(op.result, slot_origin_[op.ref]);
-        mark_rows(op.result, slot_rows_[op.ref]);
+        if (slot_origin_[op.slot()]) mark_value(op.result, slot_origin_[op.slot()]);
+        mark_rows(op.result, slot_rows_[op.slot()]);
         return;
       case OpKind::var_store:
-        if (const Op* o = value_origin_[op.operands[0]]) mark_slot(op.ref, o);
-        else if (control) mark_slot(op.ref, control->origin);
-        if (const Op* s = value_rows_[op.operands[0]] ? value_rows_[op.operands[0]] : rows; s && !slot_rows_[op.ref]) {
-          slot_rows_[op.ref] = s;
+        if (const Op* o = value_origin_[op.operands[0]]) mark_slot(op.slot(), o);
+        else if (control) mark_slot(op.slot(), control->origin);
+        if (const Op* s = value_rows_[op.operands[0]] ? value_rows_[op.operands[0]] : rows; s && !slot_rows_[op.slot()]) {
+          slot_rows_[op.slot()] = s;
           changed_ = true;
         }
         return;
@@ -213,15 +213,20 @@ class Uniformity {
         if (op.kind == OpKind::while_) region(op.regions[2], &op, inner, sub_rows);
         return;
       }
-      default:
-        if (op.result) {
-          if (const Op* o = operand_origin(op)) {
-            if (wave && is_wave_row_index(op)) mark_rows(op.result, &op);
-            else mark_value(op.result, o);
-          } else {
-            mark_rows(op.result, operand_rows(op));
-          }
+      // Values computed from their operands: divergent when an operand is.
+      case OpKind::constant: case OpKind::binary: case OpKind::unary: case OpKind::compare: case OpKind::select:
+      case OpKind::cast: case OpKind::bitcast: case OpKind::math: case OpKind::shape: case OpKind::make_vector:
+      case OpKind::extract:
+        if (const Op* o = operand_origin(op)) {
+          if (wave && is_wave_row_index(op)) mark_rows(op.result, &op);
+          else mark_value(op.result, o);
+        } else {
+          mark_rows(op.result, operand_rows(op));
         }
+        return;
+      // No result; synchronisation points are checked against their control in check().
+      case OpKind::store: case OpKind::barrier: case OpKind::wavebarrier: case OpKind::fence: case OpKind::condition:
+      case OpKind::return_:
         return;
     }
   }
@@ -340,12 +345,21 @@ class Uniformity {
   static std::string describe(const Op& origin) {
     switch (origin.kind) {
       case OpKind::workitem:
-        return fmt::format("{}({}){}", workitem_name(origin.workitem()), origin.dim, where(origin, origin.result));
+        return fmt::format("{}({}){}", workitem_name(origin.workitem()), origin.dim(), where(origin, origin.result));
       case OpKind::atomic: return fmt::format("an atomic's result{}", where(origin, origin.result));
       case OpKind::wave:
         return fmt::format("a wave operation's result ({}){}", op_spelling(origin), where(origin, origin.result));
-      default: return fmt::format("a value loaded from memory{}", where(origin, origin.result));
+      case OpKind::load: return fmt::format("a value loaded from memory{}", where(origin, origin.result));
+      // Only the ops above start a divergent value (operation() marks them as origins).
+      case OpKind::constant: case OpKind::binary: case OpKind::unary: case OpKind::compare: case OpKind::select:
+      case OpKind::cast: case OpKind::bitcast: case OpKind::math: case OpKind::shape: case OpKind::store:
+      case OpKind::var_load: case OpKind::var_store: case OpKind::barrier: case OpKind::wavebarrier:
+      case OpKind::fence: case OpKind::uniform: case OpKind::make_vector: case OpKind::extract: case OpKind::if_:
+      case OpKind::for_: case OpKind::while_: case OpKind::condition: case OpKind::break_: case OpKind::continue_:
+      case OpKind::return_:
+        break;
     }
+    return fmt::format("{}{}", op_spelling(origin), where(origin, origin.result));
   }
 
   [[noreturn]] void fail(const Op& sync, const Control& c) const {

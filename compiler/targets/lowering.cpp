@@ -139,7 +139,7 @@ llvm::Value* KernelLowering::linear_index(const ir::Op& op, const ir::Memory& m)
     return builder_.CreateZExt(shape_of(m, d), builder_.getInt64Ty());
   };
   if (m.layout == ir::Layout::strided) {  // before the rank-1 shortcut: a 1-D view has a stride too
-    const ArrayArgs& aa = arrays_.at(op.ref);
+    const ArrayArgs& aa = arrays_.at(op.memory());
     llvm::Value* lin = builder_.CreateNSWMul(index(0), aa.strides[0]);
     for (unsigned d = 1; d < m.rank; ++d) lin = builder_.CreateNSWAdd(lin, builder_.CreateNSWMul(index(d), aa.strides[d]));
     return lin;
@@ -180,8 +180,8 @@ ir::ValueId KernelLowering::split_index(ir::ValueId outer, ir::ValueId inner, co
   auto is_extent = [&](ir::ValueId v) {
     const ir::Op* e = kernel_.values[v].def;
     if (!e) return false;
-    if (e->kind == ir::OpKind::constant) return !m.shape.empty() && e->int_value == m.shape[d];
-    return e->kind == ir::OpKind::shape && &kernel_.memories[e->ref] == &m && e->dim == d;
+    if (e->kind == ir::OpKind::constant) return !m.shape.empty() && e->int_value() == m.shape[d];
+    return e->kind == ir::OpKind::shape && &kernel_.memories[e->memory()] == &m && e->dim() == d;
   };
   if (!is_extent(q->operands[1]) || !is_extent(r->operands[1])) return 0;
   return available(q->operands[0]) ? q->operands[0] : 0;
@@ -350,11 +350,11 @@ llvm::Value* KernelLowering::compare(const ir::Op& op) {
   using P = llvm::CmpInst::Predicate;
   if (ir::is_float(t)) {
     static constexpr P preds[] = {P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OLT, P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE};
-    return builder_.CreateFCmp(preds[op.sub], a, b);
+    return builder_.CreateFCmp(preds[op.member()], a, b);
   }
   static constexpr P signed_preds[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_SLT, P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE};
   static constexpr P unsigned_preds[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_ULT, P::ICMP_ULE, P::ICMP_UGT, P::ICMP_UGE};
-  return builder_.CreateICmp(ir::is_signed(t) ? signed_preds[op.sub] : unsigned_preds[op.sub], a, b);
+  return builder_.CreateICmp(ir::is_signed(t) ? signed_preds[op.member()] : unsigned_preds[op.member()], a, b);
 }
 
 namespace {
@@ -438,21 +438,12 @@ llvm::Value* KernelLowering::narrow_float_op(const ir::Op& op) {
     llvm::Value* x = value(v);
     args.push_back(is_narrow_float(kernel_.value_type(v)) ? widen_narrow_float(x) : x);
   }
-  ir::Op wide;  // the same op on f32
-  wide.kind = op.kind;
+  // binary and math only (their callers): the same op on f32.
+  if (op.kind != OpKind::binary && op.kind != OpKind::math)
+    throw Error(fmt::format("internal error: narrow_float_op on {}", ir::op_kind_name(op.kind)));
+  ir::Op wide = op;
   wide.type = Type::f32;
-  wide.sub = op.sub;
-  wide.loc = op.loc;
-  llvm::Value* r = nullptr;
-  switch (op.kind) {
-    case OpKind::binary:
-      r = binary_of(op.binary_op(), Type::f32, args[0], args[1]);
-      break;
-    case OpKind::math:
-      r = math(wide, args);
-      break;
-    default: r = args[0]; break;
-  }
+  llvm::Value* r = op.kind == OpKind::binary ? binary_of(op.binary_op(), Type::f32, args[0], args[1]) : math(wide, args);
   return narrow_float(r, op.type);
 }
 
@@ -485,8 +476,8 @@ llvm::Value* KernelLowering::cast(const ir::Op& op) {
 }
 
 llvm::Value* KernelLowering::atomic(const ir::Op& op) {
-  const ir::Memory& m = kernel_.memories[op.ref];
-  llvm::Value* base = array_base(op.ref);
+  const ir::Memory& m = kernel_.memories[op.memory()];
+  llvm::Value* base = array_base(op.memory());
   llvm::Value* ptr = element_address(op, m, base, linear_index(op, m));
   const bool f = ir::is_float(m.element);
   const bool s = ir::is_signed(m.element);
@@ -494,8 +485,8 @@ llvm::Value* KernelLowering::atomic(const ir::Op& op) {
   llvm::Value* v = ao == ir::AtomicOp::load ? nullptr : value(op.operands[m.rank]);
   llvm::MaybeAlign align(ir::byte_size(m.element));
   if (plain_atomics(m.space)) return plain_atomic(op, ptr, v, align);
-  auto scope = atomic_scope(m.space, op.scope);
-  const auto order = llvm_ordering(op.order);
+  auto scope = atomic_scope(m.space, op.scope());
+  const auto order = llvm_ordering(op.order());
   if (ao == ir::AtomicOp::load) {
     llvm::LoadInst* load = builder_.CreateAlignedLoad(llvm_type(m.element), ptr, align);
     load->setAtomic(order, scope);
@@ -533,7 +524,7 @@ llvm::Value* KernelLowering::atomic(const ir::Op& op) {
 
 // The same operations as atomicrmw/cmpxchg, for memory no other thread touches meanwhile.
 llvm::Value* KernelLowering::plain_atomic(const ir::Op& op, llvm::Value* ptr, llvm::Value* v, llvm::MaybeAlign align) {
-  const ir::Memory& m = kernel_.memories[op.ref];
+  const ir::Memory& m = kernel_.memories[op.memory()];
   const bool f = ir::is_float(m.element);
   const bool s = ir::is_signed(m.element);
   llvm::LoadInst* old = builder_.CreateAlignedLoad(llvm_type(m.element), ptr, align, "atomic.old");
@@ -580,15 +571,15 @@ llvm::AtomicOrdering KernelLowering::llvm_ordering(ir::MemoryOrder o) {
 }
 
 void KernelLowering::fence(const ir::Op& op) {
-  builder_.CreateFence(llvm_ordering(op.order), atomic_scope(ir::MemorySpace::global, op.scope));
+  builder_.CreateFence(llvm_ordering(op.order()), atomic_scope(ir::MemorySpace::global, op.scope()));
 }
 
 void KernelLowering::operation(const ir::Op& op) {
   llvm::Value* result = nullptr;
   switch (op.kind) {
     case OpKind::constant:
-      result = ir::is_float(op.type) ? static_cast<llvm::Value*>(llvm::ConstantFP::get(llvm_type(op.type), op.float_value))
-                                     : llvm::ConstantInt::get(llvm_type(op.type), static_cast<uint64_t>(op.int_value),
+      result = ir::is_float(op.type) ? static_cast<llvm::Value*>(llvm::ConstantFP::get(llvm_type(op.type), op.float_value()))
+                                     : llvm::ConstantInt::get(llvm_type(op.type), static_cast<uint64_t>(op.int_value()),
                                                               ir::is_signed(op.type));
       break;
     case OpKind::binary: result = binary(op); break;
@@ -633,12 +624,12 @@ void KernelLowering::operation(const ir::Op& op) {
       result = math(op, args);
       break;
     }
-    case OpKind::workitem: result = workitem(op.workitem(), op.dim); break;
-    case OpKind::shape: result = shape_of(kernel_.memories[op.ref], op.dim); break;
+    case OpKind::workitem: result = workitem(op.workitem(), op.dim()); break;
+    case OpKind::shape: result = shape_of(kernel_.memories[op.memory()], op.dim()); break;
     case OpKind::load:
     case OpKind::store: {
-      const ir::Memory& m = kernel_.memories[op.ref];
-      llvm::Value* base = array_base(op.ref);
+      const ir::Memory& m = kernel_.memories[op.memory()];
+      llvm::Value* base = array_base(op.memory());
       // A vector access (one-dimensional arrays, ir::verify) at index i moves elements N*i ... N*i+N-1.
       const unsigned lanes = ir::access_lanes(kernel_, op);
       llvm::Value* linear = linear_index(op, m);
@@ -657,12 +648,12 @@ void KernelLowering::operation(const ir::Op& op) {
         result = builder_.CreateInsertElement(result, value(op.operands[lane]), builder_.getInt32(lane));
       break;
     }
-    case OpKind::extract: result = builder_.CreateExtractElement(value(op.operands[0]), builder_.getInt32(op.dim)); break;
+    case OpKind::extract: result = builder_.CreateExtractElement(value(op.operands[0]), builder_.getInt32(op.lane())); break;
     case OpKind::atomic: result = atomic(op); break;
     case OpKind::var_load:
-      result = builder_.CreateLoad(llvm_type(op.type), slot_pointer(op.ref));
+      result = builder_.CreateLoad(llvm_type(op.type), slot_pointer(op.slot()));
       break;
-    case OpKind::var_store: builder_.CreateStore(value(op.operands[0]), slot_pointer(op.ref)); break;
+    case OpKind::var_store: builder_.CreateStore(value(op.operands[0]), slot_pointer(op.slot())); break;
     case OpKind::barrier: barrier(op); break;
     case OpKind::wavebarrier: wavebarrier(op); break;
     case OpKind::fence: fence(op); break;
@@ -816,13 +807,13 @@ void KernelLowering::lower_while(const ir::Op& op) {
 
 // The loop's unroll request as llvm.loop metadata on its back edge: a count, or disable for 1.
 void KernelLowering::unroll_metadata(llvm::Instruction* back_edge, const ir::Op& loop) {
-  if (loop.int_value == 0) return;
+  if (loop.unroll() == 0) return;
   llvm::Metadata* hint =
-      loop.int_value == 1
+      loop.unroll() == 1
           ? llvm::MDNode::get(context_, {llvm::MDString::get(context_, "llvm.loop.unroll.disable")})
           : llvm::MDNode::get(context_, {llvm::MDString::get(context_, "llvm.loop.unroll.count"),
                                          llvm::ConstantAsMetadata::get(builder_.getInt32(
-                                             static_cast<uint32_t>(loop.int_value)))});
+                                             static_cast<uint32_t>(loop.unroll())))});
   llvm::MDNode* id = llvm::MDNode::getDistinct(context_, {nullptr, hint});
   id->replaceOperandWith(0, id);
   back_edge->setMetadata(llvm::LLVMContext::MD_loop, id);

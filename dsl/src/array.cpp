@@ -50,12 +50,12 @@ Int ArrayRef::shape(int d, std::source_location loc) const {
     detail::fail(loc, fmt::format("array '{}' has rank {}; shape({}) does not exist", m.name, m.rank, d));
   if (m.space != ir::MemorySpace::global && !m.dynamic)  // static extents are constants
     return Int(detail::constant(ir::Type::i32, m.shape[d], 0, loc), loc);
-  return Int(detail::emit(ir::OpKind::shape, ir::Type::i32, {}, loc, 0, memory_, static_cast<uint8_t>(d)), loc);
+  return Int(detail::emit(ir::OpKind::shape, ir::Type::i32, {}, loc, ir::ShapeAttrs{memory_, static_cast<uint8_t>(d)}), loc);
 }
 
 Value ElementRef::load(const std::source_location& loc) const {
   memory_of(memory_, loc, trace_);
-  return detail::emit(ir::OpKind::load, element_, indices_, loc, 0, memory_);
+  return detail::emit(ir::OpKind::load, element_, indices_, loc, ir::AccessAttrs{memory_});
 }
 
 void ElementRef::store(const Operand& v) const {
@@ -64,7 +64,7 @@ void ElementRef::store(const Operand& v) const {
   Value x = detail::coerce(v, element_, false, context.c_str());
   std::vector<ir::ValueId> operands = indices_;
   operands.push_back(x.id());
-  detail::emit(ir::OpKind::store, ir::Type::none, std::move(operands), v.loc(), 0, memory_);
+  detail::emit(ir::OpKind::store, ir::Type::none, std::move(operands), v.loc(), ir::AccessAttrs{memory_});
 }
 
 const ElementRef& ElementRef::update(ir::BinaryOp op, const Operand& v) const {
@@ -104,10 +104,10 @@ ir::ValueId vector_index(const ArrayRef& a, ir::Type lane_type, unsigned lanes, 
 
 std::vector<Value> vload(const ArrayRef& a, ir::Type lane_type, unsigned lanes, const Operand& i) {
   const ir::ValueId index = vector_index(a, lane_type, lanes, i, "vload");
-  const Value v = emit(ir::OpKind::load, lane_type.with_lanes(lanes), {index}, i.loc(), 0, a.memory());
+  const Value v = emit(ir::OpKind::load, lane_type.with_lanes(lanes), {index}, i.loc(), ir::AccessAttrs{a.memory()});
   std::vector<Value> out;
   for (unsigned k = 0; k < lanes; ++k)
-    out.push_back(emit(ir::OpKind::extract, lane_type, {v.id()}, i.loc(), 0, 0, static_cast<uint8_t>(k)));
+    out.push_back(emit(ir::OpKind::extract, lane_type, {v.id()}, i.loc(), ir::ExtractAttrs{static_cast<uint8_t>(k)}));
   return out;
 }
 
@@ -118,7 +118,7 @@ void vstore(const ArrayRef& a, const Operand& i, std::span<const Value> lanes) {
   std::vector<ir::ValueId> ids;
   for (const Value& l : lanes) ids.push_back(use(l, i.loc()));
   const Value v = emit(ir::OpKind::make_vector, lane_type.with_lanes(n), std::move(ids), i.loc());
-  emit(ir::OpKind::store, ir::Type::none, {index, v.id()}, i.loc(), 0, a.memory());
+  emit(ir::OpKind::store, ir::Type::none, {index, v.id()}, i.loc(), ir::AccessAttrs{a.memory()});
 }
 
 ArrayRef make_array(ir::MemorySpace space, ir::Type element, std::initializer_list<Operand> shape,
@@ -184,7 +184,7 @@ Value load_slot(uint32_t slot, ir::Type type, uint64_t trace, const std::source_
   Trace& t = current(loc);
   if (trace != t.serial)
     fail(loc, "a Var from another kernel's trace (or a trace that has ended) was used here");
-  return emit(ir::OpKind::var_load, type, {}, loc, 0, slot);
+  return emit(ir::OpKind::var_load, type, {}, loc, ir::SlotAttrs{slot});
 }
 
 void store_slot(uint32_t slot, ir::Type type, uint64_t trace, const Operand& v) {
@@ -193,7 +193,7 @@ void store_slot(uint32_t slot, ir::Type type, uint64_t trace, const Operand& v) 
     fail(v.loc(), "a Var from another kernel's trace (or a trace that has ended) was used here");
   std::string context = fmt::format("variable '{}'", t.kernel.slots.at(slot).name);
   Value x = coerce(v, type, false, context.c_str());
-  emit(ir::OpKind::var_store, ir::Type::none, {x.id()}, v.loc(), 0, slot);
+  emit(ir::OpKind::var_store, ir::Type::none, {x.id()}, v.loc(), ir::SlotAttrs{slot});
 }
 
 }  // namespace detail

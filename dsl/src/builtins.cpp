@@ -13,8 +13,7 @@ Int workitem(ir::WorkItem w, int dim, const std::source_location& loc) {
   detail::current(loc);
   if (dim < 0 || dim > 2)
     detail::fail(loc, fmt::format("{}({}): the dimension must be 0, 1 or 2", ir::workitem_name(w), dim));
-  return Int(detail::emit(ir::OpKind::workitem, ir::Type::i32, {}, loc, static_cast<uint8_t>(w), 0,
-                          static_cast<uint8_t>(dim)),
+  return Int(detail::emit(ir::OpKind::workitem, ir::Type::i32, {}, loc, ir::WorkItemAttrs{w, static_cast<uint8_t>(dim)}),
              loc);
 }
 
@@ -33,12 +32,12 @@ Value wave_op(ir::WaveOp w, const Operand& v, const Operand* lane, const std::so
       detail::fail(loc, fmt::format("wave::{}(): the lane must be an integer, got {}", name, ir::type_name(lane->type())));
     ids.push_back(detail::coerce(*lane, ir::Type::i32, true, "a wave operation's lane").id());
   }
-  return detail::emit(ir::OpKind::wave, t, std::move(ids), loc, static_cast<uint8_t>(w));
+  return detail::emit(ir::OpKind::wave, t, std::move(ids), loc, ir::WaveAttrs{w});
 }
 
 Value wave_vote(ir::WaveOp w, ir::Type result, const Operand& pred, const std::source_location& loc) {
   detail::current(loc);
-  return detail::emit(ir::OpKind::wave, result, {detail::to_bool(pred).id()}, loc, static_cast<uint8_t>(w));
+  return detail::emit(ir::OpKind::wave, result, {detail::to_bool(pred).id()}, loc, ir::WaveAttrs{w});
 }
 
 // Operands of a float math function, converted to their common float type: integer values are
@@ -69,7 +68,7 @@ Value math(ir::MathFn fn, std::initializer_list<const Operand*> args) {
   std::vector<ir::ValueId> ids;
   for (const Value& v : values) ids.push_back(v.id());
   return detail::emit(ir::OpKind::math, values.front().type(), std::move(ids), (*args.begin())->loc(),
-                      static_cast<uint8_t>(fn));
+                      ir::MathAttrs{fn});
 }
 
 // An atomic on element `index` of `a`: `values` are its value operands (none for load), the
@@ -103,14 +102,9 @@ Value atomic_op(ir::AtomicOp op, const ArrayRef& a, std::vector<const Operand*> 
   std::vector<ir::ValueId> ids = e.indices();
   std::string context = fmt::format("array '{}'", m.name);
   for (const Operand* v : values) ids.push_back(detail::coerce(*v, m.element, false, context.c_str()).id());
-  ir::Op o;
-  o.kind = ir::OpKind::atomic;
+  ir::Op o(ir::OpKind::atomic, ir::AtomicAttrs{op, a.memory(), order, scope});
   o.type = m.element;
   o.operands = std::move(ids);
-  o.sub = static_cast<uint8_t>(op);
-  o.ref = a.memory();
-  o.order = order;
-  o.scope = scope;
   o.loc = detail::to_loc(loc);
   if (std::string wrong = ir::check_memory_order(o); !wrong.empty())
     detail::fail(loc, fmt::format("atomic {} on array '{}': {}", ir::atomic_op_name(op), m.name, wrong));
@@ -204,7 +198,7 @@ Value ldexp(const Operand& x, const Operand& n) {
   if (!n.type().is_integer() && !n.is_literal())
     detail::fail(n.loc(), fmt::format("ldexp(): the exponent must be an integer, got {}", ir::type_name(n.type())));
   Value e = detail::coerce(n, ir::Type::i32, false, "ldexp's exponent");
-  return detail::emit(ir::OpKind::math, v.type(), {v.id(), e.id()}, x.loc(), static_cast<uint8_t>(ir::MathFn::ldexp));
+  return detail::emit(ir::OpKind::math, v.type(), {v.id(), e.id()}, x.loc(), ir::MathAttrs{ir::MathFn::ldexp});
 }
 
 // Integer functions: the operands' common integer type (literals adapt; bool is an error).
@@ -217,7 +211,7 @@ Value integer_math(ir::MathFn fn, std::initializer_list<const Operand*> args) {
                                           ir::is_float(t) ? "; write bitcast<...>() to work on a float's bits" : ""));
   std::vector<ir::ValueId> ids;
   for (const Operand* a : args) ids.push_back(detail::coerce(*a, t, false, "an integer function's operand").id());
-  return detail::emit(ir::OpKind::math, t, std::move(ids), first.loc(), static_cast<uint8_t>(fn));
+  return detail::emit(ir::OpKind::math, t, std::move(ids), first.loc(), ir::MathAttrs{fn});
 }
 
 Value popcount(const Operand& x) { return integer_math(ir::MathFn::popcount, {&x}); }
@@ -302,10 +296,7 @@ void store(const ArrayRef& a, Index i, const Operand& v, memory_order o, memory_
 
 void fence(memory_scope scope, memory_order order, std::source_location loc) {
   detail::current(loc);
-  ir::Op op;
-  op.kind = ir::OpKind::fence;
-  op.order = order;
-  op.scope = scope;
+  ir::Op op(ir::OpKind::fence, ir::FenceAttrs{order, scope});
   op.loc = detail::to_loc(loc);
   if (std::string wrong = ir::check_memory_order(op); !wrong.empty()) detail::fail(loc, wrong);
   detail::append(std::move(op));

@@ -11,10 +11,8 @@ namespace detail {
 ir::Op& open_if(const Operand& cond, const std::source_location& loc) {
   Trace& t = current(loc);
   Value c = to_bool(cond);
-  ir::Op op;
-  op.kind = ir::OpKind::if_;
+  ir::Op op(ir::OpKind::if_);
   op.operands = {c.id()};
-  op.regions.resize(2);
   op.loc = to_loc(loc);
   (void)t;
   return append(std::move(op));
@@ -41,12 +39,9 @@ ir::Op& open_for(const Operand& begin, const Operand& end, const Operand& step, 
   Value s = coerce(step, ty, true, "the For step");
   if (step.is_literal() && step.int_literal() == 0 && step.uint_literal() == 0)
     fail(loc, "For step is 0; the loop would never end");
-  ir::Op op;
-  op.kind = ir::OpKind::for_;
+  ir::Op op(ir::OpKind::for_, ir::LoopAttrs{unroll_count(options, loc)});
   op.type = ty;
   op.operands = {b.id(), e.id(), s.id()};
-  op.int_value = unroll_count(options, loc);
-  op.regions.resize(1);
   op.loc = to_loc(loc);
   op.result = t.kernel.new_value(ty);
   ir::Op& placed = append(std::move(op));
@@ -57,18 +52,14 @@ ir::Op& open_for(const Operand& begin, const Operand& end, const Operand& step, 
 
 ir::Op& open_while(const std::source_location& loc, const LoopOptions& options) {
   current(loc);
-  ir::Op op;
-  op.kind = ir::OpKind::while_;
-  op.int_value = unroll_count(options, loc);
-  op.regions.resize(3);
+  ir::Op op(ir::OpKind::while_, ir::LoopAttrs{unroll_count(options, loc)});
   op.loc = to_loc(loc);
   return append(std::move(op));
 }
 
 void close_while_condition(ir::Op& loop, const Operand& cond) {
   Value c = to_bool(cond);
-  ir::Op op;
-  op.kind = ir::OpKind::condition;
+  ir::Op op(ir::OpKind::condition);
   op.operands = {c.id()};
   op.loc = loop.loc;
   append(std::move(op));
@@ -94,11 +85,8 @@ LoopDepth::LoopDepth() { ++current_or_null()->loop_depth; }
 LoopDepth::~LoopDepth() { --current_or_null()->loop_depth; }
 
 namespace {
-void emit_plain(ir::OpKind kind, uint8_t sub, const std::source_location& loc) {
+void emit_plain(ir::Op op, const std::source_location& loc) {
   current(loc);
-  ir::Op op;
-  op.kind = kind;
-  op.sub = sub;
   op.loc = to_loc(loc);
   append(std::move(op));
 }
@@ -109,26 +97,26 @@ void emit_plain(ir::OpKind kind, uint8_t sub, const std::source_location& loc) {
 void Break(std::source_location loc) {
   detail::Trace& t = detail::current(loc);
   if (t.loop_depth == 0) detail::fail(loc, "Break() outside a loop; it must be inside a For or While body");
-  detail::emit_plain(ir::OpKind::break_, 0, loc);
+  detail::emit_plain(ir::Op(ir::OpKind::break_), loc);
 }
 
 void Continue(std::source_location loc) {
   detail::Trace& t = detail::current(loc);
   if (t.loop_depth == 0) detail::fail(loc, "Continue() outside a loop; it must be inside a For or While body");
-  detail::emit_plain(ir::OpKind::continue_, 0, loc);
+  detail::emit_plain(ir::Op(ir::OpKind::continue_), loc);
 }
 
-void Return(std::source_location loc) { detail::emit_plain(ir::OpKind::return_, 0, loc); }
+void Return(std::source_location loc) { detail::emit_plain(ir::Op(ir::OpKind::return_), loc); }
 
 void barrier(unsigned flags, std::source_location loc) {
   detail::current(loc);
   if (flags & ~(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE))
     detail::fail(loc, fmt::format("barrier flags {:#x} are not CLK_LOCAL_MEM_FENCE and/or CLK_GLOBAL_MEM_FENCE", flags));
-  detail::emit_plain(ir::OpKind::barrier, static_cast<uint8_t>(flags), loc);
+  detail::emit_plain(ir::Op(ir::OpKind::barrier, ir::BarrierAttrs{static_cast<uint8_t>(flags)}), loc);
 }
 
 void syncthreads(std::source_location loc) { barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE, loc); }
 
-void wavebarrier(std::source_location loc) { detail::emit_plain(ir::OpKind::wavebarrier, 0, loc); }
+void wavebarrier(std::source_location loc) { detail::emit_plain(ir::Op(ir::OpKind::wavebarrier), loc); }
 
 }  // namespace rocjit::dsl

@@ -63,8 +63,7 @@ namespace {
 
 // A `const` op of type `t` holding the argument bits `b` (as launch() packs them).
 std::unique_ptr<ir::Op> constant_of(ir::Type t, uint64_t b, ir::ValueId result, const ir::SourceLoc& loc) {
-  auto op = std::make_unique<ir::Op>();
-  op->kind = ir::OpKind::constant;
+  auto op = std::make_unique<ir::Op>(ir::OpKind::constant);
   op->type = t;
   op->result = result;
   op->loc = loc;
@@ -75,8 +74,8 @@ std::unique_ptr<ir::Op> constant_of(ir::Type t, uint64_t b, ir::ValueId result, 
     T value{};
     if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) value = T::from_bits(static_cast<uint16_t>(b));
     else std::memcpy(&value, &b, sizeof value);
-    if constexpr (ir::is_float_v<T>) op->float_value = static_cast<double>(value);
-    else op->int_value = static_cast<int64_t>(value);
+    if constexpr (ir::is_float_v<T>) op->get<ir::ConstantAttrs>().floating = static_cast<double>(value);
+    else op->get<ir::ConstantAttrs>().integer = static_cast<int64_t>(value);
   });
   return op;
 }

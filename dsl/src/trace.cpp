@@ -72,17 +72,19 @@ ir::Op& append(ir::Op op) {
   return ref;
 }
 
+Value emit(ir::OpKind kind, ir::Type type, std::vector<ir::ValueId> operands, const std::source_location& loc) {
+  return emit(kind, type, std::move(operands), loc, ir::default_attrs(kind));
+}
+
 Value emit(ir::OpKind kind, ir::Type type, std::vector<ir::ValueId> operands, const std::source_location& loc,
-           uint8_t sub, uint32_t ref, uint8_t dim) {
+           ir::OpAttrs attrs) {
   Trace& t = current(loc);
-  ir::Op op;
-  op.kind = kind;
+  ir::Op op(kind);
   op.type = type;
   op.operands = std::move(operands);
-  op.sub = sub;
-  op.ref = ref;
-  op.dim = dim;
+  op.attrs = std::move(attrs);
   op.loc = to_loc(loc);
+  if (!ir::has_kind_attrs(op)) ir::wrong_attrs(op, "the attributes passed to emit");
   if (type != ir::Type::none) op.result = t.kernel.new_value(type);
   ir::Op& placed = append(std::move(op));
   if (placed.result) t.kernel.values[placed.result].def = &placed;

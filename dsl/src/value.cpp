@@ -67,11 +67,8 @@ bool literal_fits(const Operand& x, Type t) {
 
 Value constant(Type type, int64_t i, double f, const std::source_location& loc) {
   Trace& t = current(loc);
-  ir::Op op;
-  op.kind = ir::OpKind::constant;
+  ir::Op op(ir::OpKind::constant, ir::ConstantAttrs{i, ir::is_float(type) ? ir::round_to_type(type, f) : 0});
   op.type = type;
-  op.int_value = i;
-  op.float_value = ir::is_float(type) ? ir::round_to_type(type, f) : 0;
   op.loc = to_loc(loc);
   op.result = t.kernel.new_value(type);
   ir::Op& placed = append(std::move(op));
@@ -148,7 +145,7 @@ Value binary(ir::BinaryOp op, const Operand& a, const Operand& b) {
                               ir::type_name(t)));
   Value x = coerce(a, t, true, "the left operand");
   Value y = coerce(b, t, true, "the right operand");
-  return emit(ir::OpKind::binary, t, {x.id(), y.id()}, a.loc(), static_cast<uint8_t>(op));
+  return emit(ir::OpKind::binary, t, {x.id(), y.id()}, a.loc(), ir::BinaryAttrs{op});
 }
 
 void check_lane(const Lane& lane, unsigned lanes) {
@@ -175,7 +172,7 @@ Value compare(ir::ComparePred pred, const Operand& a, const Operand& b) {
   Type t = (a.type() == Type::i1 && b.type() == Type::i1) ? Type::i1 : common_type(a, b);
   Value x = coerce(a, t, true, "the left operand");
   Value y = coerce(b, t, true, "the right operand");
-  return emit(ir::OpKind::compare, Type::i1, {x.id(), y.id()}, a.loc(), static_cast<uint8_t>(pred));
+  return emit(ir::OpKind::compare, Type::i1, {x.id(), y.id()}, a.loc(), ir::CompareAttrs{pred});
 }
 
 Value unary(ir::UnaryOp op, const Operand& a) {
@@ -184,7 +181,7 @@ Value unary(ir::UnaryOp op, const Operand& a) {
     fail(a.loc(), fmt::format("operator '~' needs an integer operand, got {}", ir::type_name(t)));
   if (t == Type::i1 && op != ir::UnaryOp::not_) t = Type::i32;
   Value x = coerce(a, t, true, "the operand");
-  return emit(ir::OpKind::unary, t, {x.id()}, a.loc(), static_cast<uint8_t>(op));
+  return emit(ir::OpKind::unary, t, {x.id()}, a.loc(), ir::UnaryAttrs{op});
 }
 
 Value to_bool(const Operand& a) {
@@ -196,12 +193,12 @@ Value to_bool(const Operand& a) {
 Value logical(bool is_and, const Operand& a, const Operand& b) {
   Value x = to_bool(a), y = to_bool(b);
   return emit(ir::OpKind::binary, Type::i1, {x.id(), y.id()}, a.loc(),
-              static_cast<uint8_t>(is_and ? ir::BinaryOp::and_ : ir::BinaryOp::or_));
+              ir::BinaryAttrs{is_and ? ir::BinaryOp::and_ : ir::BinaryOp::or_});
 }
 
 Value logical_not(const Operand& a) {
   Value x = to_bool(a);
-  return emit(ir::OpKind::unary, Type::i1, {x.id()}, a.loc(), static_cast<uint8_t>(ir::UnaryOp::not_));
+  return emit(ir::OpKind::unary, Type::i1, {x.id()}, a.loc(), ir::UnaryAttrs{ir::UnaryOp::not_});
 }
 
 }  // namespace rocjit::dsl::detail

@@ -544,7 +544,7 @@ TEST_CASE("every fuzz-corpus kernel that fits generic arguments matches the refe
         }
         if (op.kind != ir::OpKind::atomic) return;
         ir::AtomicOp a = op.atomic_op();
-        if ((ir::is_float(k->memories[op.ref].element) && a == ir::AtomicOp::add) || a == ir::AtomicOp::exchange ||
+        if ((ir::is_float(k->memories[op.memory()].element) && a == ir::AtomicOp::add) || a == ir::AtomicOp::exchange ||
             a == ir::AtomicOp::compare_exchange || op.result)
           order_dependent = true;
       });

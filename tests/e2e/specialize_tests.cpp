@@ -171,11 +171,11 @@ TEST_CASE("specialised versions keep every fence's and atomic's memory order and
       auto version = k.specialized(bits, std::vector<std::vector<int64_t>>(3));
       std::vector<std::pair<ir::MemoryOrder, ir::MemoryScope>> original, specialised;
       ir::walk(k.ir().body, [&](const ir::Op& op) {
-        if (op.kind == ir::OpKind::fence || op.kind == ir::OpKind::atomic) original.emplace_back(op.order, op.scope);
+        if (op.kind == ir::OpKind::fence || op.kind == ir::OpKind::atomic) original.emplace_back(op.order(), op.scope());
       });
       ir::walk(version->body, [&](const ir::Op& op) {
         if (op.kind == ir::OpKind::fence || op.kind == ir::OpKind::atomic)
-          specialised.emplace_back(op.order, op.scope);
+          specialised.emplace_back(op.order(), op.scope());
       });
       CHECK(original.size() == 5);
       CHECK(specialised == original);

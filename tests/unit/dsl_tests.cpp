@@ -95,7 +95,7 @@ TEST_CASE("every DSL operation, of every op kind, records a location in the user
   std::set<uint8_t> math_fns;
   ir::walk(k.ir().body, [&](const ir::Op& op) {
     kinds.insert(op.kind);
-    if (op.kind == ir::OpKind::math) math_fns.insert(op.sub);
+    if (op.kind == ir::OpKind::math) math_fns.insert(static_cast<uint8_t>(op.math_fn()));
     INFO(ir::op_kind_name(op.kind) << " recorded at " << op.loc.str());
     CHECK(op.loc.file == self);
   });

@@ -644,7 +644,7 @@ TEST_CASE("every fuzz-corpus kernel that runs in bounds with generic arguments g
       bool order_dependent = false;
       ir::walk(k.body, [&](const ir::Op& op) {
         if (op.kind != ir::OpKind::atomic) return;
-        ir::Type t = k.memories[op.ref].element;
+        ir::Type t = k.memories[op.memory()].element;
         ir::AtomicOp a = op.atomic_op();
         if (ir::is_float(t) && a == ir::AtomicOp::add) order_dependent = true;
         if (a == ir::AtomicOp::exchange || a == ir::AtomicOp::compare_exchange) order_dependent = true;

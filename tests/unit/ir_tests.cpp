@@ -119,8 +119,7 @@ ir::Kernel handmade() {
 }
 
 ir::Op& add_op(ir::Region& r, ir::OpKind kind, ir::Type type, ir::ValueId result, std::vector<ir::ValueId> operands) {
-  auto op = std::make_unique<ir::Op>();
-  op->kind = kind;
+  auto op = std::make_unique<ir::Op>(kind);
   op->type = type;
   op->result = result;
   op->operands = std::move(operands);
@@ -154,7 +153,7 @@ TEST_CASE("the verifier rejects malformed IR with the kernel name and location")
     ir::ValueId i = k.new_value(ir::Type::i32), v = k.new_value(ir::Type::f64);
     add_op(k.body, ir::OpKind::constant, ir::Type::i32, i, {});
     add_op(k.body, ir::OpKind::constant, ir::Type::f64, v, {});
-    add_op(k.body, ir::OpKind::store, ir::Type::none, 0, {i, v}).ref = 0;
+    add_op(k.body, ir::OpKind::store, ir::Type::none, 0, {i, v}).get<ir::AccessAttrs>().memory = 0;
     k.index_definitions();
     CHECK_THROWS_WITH(ir::verify(k), Contains("storing f64 into array 'x' of f32 needs an explicit cast"));
   }
@@ -197,7 +196,7 @@ TEST_CASE("an op whose sub-code is outside its family is a verifier error, not a
         ir::Kernel k = handmade();
         ir::ValueId a = k.new_value(ir::Type::i32), r = k.new_value(c.type);
         add_op(k.body, ir::OpKind::constant, ir::Type::i32, a, {});
-        add_op(k.body, c.kind, c.type, r, std::vector<ir::ValueId>(c.operands, a)).sub = static_cast<uint8_t>(sub);
+        ir::set_member(add_op(k.body, c.kind, c.type, r, std::vector<ir::ValueId>(c.operands, a)), sub);
         k.index_definitions();
         CHECK_THROWS_AS(ir::verify(k), CompileError);
         CHECK_THROWS_WITH(ir::verify(k), Contains(fmt::format("{} code {}", c.family, sub)) && Contains("hand.cpp:7"));
@@ -210,12 +209,12 @@ TEST_CASE("an op whose sub-code is outside its family is a verifier error, not a
     ir::ValueId i = k.new_value(ir::Type::i32), v = k.new_value(ir::Type::f32), r = k.new_value(ir::Type::f32);
     add_op(k.body, ir::OpKind::constant, ir::Type::i32, i, {});
     add_op(k.body, ir::OpKind::constant, ir::Type::f32, v, {});
-    add_op(k.body, ir::OpKind::atomic, ir::Type::f32, r, {i, v}).sub = 200;
+    ir::set_member(add_op(k.body, ir::OpKind::atomic, ir::Type::f32, r, {i, v}), 200);
     CHECK_THROWS_WITH(ir::verify(k), Contains("AtomicOp code 200"));
   }
   SECTION("barrier fence flags") {
     ir::Kernel k = handmade();
-    add_op(k.body, ir::OpKind::barrier, ir::Type::none, 0, {}).sub = 4;
+    add_op(k.body, ir::OpKind::barrier, ir::Type::none, 0, {}).get<ir::BarrierAttrs>().fences = 4;
     CHECK_THROWS_WITH(ir::verify(k), Contains("fence flags 0x4"));
   }
   SECTION("an op kind outside the registry") {
@@ -230,18 +229,15 @@ TEST_CASE("the registry derives names, operand counts and sync points") {
   CHECK(ir::math_fn_name(ir::MathFn::fmax) == "fmax");
   CHECK(ir::math_fn_arity(ir::MathFn::fma) == 3);
   CHECK(ir::atomic_op_name(ir::AtomicOp::compare_exchange) == "compare_exchange");
-  ir::Op op;
-  op.kind = ir::OpKind::atomic;
-  op.sub = static_cast<uint8_t>(ir::AtomicOp::compare_exchange);
+  ir::Op op(ir::OpKind::atomic, ir::AtomicAttrs{.op = ir::AtomicOp::compare_exchange});
   CHECK(ir::op_spelling(op) == "atomic.compare_exchange");
   CHECK(ir::value_operand_count(op) == 2);
-  op.kind = ir::OpKind::wavebarrier;
-  op.sub = 0;
+  op = ir::Op(ir::OpKind::wavebarrier);
   CHECK(ir::is_sync_point(op));
   CHECK(ir::op_info(ir::OpKind::barrier).sync == ir::SyncScope::workgroup);
   CHECK(ir::op_info(ir::OpKind::barrier).convergent);
   CHECK_FALSE(ir::op_info(ir::OpKind::load).convergent);
-  op.kind = ir::OpKind::store;
+  op = ir::Op(ir::OpKind::store);
   CHECK_FALSE(ir::is_sync_point(op));
 }
 
@@ -258,16 +254,12 @@ struct CountLoadsAndBarriers : ir::Visitor {
 struct ExpandFma : ir::Mutator {
   Ops mutate_math(OpPtr op) override {
     if (op->math_fn() != ir::MathFn::fma) return keep(std::move(op));
-    auto mul = std::make_unique<ir::Op>();
-    mul->kind = ir::OpKind::binary;
-    mul->sub = static_cast<uint8_t>(ir::BinaryOp::mul);
+    auto mul = std::make_unique<ir::Op>(ir::OpKind::binary, ir::BinaryAttrs{ir::BinaryOp::mul});
     mul->type = op->type;
     mul->result = kernel().new_value(op->type);
     mul->operands = {op->operands[0], op->operands[1]};
     mul->loc = op->loc;
-    auto add = std::make_unique<ir::Op>();
-    add->kind = ir::OpKind::binary;
-    add->sub = static_cast<uint8_t>(ir::BinaryOp::add);
+    auto add = std::make_unique<ir::Op>(ir::OpKind::binary, ir::BinaryAttrs{ir::BinaryOp::add});
     add->type = op->type;
     add->result = op->result;
     add->operands = {mul->result, op->operands[2]};
@@ -333,12 +325,12 @@ TEST_CASE("clone makes an independent deep copy that prints identically") {
 TEST_CASE("ir::verify checks structure and types; the pipeline's check adds the barrier-uniformity rule") {
   ir::Kernel k = handmade();
   ir::ValueId id = k.new_value(ir::Type::i32), zero = k.new_value(ir::Type::i32), c = k.new_value(ir::Type::i1);
-  add_op(k.body, ir::OpKind::workitem, ir::Type::i32, id, {}).sub = static_cast<uint8_t>(ir::WorkItem::local_id);
+  add_op(k.body, ir::OpKind::workitem, ir::Type::i32, id, {}).set(ir::WorkItemAttrs{ir::WorkItem::local_id, 0});
   add_op(k.body, ir::OpKind::constant, ir::Type::i32, zero, {});
-  add_op(k.body, ir::OpKind::compare, ir::Type::i1, c, {id, zero}).sub = static_cast<uint8_t>(ir::ComparePred::eq);
+  add_op(k.body, ir::OpKind::compare, ir::Type::i1, c, {id, zero}).set(ir::CompareAttrs{ir::ComparePred::eq});
   ir::Op& branch = add_op(k.body, ir::OpKind::if_, ir::Type::none, 0, {c});
   branch.regions.resize(2);
-  add_op(branch.regions[0], ir::OpKind::barrier, ir::Type::none, 0, {}).sub = ir::fence_local;
+  add_op(branch.regions[0], ir::OpKind::barrier, ir::Type::none, 0, {}).set(ir::BarrierAttrs{ir::fence_local});
   k.index_definitions();
   CHECK_NOTHROW(ir::verify(k));
   CHECK_THROWS_WITH(passes::check(k), Contains("barrier at hand.cpp:7 is not reached by every work-item") &&
@@ -443,7 +435,7 @@ TEST_CASE("float constants are rounded to their type, in the DSL and in the pars
   bool found = false;
   ir::walk(k.ir().body, [&](const ir::Op& op) {
     if (op.kind == ir::OpKind::constant && op.type == ir::Type::f32) {
-      CHECK(op.float_value == static_cast<double>(0.1f));
+      CHECK(op.float_value() == static_cast<double>(0.1f));
       found = true;
     }
   });
@@ -492,67 +484,94 @@ TEST_CASE("uniform() ops the whole group reaches together: not under divergent c
   CHECK(checked == std::vector<int>{0, 1});
 }
 
-TEST_CASE("clone and == cover every field of every op kind and family member, nested regions included") {
-  // Each op of the registry, with each member of its family, every field set to a non-default
-  // value. Op is copied and compared member by member by the compiler (Region's copy is deep), so
-  // a field added later is copied and compared without anyone remembering to.
-  size_t checked = 0;
+namespace {
+// A value of field type T other than `v` (enums: another enumerator with a small code).
+template <class T>
+T other_than(T v) {
+  if constexpr (std::is_enum_v<T>) return static_cast<T>(static_cast<std::underlying_type_t<T>>(v) == 1 ? 2 : 1);
+  else if constexpr (std::is_floating_point_v<T>) return v == T(2.5) ? T(-1.25) : T(2.5);
+  else return static_cast<T>(v == 1 ? 2 : 1);
+}
+}  // namespace
+
+TEST_CASE("clone, == and hash cover every attribute of every op kind and family member, nested regions included") {
+  // Each op kind of the definitions, with each member of its family, every attribute of its
+  // struct set to a non-default value (the struct's fields() list, so a field added later is
+  // covered too). Op is copied and compared member by member by the compiler (Region's copy is
+  // deep); the attributes are a variant of the kind's struct.
+  size_t checked = 0, fields_checked = 0;
   for (const ir::OpInfo& info : ir::all_ops()) {
-    std::vector<uint8_t> subs;
-    for (size_t m = 0; m < ir::family_members(info.family).size(); ++m) subs.push_back(static_cast<uint8_t>(m));
-    if (subs.empty()) subs.push_back(info.family == ir::OpFamily::fence ? ir::fence_local | ir::fence_global : 0);
-    for (uint8_t sub : subs) {
-      ir::Op op;
-      op.kind = info.kind;
+    const size_t members = std::max<size_t>(1, ir::family_members(info.family).size());
+    for (size_t member = 0; member < members; ++member) {
+      ir::Op op(info.kind);
+      REQUIRE(ir::has_kind_attrs(op));
+      std::visit([](auto& a) { std::apply([](auto&... f) { ((f = other_than(f)), ...); }, a.fields()); }, op.attrs);
+      ir::set_member(op, static_cast<unsigned>(member));
       op.type = ir::Type::i64;
       op.result = 9;
       op.operands = {1, 2, 3};
-      op.sub = sub;
-      op.dim = 2;
-      op.order = ir::MemoryOrder::seq_cst;
-      op.scope = ir::MemoryScope::system;
-      op.ref = 3;
-      op.int_value = 42;
-      op.float_value = 2.5;
       op.loc = ir::SourceLoc{"ops.cpp", 12, 5};
-      op.regions.resize(info.regions);
-      for (ir::Region& r : op.regions) {
-        auto inner = std::make_unique<ir::Op>();
-        inner->kind = ir::OpKind::fence;
-        inner->order = ir::MemoryOrder::acquire;
-        inner->scope = ir::MemoryScope::workgroup;
-        r.ops.push_back(std::move(inner));
-      }
-      INFO(ir::op_spelling(op));
+      REQUIRE(op.regions.size() == info.regions);
+      for (ir::Region& r : op.regions)
+        r.ops.push_back(std::make_unique<ir::Op>(
+            ir::OpKind::fence, ir::FenceAttrs{ir::MemoryOrder::acquire, ir::MemoryScope::workgroup}));
+      INFO(ir::op_spelling(op) << " " << ir::attrs_name(op.kind));
       std::unique_ptr<ir::Op> copy = ir::clone(op);
       CHECK(*copy == op);
-      CHECK(copy->order == ir::MemoryOrder::seq_cst);
-      CHECK(copy->scope == ir::MemoryScope::system);
+      CHECK(ir::hash(*copy) == ir::hash(op));
+      CHECK(copy->member() == member);
       for (size_t r = 0; r < op.regions.size(); ++r) {
         REQUIRE(copy->regions[r].ops.size() == 1);
         CHECK(copy->regions[r].ops[0].get() != op.regions[r].ops[0].get());  // deep, not shared
-        CHECK(copy->regions[r].ops[0]->order == ir::MemoryOrder::acquire);
-        CHECK(copy->regions[r].ops[0]->scope == ir::MemoryScope::workgroup);
+        CHECK(copy->regions[r].ops[0]->order() == ir::MemoryOrder::acquire);
+        CHECK(copy->regions[r].ops[0]->scope() == ir::MemoryScope::workgroup);
       }
-      // == sees each attribute.
+      // == and hash see each attribute: change one field at a time.
+      const size_t n = std::visit([](const auto& a) { return std::tuple_size_v<decltype(a.fields())>; }, op.attrs);
+      for (size_t i = 0; i < n; ++i) {
+        ir::Op other = op;
+        std::visit(
+            [&](auto& a) {
+              size_t at = 0;
+              std::apply([&](auto&... f) { ((at++ == i ? void(f = other_than(f)) : void()), ...); }, a.fields());
+            },
+            other.attrs);
+        CHECK_FALSE(other == op);
+        CHECK(ir::hash(other) != ir::hash(op));
+        ++fields_checked;
+      }
       ir::Op other = op;
-      other.order = ir::MemoryOrder::release;
-      CHECK_FALSE(other == op);
-      other = op;
-      other.scope = ir::MemoryScope::wavefront;
-      CHECK_FALSE(other == op);
-      other = op;
       other.loc.line = 13;
       CHECK_FALSE(other == op);
       if (!other.regions.empty()) {
         other = op;
-        other.regions.back().ops[0]->order = ir::MemoryOrder::seq_cst;
+        other.regions.back().ops[0]->get<ir::FenceAttrs>().order = ir::MemoryOrder::seq_cst;
         CHECK_FALSE(other == op);
+        CHECK(ir::hash(other) != ir::hash(op));
       }
       ++checked;
     }
   }
   CHECK(checked > ir::all_ops().size());
+  CHECK(fields_checked > 100);
+}
+
+TEST_CASE("an op carries its kind's attribute struct and no other") {
+  ir::Op load(ir::OpKind::load, ir::AccessAttrs{3});
+  CHECK(load.memory() == 3);
+  CHECK_THROWS_WITH(load.order(), Contains("op 'load' carries AccessAttrs, not a memory order"));
+  CHECK_THROWS_WITH(load.unroll(), Contains("not LoopAttrs"));
+  CHECK_THROWS_WITH(ir::Op(ir::OpKind::fence, ir::AtomicAttrs{}), Contains("op 'fence' carries"));
+  ir::Op loop(ir::OpKind::for_);
+  CHECK(loop.unroll() == 0);
+  CHECK(loop.regions.size() == 1);
+  CHECK(ir::Op(ir::OpKind::while_).regions.size() == 3);
+  // A hand-built op whose attributes are another kind's is a verifier error naming both.
+  ir::Kernel k = handmade();
+  ir::Op& bad = add_op(k.body, ir::OpKind::barrier, ir::Type::none, 0, {});
+  bad.attrs = ir::LoopAttrs{4};
+  CHECK_THROWS_WITH(ir::verify(k), Contains("barrier carries the attributes of another kind (it takes BarrierAttrs)") &&
+                                       Contains("hand.cpp:7"));
 }
 
 TEST_CASE("a cloned kernel keeps every atomic's and fence's order and scope, prints and compares equal") {
@@ -592,7 +611,7 @@ TEST_CASE("a cloned kernel keeps every atomic's and fence's order and scope, pri
   size_t ordered = 0;
   ir::walk(copy.body, [&](const ir::Op& op) {
     if (op.kind == ir::OpKind::atomic || op.kind == ir::OpKind::fence)
-      ordered += op.order != ir::MemoryOrder::relaxed || op.scope != ir::MemoryScope::device;
+      ordered += op.order() != ir::MemoryOrder::relaxed || op.scope() != ir::MemoryScope::device;
   });
   // All but the relaxed device-scope atomics carry a non-default attribute.
   CHECK(ordered > 150);

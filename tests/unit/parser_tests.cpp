@@ -141,14 +141,13 @@ TEST_CASE("a kernel using every op kind round-trips, with and without locations"
 TEST_CASE("every member of every op family, as the registry lists them, prints and parses back") {
   // Built from the registry, so a member appended to any family is covered without editing this test.
   std::string text = "kernel @members(@c: array<i32, 1, C>, %1 n: i32, %2 x: f32) max_block_size(64) {\n";
-  std::vector<std::pair<ir::OpKind, uint8_t>> expected;
+  std::vector<std::pair<ir::OpKind, unsigned>> expected;
   ir::ValueId next = 3;
   for (const ir::OpInfo& info : ir::all_ops()) {
     const auto members = ir::family_members(info.family);
     for (size_t i = 0; i < members.size(); ++i) {
-      ir::Op op;
-      op.kind = info.kind;
-      op.sub = static_cast<uint8_t>(i);
+      ir::Op op(info.kind);
+      ir::set_member(op, static_cast<unsigned>(i));
       // Wave votes take a predicate: the first comparison's result (%18 = cmp.eq).
       const std::string_view name = members[i].name;
       const bool vote = info.family == ir::OpFamily::wave &&
@@ -174,15 +173,15 @@ TEST_CASE("every member of every op family, as the registry lists them, prints a
                          : name == "count"                ? "i32"
                                                           : "i1";
       text += line + fmt::format(" : {}\n", type);
-      expected.emplace_back(info.kind, op.sub);
+      expected.emplace_back(info.kind, op.member());
     }
   }
   text += "}\n";
   INFO(text);
   ir::Kernel parsed = ir::parse(text, "members.rjir");
   CHECK(ir::print(parsed, {.locations = false}) == text);
-  std::vector<std::pair<ir::OpKind, uint8_t>> got;
-  ir::walk(parsed.body, [&](const ir::Op& op) { got.emplace_back(op.kind, op.sub); });
+  std::vector<std::pair<ir::OpKind, unsigned>> got;
+  ir::walk(parsed.body, [&](const ir::Op& op) { got.emplace_back(op.kind, op.member()); });
   CHECK(got == expected);
   CHECK(expected.size() > 50);
 }
@@ -212,12 +211,12 @@ TEST_CASE("sparse value ids, float literals, escaped file names and i1 constants
   CHECK(k.loc.file == "dir/\"odd\\.cpp");
   CHECK(k.values.size() == 41);
   REQUIRE(k.body.ops.size() == 11);
-  CHECK(std::isnan(k.body.ops[0]->float_value));
-  CHECK(k.body.ops[1]->float_value == std::numeric_limits<double>::infinity());
-  CHECK(k.body.ops[2]->float_value == -std::numeric_limits<double>::infinity());
-  CHECK(k.body.ops[3]->float_value == 1e-05);
-  CHECK(std::signbit(k.body.ops[4]->float_value));
-  CHECK(k.body.ops[8]->int_value == std::numeric_limits<int64_t>::min());
+  CHECK(std::isnan(k.body.ops[0]->float_value()));
+  CHECK(k.body.ops[1]->float_value() == std::numeric_limits<double>::infinity());
+  CHECK(k.body.ops[2]->float_value() == -std::numeric_limits<double>::infinity());
+  CHECK(k.body.ops[3]->float_value() == 1e-05);
+  CHECK(std::signbit(k.body.ops[4]->float_value()));
+  CHECK(k.body.ops[8]->int_value() == std::numeric_limits<int64_t>::min());
   CHECK(k.values[23].def == k.body.ops[5].get());  // index_definitions() ran
 }
 

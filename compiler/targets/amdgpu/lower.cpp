@@ -391,8 +391,17 @@ class AmdgpuLowering : public KernelLowering {
       case M::sin: case M::cos:
         if (fast_math() && op.type == ir::Type::f32) return KernelLowering::math(op, args);
         return library_call(op, args);
-      default: return library_call(op, args);
+      // ocml's accurate functions.
+      case M::tan: case M::pow: case M::asin: case M::acos: case M::atan: case M::atan2: case M::sinh: case M::cosh:
+      case M::tanh: case M::asinh: case M::acosh: case M::atanh: case M::expm1: case M::log1p: case M::cbrt:
+      case M::hypot: case M::erf: case M::erfc: case M::tgamma: case M::lgamma: case M::fmod: case M::remainder:
+      case M::nextafter:
+        return library_call(op, args);
+#define ROCJIT_NOT_FLOAT(name, ...) case M::name:
+      ROCJIT_INTEGER_MATH_FNS(ROCJIT_NOT_FLOAT) ROCJIT_LDEXP_MATH_FNS(ROCJIT_NOT_FLOAT) break;  // by domain above
+#undef ROCJIT_NOT_FLOAT
     }
+    return KernelLowering::math(op, args);
   }
 
   llvm::Value* library_call(const ir::Op& op, const std::vector<llvm::Value*>& args) override {

@@ -18,7 +18,7 @@ GuardAnalysis::Affine GuardAnalysis::affine(ir::ValueId v) const {
   if (def->kind == OpKind::workitem) {
     const ir::WorkItem w = def->workitem();
     out.ok = w != ir::WorkItem::lane_id;
-    if (w == ir::WorkItem::local_id || w == ir::WorkItem::global_id) out.coefficient[def->dim] = 1;
+    if (w == ir::WorkItem::local_id || w == ir::WorkItem::global_id) out.coefficient[def->dim()] = 1;
     return out;
   }
   if (def->kind == OpKind::unary && def->unary_op() == ir::UnaryOp::neg) {
@@ -53,9 +53,11 @@ GuardAnalysis::Affine GuardAnalysis::affine(ir::ValueId v) const {
     case ir::BinaryOp::max:  // of uniform values (reverse's `min(BLOCK, n - base)`)
       out.ok = uniform(a) && uniform(b);
       return out;
-    default:
-      return out;
+    case ir::BinaryOp::div: case ir::BinaryOp::rem: case ir::BinaryOp::and_: case ir::BinaryOp::or_:
+    case ir::BinaryOp::xor_: case ir::BinaryOp::shl: case ir::BinaryOp::shr:
+      return out;  // not affine
   }
+  return out;
 }
 
 std::vector<GuardAnalysis::Guard> GuardAnalysis::group_wide_guards(const std::vector<const ir::Op*>& run) const {
@@ -131,14 +133,17 @@ bool GuardAnalysis::rangeable(ir::ValueId v) const {
              (constant_operand(def->operands[0], c) && rangeable(def->operands[1]));
     case ir::BinaryOp::div:
     case ir::BinaryOp::rem: return constant_operand(def->operands[1], c) && c > 0 && rangeable(def->operands[0]);
-    default: return false;
+    case ir::BinaryOp::and_: case ir::BinaryOp::or_: case ir::BinaryOp::xor_: case ir::BinaryOp::shl:
+    case ir::BinaryOp::shr:
+      return false;
   }
+  return false;
 }
 
 bool GuardAnalysis::constant_operand(ir::ValueId v, int64_t& c) const {
   const ir::Op* d = kernel_.values[v].def;
   if (!d || d->kind != OpKind::constant) return false;
-  c = static_cast<int32_t>(d->int_value);
+  c = static_cast<int32_t>(d->int_value());
   return true;
 }
 

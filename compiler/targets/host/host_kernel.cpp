@@ -193,7 +193,11 @@ bool typed_wave(rocjit::ir::WaveOp op, const uint8_t* a, uint64_t a_stride, cons
           case W::reduce_and: r = fold(x.data(), active, [](T p, T q) { return static_cast<T>(p & q); }); break;
           case W::reduce_or: r = fold(x.data(), active, [](T p, T q) { return static_cast<T>(p | q); }); break;
           case W::reduce_xor: r = fold(x.data(), active, [](T p, T q) { return static_cast<T>(p ^ q); }); break;
-          default: r = fold(x.data(), active, add); break;
+          case W::reduce_add: r = fold(x.data(), active, add); break;
+          case W::shuffle: case W::shuffle_xor: case W::shuffle_up: case W::shuffle_down: case W::broadcast:
+          case W::read_first: case W::ballot: case W::any: case W::all: case W::count: case W::inclusive_scan_add:
+          case W::exclusive_scan_add:
+            return false;  // not reductions (`reduce` is false for them)
         }
       }
       std::fill_n(y.data(), active, r);

@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "rocjit/compiler/error.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <set>
@@ -193,7 +195,9 @@ class HostLowering : public KernelLowering {
         case ir::ComparePred::lt: holds = builder_.CreateICmpSLT(gap, zero); break;
         case ir::ComparePred::le: holds = builder_.CreateICmpSLE(gap, zero); break;
         case ir::ComparePred::gt: holds = builder_.CreateICmpSGT(gap, zero); break;
-        default: holds = builder_.CreateICmpSGE(gap, zero); break;
+        case ir::ComparePred::ge: holds = builder_.CreateICmpSGE(gap, zero); break;
+        case ir::ComparePred::eq: case ir::ComparePred::ne:
+          throw rocjit::Error(fmt::format("internal error: guard planned over cmp.{}", ir::compare_pred_name(cmp->pred())));
       }
       all = builder_.CreateAnd(all, holds);
       all = builder_.CreateAnd(all, in_i32_range(cmp->operands[0]));
@@ -213,17 +217,19 @@ class HostLowering : public KernelLowering {
     };
     // (Values of the region itself are not lowered yet here: constants and shapes are made anew.)
     if (def->kind == OpKind::constant)  // an i32 (affine() takes no other type)
-      return builder_.getInt64(static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(def->int_value))));
-    if (def->kind == OpKind::shape) return builder_.CreateSExt(shape_of(kernel_.memories[def->ref], def->dim), i64);
+      return builder_.getInt64(static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(def->int_value()))));
+    if (def->kind == OpKind::shape) return builder_.CreateSExt(shape_of(kernel_.memories[def->memory()], def->dim()), i64);
     if (def_segment_[v] == group_segment) return builder_.CreateSExt(values_.at(v), i64);
     if (def->kind == OpKind::workitem) {
-      const unsigned d = def->dim;
+      const unsigned d = def->dim();
       switch (def->workitem()) {
         case ir::WorkItem::local_id: return last(d);
         case ir::WorkItem::global_id:
           return builder_.CreateAdd(builder_.CreateMul(builder_.CreateZExt(group_[d], i64), builder_.CreateZExt(block_[d], i64)),
                                     last(d));
-        default: return builder_.CreateSExt(workitem(def->workitem(), d), i64);  // uniform
+        case ir::WorkItem::group_id: case ir::WorkItem::local_size: case ir::WorkItem::num_groups:
+        case ir::WorkItem::global_size: case ir::WorkItem::lane_id: case ir::WorkItem::wave_size:
+          return builder_.CreateSExt(workitem(def->workitem(), d), i64);  // uniform (affine() refuses lane_id)
       }
     }
     if (def->kind == OpKind::unary) return builder_.CreateNeg(at_corner(def->operands[0], high));
@@ -234,8 +240,12 @@ class HostLowering : public KernelLowering {
       case ir::BinaryOp::sub: return builder_.CreateSub(a, b);
       case ir::BinaryOp::min: return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
       case ir::BinaryOp::max: return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
-      default: return builder_.CreateMul(a, b);  // mul (affine() allows nothing else)
+      case ir::BinaryOp::mul: return builder_.CreateMul(a, b);
+      case ir::BinaryOp::div: case ir::BinaryOp::rem: case ir::BinaryOp::and_: case ir::BinaryOp::or_:
+      case ir::BinaryOp::xor_: case ir::BinaryOp::shl: case ir::BinaryOp::shr:
+        break;  // affine() allows none of these
     }
+    throw rocjit::Error(fmt::format("internal error: {} in an affine guard", ir::binary_op_name(def->binary_op())));
   }
 
   // At group level: whether `v` and every affine operation below it stay within i32 over the
@@ -325,8 +335,12 @@ class HostLowering : public KernelLowering {
       case ir::BinaryOp::add: return checked({builder_.CreateAdd(a.lo, b.lo), builder_.CreateAdd(a.hi, b.hi), ok}, builder_.getTrue());
       case ir::BinaryOp::sub: return checked({builder_.CreateSub(a.lo, b.hi), builder_.CreateSub(a.hi, b.lo), ok}, builder_.getTrue());
       case ir::BinaryOp::min: return checked({smin(a.lo, b.lo), smin(a.hi, b.hi), ok}, builder_.getTrue());
-      default: return checked({smax(a.lo, b.lo), smax(a.hi, b.hi), ok}, builder_.getTrue());  // max
+      case ir::BinaryOp::max: return checked({smax(a.lo, b.lo), smax(a.hi, b.hi), ok}, builder_.getTrue());
+      case ir::BinaryOp::mul: case ir::BinaryOp::div: case ir::BinaryOp::rem: case ir::BinaryOp::and_:
+      case ir::BinaryOp::or_: case ir::BinaryOp::xor_: case ir::BinaryOp::shl: case ir::BinaryOp::shr:
+        break;  // handled above or refused by rangeable()
     }
+    throw rocjit::Error(fmt::format("internal error: {} in a guard range", ir::binary_op_name(op)));
   }
 
   // At group level: whether comparison `cmp` holds for every work-item, from its operands' ranges.
@@ -337,7 +351,9 @@ class HostLowering : public KernelLowering {
       case ir::ComparePred::lt: holds = builder_.CreateICmpSLT(a.hi, b.lo); break;
       case ir::ComparePred::le: holds = builder_.CreateICmpSLE(a.hi, b.lo); break;
       case ir::ComparePred::gt: holds = builder_.CreateICmpSGT(a.lo, b.hi); break;
-      default: holds = builder_.CreateICmpSGE(a.lo, b.hi); break;  // ge
+      case ir::ComparePred::ge: holds = builder_.CreateICmpSGE(a.lo, b.hi); break;
+      case ir::ComparePred::eq: case ir::ComparePred::ne:
+        throw rocjit::Error(fmt::format("internal error: guard range over cmp.{}", ir::compare_pred_name(cmp.pred())));
     }
     return builder_.CreateAnd(holds, builder_.CreateAnd(a.ok, b.ok));
   }
@@ -442,7 +458,7 @@ class HostLowering : public KernelLowering {
       if (!op.result) return;
       // A wave op runs at group level but gives every work-item its own result, which lives in
       // per-work-item storage (a segment of its own that no other op belongs to).
-      const bool collective = op.kind == OpKind::wave || checked_uniform_.count(&op);
+      const bool collective = ir::computes_collectively(op) || checked_uniform_.count(&op);
       def_segment_[op.result] = collective ? new_segment(false) : segment_of_.at(&op);
       if (collective) spilled_[op.result] = true;
     });
@@ -452,13 +468,13 @@ class HostLowering : public KernelLowering {
       for (ir::ValueId v : op.operands) {
         if (def_segment_[v] != group_segment && def_segment_[v] != seg && !rematerializable(v)) spilled_[v] = true;
         // A wave op reads every work-item's operand from storage (constants are passed once).
-        if ((op.kind == OpKind::wave || checked_uniform_.count(&op)) && def_segment_[v] != group_segment &&
+        if ((ir::computes_collectively(op) || checked_uniform_.count(&op)) && def_segment_[v] != group_segment &&
             !is_constant(v))
           spilled_[v] = true;
       }
-      if (op.kind == OpKind::var_load || op.kind == OpKind::var_store) slot_segments[op.ref].insert(seg);
-      if (op.kind == OpKind::load || op.kind == OpKind::store || op.kind == OpKind::atomic)
-        memory_segments[op.ref].insert(seg);
+      const ir::OpReference ref = ir::op_info(op.kind).reference;
+      if (ref == ir::OpReference::slot) slot_segments[op.slot()].insert(seg);
+      if (ref == ir::OpReference::indexed) memory_segments[op.memory()].insert(seg);
     });
     auto needs_storage = [&](const std::set<int>& segs) {
       if (segs.size() > 1) return true;
@@ -556,8 +572,8 @@ class HostLowering : public KernelLowering {
     }
     if (def_segment_[id] != group_segment && def_segment_[id] != segment_ && rematerializable(id)) {
       const ir::Op& def = *kernel_.values[id].def;
-      if (def.kind == OpKind::workitem) return workitem(def.workitem(), def.dim);
-      if (def.kind == OpKind::shape) return shape_of(kernel_.memories[def.ref], def.dim);
+      if (def.kind == OpKind::workitem) return workitem(def.workitem(), def.dim());
+      if (def.kind == OpKind::shape) return shape_of(kernel_.memories[def.memory()], def.dim());
       if (def.kind == OpKind::constant) return values_.at(id);  // LLVM constants: valid everywhere
       // An expression: lowered again here (operands through value(), so recomputed in turn),
       // leaving the value of its own segment in place.
@@ -836,7 +852,7 @@ class HostLowering : public KernelLowering {
     auto* ptr = builder_.getPtrTy();
     auto* i32 = builder_.getInt32Ty();
     auto* i64 = builder_.getInt64Ty();
-    std::vector<llvm::Value*> args{builder_.getInt32(op.sub)};
+    std::vector<llvm::Value*> args{builder_.getInt32(static_cast<uint32_t>(op.wave_op()))};
     auto type_code = [&](ir::Type t) { return builder_.getInt32(std::bit_cast<uint32_t>(t)); };
     args.push_back(type_code(kernel_.value_type(op.operands[0])));
     for (size_t i = 0; i < 2; ++i) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <span>
 #include <string_view>
+#include <tuple>
+#include <variant>
 #include <vector>
 
 #include "rocjit/compiler/ops.hpp"
@@ -193,15 +195,20 @@ std::string_view family_prefix(OpFamily f);
 std::string_view family_name(OpFamily f);  ///< "BinaryOp", ... for diagnostics
 
 struct Op;
-/// Whether op.sub names a member of its family (always, for ops without one). Ops built by
-/// hand or by a buggy pass may hold any byte there; everything below assumes a valid one.
-bool has_valid_sub(const Op& op);
+/// Whether op.attrs is its kind's struct and its member (BinaryOp, MathFn, ...) and barrier
+/// flags are in range. Ops built by hand or by a buggy pass may hold anything there; everything
+/// below assumes valid ones (ir::verify checks first).
+bool has_valid_attrs(const Op& op);
 /// The op's .rjir spelling: "add", "cmp.lt", "math.sqrt", "atomic.add", "load", "barrier".
 std::string op_spelling(const Op& op);
-/// Value operands the op takes besides its indices (op.sub must be valid).
+/// Value operands the op takes besides its indices (op's attributes must be valid).
 unsigned value_operand_count(const Op& op);
-/// A synchronisation point: barrier (work-group), wavebarrier (wavefront).
+/// A synchronisation point: barrier (work-group), wavebarrier (wavefront), wave ops.
 bool is_sync_point(const Op& op);
+/// A convergent op that computes a value from the operands of other work-items (wave ops; from
+/// the definitions: convergent with a result). Executors run it once for the work-items of its
+/// sync scope together.
+bool computes_collectively(const Op& op);
 /// What is wrong with the memory order and scope of an atomic or fence `op`, or "": atomic loads
 /// cannot be release/acq_rel, stores not acquire/acq_rel, fences not relaxed.
 std::string check_memory_order(const Op& op);
@@ -222,46 +229,252 @@ struct Region {
   bool operator==(const Region& other) const;
 };
 
-/// One operation: its kind, result, operands and nested regions.
+// --- Typed attributes ----------------------------------------------------------------------
+// Each op kind carries the attribute struct its definition names (ops.hpp, the last column) in
+// Op::attrs, and no other: an atomic's order and scope, a loop's unroll request, a workitem's
+// dimension exist only on those ops. Each struct lists its fields once in fields(); equality and
+// hashing are built from it, copies are the struct's own.
+
+/// An attribute struct's field list: fields() gives references to each, in order (const and not).
+#define ROCJIT_ATTR_FIELDS(...)                              \
+  auto fields() const { return std::tie(__VA_ARGS__); }     \
+  auto fields() { return std::tie(__VA_ARGS__); }
+
+/// Ops without attributes.
+struct NoAttrs {
+  static constexpr std::string_view name = "NoAttrs";
+  ROCJIT_ATTR_FIELDS()
+  bool operator==(const NoAttrs&) const = default;
+};
+/// constant: the value, in the member its type uses (integers and i1: integer; floats: floating,
+/// already rounded to the type).
+struct ConstantAttrs {
+  static constexpr std::string_view name = "ConstantAttrs";
+  int64_t integer = 0;
+  double floating = 0;
+  ROCJIT_ATTR_FIELDS(integer, floating)
+  bool operator==(const ConstantAttrs&) const = default;
+};
+/// binary: the operation.
+struct BinaryAttrs {
+  static constexpr std::string_view name = "BinaryAttrs";
+  BinaryOp op = BinaryOp::add;
+  ROCJIT_ATTR_FIELDS(op)
+  bool operator==(const BinaryAttrs&) const = default;
+};
+/// unary: the operation.
+struct UnaryAttrs {
+  static constexpr std::string_view name = "UnaryAttrs";
+  UnaryOp op = UnaryOp::neg;
+  ROCJIT_ATTR_FIELDS(op)
+  bool operator==(const UnaryAttrs&) const = default;
+};
+/// compare: the predicate.
+struct CompareAttrs {
+  static constexpr std::string_view name = "CompareAttrs";
+  ComparePred pred = ComparePred::eq;
+  ROCJIT_ATTR_FIELDS(pred)
+  bool operator==(const CompareAttrs&) const = default;
+};
+/// math: the function.
+struct MathAttrs {
+  static constexpr std::string_view name = "MathAttrs";
+  MathFn fn = MathFn::sqrt;
+  ROCJIT_ATTR_FIELDS(fn)
+  bool operator==(const MathAttrs&) const = default;
+};
+/// workitem: which id or size, and its dimension (0..2; lane_id and wave_size: 0).
+struct WorkItemAttrs {
+  static constexpr std::string_view name = "WorkItemAttrs";
+  WorkItem item = WorkItem::local_id;
+  uint8_t dim = 0;
+  ROCJIT_ATTR_FIELDS(item, dim)
+  bool operator==(const WorkItemAttrs&) const = default;
+};
+/// shape: the array and the dimension whose extent it reads.
+struct ShapeAttrs {
+  static constexpr std::string_view name = "ShapeAttrs";
+  MemoryId memory = 0;
+  uint8_t dim = 0;
+  ROCJIT_ATTR_FIELDS(memory, dim)
+  bool operator==(const ShapeAttrs&) const = default;
+};
+/// load, store: the array accessed.
+struct AccessAttrs {
+  static constexpr std::string_view name = "AccessAttrs";
+  MemoryId memory = 0;
+  ROCJIT_ATTR_FIELDS(memory)
+  bool operator==(const AccessAttrs&) const = default;
+};
+/// atomic: the operation, the array, and the memory order and scope (default relaxed, device).
+struct AtomicAttrs {
+  static constexpr std::string_view name = "AtomicAttrs";
+  AtomicOp op = AtomicOp::add;
+  MemoryId memory = 0;
+  MemoryOrder order = MemoryOrder::relaxed;
+  MemoryScope scope = MemoryScope::device;
+  ROCJIT_ATTR_FIELDS(op, memory, order, scope)
+  bool operator==(const AtomicAttrs&) const = default;
+};
+/// var.load, var.store: the variable.
+struct SlotAttrs {
+  static constexpr std::string_view name = "SlotAttrs";
+  SlotId slot = 0;
+  ROCJIT_ATTR_FIELDS(slot)
+  bool operator==(const SlotAttrs&) const = default;
+};
+/// barrier: the memory it fences (FenceFlags: fence_local | fence_global; 0: none).
+struct BarrierAttrs {
+  static constexpr std::string_view name = "BarrierAttrs";
+  uint8_t fences = fence_local;
+  ROCJIT_ATTR_FIELDS(fences)
+  bool operator==(const BarrierAttrs&) const = default;
+};
+/// fence: memory order (not relaxed) and scope.
+struct FenceAttrs {
+  static constexpr std::string_view name = "FenceAttrs";
+  MemoryOrder order = MemoryOrder::seq_cst;
+  MemoryScope scope = MemoryScope::device;
+  ROCJIT_ATTR_FIELDS(order, scope)
+  bool operator==(const FenceAttrs&) const = default;
+};
+/// extract: the lane read.
+struct ExtractAttrs {
+  static constexpr std::string_view name = "ExtractAttrs";
+  uint8_t lane = 0;
+  ROCJIT_ATTR_FIELDS(lane)
+  bool operator==(const ExtractAttrs&) const = default;
+};
+/// wave: the operation.
+struct WaveAttrs {
+  static constexpr std::string_view name = "WaveAttrs";
+  WaveOp op = WaveOp::shuffle;
+  ROCJIT_ATTR_FIELDS(op)
+  bool operator==(const WaveAttrs&) const = default;
+};
+/// for, while: the unroll request (0: LLVM decides; 1: none; N: unroll N times).
+struct LoopAttrs {
+  static constexpr std::string_view name = "LoopAttrs";
+  int64_t unroll = 0;
+  ROCJIT_ATTR_FIELDS(unroll)
+  bool operator==(const LoopAttrs&) const = default;
+};
+
+/// Every attribute struct, in one variant (a struct named in ROCJIT_OPS must be listed here: a
+/// static_assert in ir.cpp checks).
+using OpAttrs = std::variant<NoAttrs, ConstantAttrs, BinaryAttrs, UnaryAttrs, CompareAttrs, MathAttrs,
+                             WorkItemAttrs, ShapeAttrs, AccessAttrs, AtomicAttrs, SlotAttrs, BarrierAttrs,
+                             FenceAttrs, ExtractAttrs, WaveAttrs, LoopAttrs>;
+
+/// The attribute struct of op kind K (its definition's last column).
+template <OpKind K>
+struct OpDefinition;
+#define ROCJIT_OP_DEFINITION(kind, spelling, family, operands, reference, result, effect, convergent, sync, \
+                             regions, attributes)                                                       \
+  template <>                                                                                           \
+  struct OpDefinition<OpKind::kind> {                                                                   \
+    using Attrs = attributes;                                                                           \
+  };
+ROCJIT_OPS(ROCJIT_OP_DEFINITION)
+#undef ROCJIT_OP_DEFINITION
+
+/// The attributes a new op of kind `k` starts with (its struct, default-constructed).
+OpAttrs default_attrs(OpKind k);
+/// Whether op.attrs holds the struct its kind's definition names.
+bool has_kind_attrs(const Op& op);
+/// The name of the attribute struct of kind `k` ("AtomicAttrs"), for diagnostics.
+std::string_view attrs_name(OpKind k);
+/// Thrown when an op is asked for attributes its kind does not have (a compiler bug: ir::verify
+/// rejects such ops first).
+[[noreturn]] void wrong_attrs(const Op& op, std::string_view wanted);
+
+/// One operation: its kind, result, operands, typed attributes and nested regions.
 struct Op {
   /// What the op does.
-  OpKind kind = OpKind::constant;
+  OpKind kind;
   Type type = Type::none;  ///< result type
   /// The value it defines (0: none).
   ValueId result = 0;
   /// Value operands, in order.
   std::vector<ValueId> operands;
-  uint8_t sub = 0;          ///< BinaryOp / UnaryOp / ComparePred / MathFn / WorkItem / AtomicOp / FenceFlags / WaveOp
-  uint8_t dim = 0;          ///< workitem, shape; extract: the lane
-  MemoryOrder order = MemoryOrder::relaxed;  ///< atomic, fence
-  MemoryScope scope = MemoryScope::device;   ///< atomic, fence
-  uint32_t ref = 0;         ///< MemoryId (shape/load/store/atomic) or SlotId (var_load/var_store)
-  int64_t int_value = 0;    ///< constant (integers, i1); for/while: the unroll request (0 = LLVM decides, 1 = none)
-  double float_value = 0;   ///< constant (floats)
+  /// The attributes of its kind (OpDefinition<kind>::Attrs).
+  OpAttrs attrs;
   /// Nested bodies (if: then/else; for: body; while: condition, body, step).
   std::vector<Region> regions;
   /// Where the DSL call or .rjir text was.
   SourceLoc loc;
 
+  /// An op of kind `k` with its kind's default attributes and `k`'s number of (empty) regions.
+  /// (There is no default constructor: every op starts from its kind's definition.)
+  explicit Op(OpKind k);
+  /// An op of kind `k` with attributes `a` (which must be k's struct).
+  template <class A>
+  Op(OpKind k, A a) : Op(k) {
+    set(std::move(a));
+  }
+
   /// Every field equal, nested regions compared op by op (the defaulted comparison: a new field
   /// is compared without anyone remembering to).
   bool operator==(const Op&) const = default;
 
-  /// `sub` as a BinaryOp.
-  BinaryOp binary_op() const { return static_cast<BinaryOp>(sub); }
-  /// `sub` as a UnaryOp.
-  UnaryOp unary_op() const { return static_cast<UnaryOp>(sub); }
-  /// `sub` as a ComparePred.
-  ComparePred pred() const { return static_cast<ComparePred>(sub); }
-  /// `sub` as a MathFn.
-  MathFn math_fn() const { return static_cast<MathFn>(sub); }
-  /// `sub` as a WorkItem.
-  WorkItem workitem() const { return static_cast<WorkItem>(sub); }
-  /// `sub` as an AtomicOp.
-  AtomicOp atomic_op() const { return static_cast<AtomicOp>(sub); }
-  /// `sub` as a WaveOp.
-  WaveOp wave_op() const { return static_cast<WaveOp>(sub); }
+  /// The attributes as struct A; wrong_attrs() if the op's kind has another struct.
+  ///@{
+  template <class A>
+  const A& get() const {
+    if (const A* a = std::get_if<A>(&attrs)) return *a;
+    wrong_attrs(*this, A::name);
+  }
+  template <class A>
+  A& get() {
+    if (A* a = std::get_if<A>(&attrs)) return *a;
+    wrong_attrs(*this, A::name);
+  }
+  ///@}
+  /// Replaces the attributes (the struct must be the kind's).
+  template <class A>
+  void set(A a) {
+    attrs = std::move(a);
+    if (!has_kind_attrs(*this)) wrong_attrs(*this, A::name);
+  }
+
+  /// Typed views of the attributes; each is valid only on the kinds whose struct has the field.
+  ///@{
+  BinaryOp binary_op() const { return get<BinaryAttrs>().op; }
+  UnaryOp unary_op() const { return get<UnaryAttrs>().op; }
+  ComparePred pred() const { return get<CompareAttrs>().pred; }
+  MathFn math_fn() const { return get<MathAttrs>().fn; }
+  WorkItem workitem() const { return get<WorkItemAttrs>().item; }
+  AtomicOp atomic_op() const { return get<AtomicAttrs>().op; }
+  WaveOp wave_op() const { return get<WaveAttrs>().op; }
+  /// The array of a shape, load, store or atomic.
+  MemoryId memory() const;
+  /// The variable of a var.load or var.store.
+  SlotId slot() const { return get<SlotAttrs>().slot; }
+  /// The dimension of a workitem or shape.
+  unsigned dim() const;
+  /// The lane an extract reads.
+  unsigned lane() const { return get<ExtractAttrs>().lane; }
+  /// A barrier's FenceFlags.
+  uint8_t fences() const { return get<BarrierAttrs>().fences; }
+  /// The memory order and scope of an atomic or fence.
+  MemoryOrder order() const;
+  MemoryScope scope() const;
+  /// A for or while loop's unroll request.
+  int64_t unroll() const { return get<LoopAttrs>().unroll; }
+  /// A constant's value (integer types and i1; float types).
+  int64_t int_value() const { return get<ConstantAttrs>().integer; }
+  double float_value() const { return get<ConstantAttrs>().floating; }
+  ///@}
+  /// The family member index (BinaryOp, MathFn, ...) of an op with a family, else 0.
+  unsigned member() const;
 };
+
+/// Sets the family member (BinaryOp, MathFn, ... by index) of an op with a family; the op's
+/// attributes must be its kind's.
+void set_member(Op& op, unsigned member);
+
+/// A hash of the op's kind, type, result, operands, attributes and nested ops (not its location).
+size_t hash(const Op& op);
 
 /// What the kernel knows about one value.
 struct ValueInfo {

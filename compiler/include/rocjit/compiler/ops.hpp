@@ -1,10 +1,25 @@
-// The op registry: every rocjit IR operation and every member of its sub-enum, declared once.
+// The op definitions: every rocjit IR operation and every member of its sub-enum, declared once.
 //
-// ir.hpp builds the enums (OpKind, BinaryOp, ...) and the registry (op_info, sub_ops) from these
-// lists; the names, the parser's spellings, the verifier's operand counts and sub-code ranges, the
-// uniformity analysis and the host backend's barrier fission read the registry. Adding a math
-// function is one line in ROCJIT_MATH_FNS (plus its lowering and DSL entry point); adding an op
-// kind is one line in ROCJIT_OPS (plus its text form, type rule and lowering).
+// ir.hpp builds from these lists the enums (OpKind, BinaryOp, ...), the registry (op_info,
+// family_members), the typed attribute struct of each kind (OpDefinition<K>::Attrs, held in
+// Op::attrs), default attributes and regions (Op(OpKind)), and the Visitor/Mutator hooks; ir.cpp
+// builds copy, equality and hashing from each attribute struct's field list, and the names,
+// spellings, operand counts and member ranges that the parser and the verifier's generic checks
+// read. Collective behaviour comes from the `convergent`, `sync` and `result` columns
+// (ir::is_sync_point, ir::computes_collectively), not from naming kinds.
+//
+// Adding a family member (a math function, a wave op) is one line here; every switch over the
+// family that must handle it then fails to build (-Werror=switch, and no switch over op kinds
+// or members has a default: label — ctest lint-exhaustive-op-dispatch checks).
+// Adding an op kind is one line in ROCJIT_OPS (and an attribute struct in ir.hpp if its
+// attributes are new). The build then fails, naming the kind, at each place that must decide
+// what the op means — 9 switches in 6 files: printer.cpp (text form), parser.cpp (text form),
+// verifier.cpp (type rule), uniformity.cpp (divergence; origin description), interpret.cpp
+// (scheduling, execution, collectives), targets/lowering.cpp (LLVM IR for both back ends, which
+// override its hooks where they differ). What the compiler cannot ask for: the DSL entry point
+// (dsl/), tests, and, for new machine instructions, amdsim. A complete new op kind therefore
+// touches about 10 files: ops.hpp, ir.hpp (attributes, if new), those 6, a DSL source file and
+// its header, and the tests.
 #pragma once
 
 // Sub-enum members: X(enumerator, spelling, operands, divergent).
@@ -82,7 +97,7 @@
   X(wavefront, "wavefront") X(workgroup, "workgroup") X(device, "device") X(system, "system")
 
 // Op kinds: X(enumerator, spelling, family, operands, reference, result, effect, convergent,
-//             sync, regions).
+//             sync, regions, attributes).
 //   spelling:   the op's name in .rjir; a family's members are spelled <prefix><member>
 //   family:     the sub-enum held in Op::sub (OpFamily)
 //   operands:   value operands besides indices; by_member: the family member's count; by_lanes:
@@ -95,6 +110,9 @@
 //   sync:       SyncScope of a synchronisation point (barrier fission splits the host body there)
 //   regions:    nested regions the op owns (while: condition, body and step, the step run after the
 //               body and after a continue, as a C for loop's increment; it may be empty)
+//   attributes: the struct of typed attributes the op carries in Op::attrs (ir.hpp: ConstantAttrs,
+//               AtomicAttrs, ...; NoAttrs for none). An attribute exists only on the ops whose
+//               struct names it; copy, equality and hashing come from the struct's fields.
 // fence orders memory (Op::order, Op::scope) without waiting for anyone; uniform is the user's
 // promise that its operand is the same for every work-item of the group (its result counts as
 // uniform; every back end checks the promise under ROCJIT_BOUNDS_CHECK).
@@ -106,33 +124,33 @@
 // takes or makes a vector (the DSL's Vec<T, N> computes lane by lane; LLVM packs the lanes again).
 // clang-format off
 #define ROCJIT_OPS(X)                                                                                              \
-  X(constant,    "const",       none,     0,         none,    value,     none,          false, none,      0)       \
-  X(binary,      "binary",      binary,   by_member, none,    value,     none,          false, none,      0)       \
-  X(unary,       "unary",       unary,    by_member, none,    value,     none,          false, none,      0)       \
-  X(compare,     "cmp",         compare,  by_member, none,    value,     none,          false, none,      0)       \
-  X(select,      "select",      none,     3,         none,    value,     none,          false, none,      0)       \
-  X(cast,        "cast",        none,     1,         none,    value,     none,          false, none,      0)       \
-  X(bitcast,     "bitcast",     none,     1,         none,    value,     none,          false, none,      0)       \
-  X(math,        "math",        math,     by_member, none,    value,     none,          false, none,      0)       \
-  X(workitem,    "workitem",    workitem, by_member, none,    value,     none,          false, none,      0)       \
-  X(shape,       "shape",       none,     0,         memory,  value,     none,          false, none,      0)       \
-  X(load,        "load",        none,     0,         indexed, value,     reads_memory,  false, none,      0)       \
-  X(store,       "store",       none,     1,         indexed, none,      writes_memory, false, none,      0)       \
-  X(atomic,      "atomic",      atomic,   by_member, indexed, optional,  writes_memory, false, none,      0)       \
-  X(var_load,    "var.load",    none,     0,         slot,    value,     none,          false, none,      0)       \
-  X(var_store,   "var.store",   none,     1,         slot,    none,      writes_memory, false, none,      0)       \
-  X(barrier,     "barrier",     fence,    0,         none,    none,      synchronizes,  true,  workgroup, 0)       \
-  X(wavebarrier, "wavebarrier", none,     0,         none,    none,      synchronizes,  true,  wavefront, 0)       \
-  X(fence,       "fence",       none,     0,         none,    none,      synchronizes,  false, none,      0)       \
-  X(uniform,     "uniform",     none,     1,         none,    value,     none,          false, none,      0)       \
-  X(make_vector, "vector",      none,     by_lanes,  none,    value,     none,          false, none,      0)       \
-  X(extract,     "extract",     none,     1,         none,    value,     none,          false, none,      0)       \
-  X(wave,        "wave",        wave,     by_member, none,    value,     synchronizes,  true,  wavefront, 0)       \
-  X(if_,         "if",          none,     1,         none,    none,      control_flow,  false, none,      2)       \
-  X(for_,        "for",         none,     3,         none,    induction, control_flow,  false, none,      1)       \
-  X(while_,      "while",       none,     0,         none,    none,      control_flow,  false, none,      3)       \
-  X(condition,   "condition",   none,     1,         none,    none,      none,          false, none,      0)       \
-  X(break_,      "break",       none,     0,         none,    none,      control_flow,  false, none,      0)       \
-  X(continue_,   "continue",    none,     0,         none,    none,      control_flow,  false, none,      0)       \
-  X(return_,     "return",      none,     0,         none,    none,      control_flow,  false, none,      0)
+  X(constant,    "const",       none,     0,         none,    value,     none,          false, none,      0, ConstantAttrs)  \
+  X(binary,      "binary",      binary,   by_member, none,    value,     none,          false, none,      0, BinaryAttrs)    \
+  X(unary,       "unary",       unary,    by_member, none,    value,     none,          false, none,      0, UnaryAttrs)     \
+  X(compare,     "cmp",         compare,  by_member, none,    value,     none,          false, none,      0, CompareAttrs)   \
+  X(select,      "select",      none,     3,         none,    value,     none,          false, none,      0, NoAttrs)        \
+  X(cast,        "cast",        none,     1,         none,    value,     none,          false, none,      0, NoAttrs)        \
+  X(bitcast,     "bitcast",     none,     1,         none,    value,     none,          false, none,      0, NoAttrs)        \
+  X(math,        "math",        math,     by_member, none,    value,     none,          false, none,      0, MathAttrs)      \
+  X(workitem,    "workitem",    workitem, by_member, none,    value,     none,          false, none,      0, WorkItemAttrs)  \
+  X(shape,       "shape",       none,     0,         memory,  value,     none,          false, none,      0, ShapeAttrs)     \
+  X(load,        "load",        none,     0,         indexed, value,     reads_memory,  false, none,      0, AccessAttrs)    \
+  X(store,       "store",       none,     1,         indexed, none,      writes_memory, false, none,      0, AccessAttrs)    \
+  X(atomic,      "atomic",      atomic,   by_member, indexed, optional,  writes_memory, false, none,      0, AtomicAttrs)    \
+  X(var_load,    "var.load",    none,     0,         slot,    value,     none,          false, none,      0, SlotAttrs)      \
+  X(var_store,   "var.store",   none,     1,         slot,    none,      writes_memory, false, none,      0, SlotAttrs)      \
+  X(barrier,     "barrier",     fence,    0,         none,    none,      synchronizes,  true,  workgroup, 0, BarrierAttrs)   \
+  X(wavebarrier, "wavebarrier", none,     0,         none,    none,      synchronizes,  true,  wavefront, 0, NoAttrs)        \
+  X(fence,       "fence",       none,     0,         none,    none,      synchronizes,  false, none,      0, FenceAttrs)     \
+  X(uniform,     "uniform",     none,     1,         none,    value,     none,          false, none,      0, NoAttrs)        \
+  X(make_vector, "vector",      none,     by_lanes,  none,    value,     none,          false, none,      0, NoAttrs)        \
+  X(extract,     "extract",     none,     1,         none,    value,     none,          false, none,      0, ExtractAttrs)   \
+  X(wave,        "wave",        wave,     by_member, none,    value,     synchronizes,  true,  wavefront, 0, WaveAttrs)      \
+  X(if_,         "if",          none,     1,         none,    none,      control_flow,  false, none,      2, NoAttrs)        \
+  X(for_,        "for",         none,     3,         none,    induction, control_flow,  false, none,      1, LoopAttrs)      \
+  X(while_,      "while",       none,     0,         none,    none,      control_flow,  false, none,      3, LoopAttrs)      \
+  X(condition,   "condition",   none,     1,         none,    none,      none,          false, none,      0, NoAttrs)        \
+  X(break_,      "break",       none,     0,         none,    none,      control_flow,  false, none,      0, NoAttrs)        \
+  X(continue_,   "continue",    none,     0,         none,    none,      control_flow,  false, none,      0, NoAttrs)        \
+  X(return_,     "return",      none,     0,         none,    none,      control_flow,  false, none,      0, NoAttrs)
 // clang-format on

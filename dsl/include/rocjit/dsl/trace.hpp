@@ -53,9 +53,13 @@ ir::ValueId use(const Value& v, const std::source_location& loc);
 /// Appends an op to the innermost open region; returns the op (owned by the region).
 ir::Op& append(ir::Op op);
 
-/// Creates an op producing a fresh value of `type` and appends it.
-Value emit(ir::OpKind kind, ir::Type type, std::vector<ir::ValueId> operands,
-           const std::source_location& loc, uint8_t sub = 0, uint32_t ref = 0, uint8_t dim = 0);
+/// Creates an op of `kind` with attributes `attrs` (its kind's struct) producing a fresh value of
+/// `type` (none: no value) and appends it.
+///@{
+Value emit(ir::OpKind kind, ir::Type type, std::vector<ir::ValueId> operands, const std::source_location& loc,
+           ir::OpAttrs attrs);
+Value emit(ir::OpKind kind, ir::Type type, std::vector<ir::ValueId> operands, const std::source_location& loc);
+///@}
 
 /// Records `body` into `region` (pushes it as the insertion point while body runs).
 template <class F>
