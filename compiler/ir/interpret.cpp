@@ -33,6 +33,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <unordered_map>
 
 #include "passes/pipeline.h"
 #include "rocjit/compiler/error.hpp"
@@ -490,6 +491,7 @@ struct Item {
   std::vector<Frame> frames;
   const Op* waiting = nullptr;  // the barrier it stopped at; nullptr when it ended
   bool held = false;            // waiting for the rest of its group or wave
+  std::unordered_map<const Op*, size_t> uniform_runs;  // times it ran each uniform op in this group
 };
 
 class Interpreter {
@@ -622,6 +624,7 @@ class Interpreter {
   // --- Groups and phases ---------------------------------------------------------------------
 
   void run_group() {
+    uniform_values_.clear();
     for (auto& [id, bytes] : shared_) std::fill(bytes.begin(), bytes.end(), std::byte{0});
     for (auto& [id, flags] : shared_written_) std::fill(flags.begin(), flags.end(), uint8_t{0});
     std::fill(dynamic_shared_.begin(), dynamic_shared_.end(), std::byte{0});
@@ -637,6 +640,7 @@ class Interpreter {
       it.frames.clear();
       it.frames.push_back(Frame{&k_.body, 0, Frame::Kind::block, nullptr});
       it.waiting = nullptr;
+      it.uniform_runs.clear();
     }
     for (Item& it : items_) it.held = false;
     while (true) {
@@ -680,6 +684,30 @@ class Interpreter {
                                  group_name(), item_name(at), where(at), item_name(other), where(other)));
       }
     }
+  }
+
+  // uniform(x) promises one value for the whole group: the n-th time each work-item runs the op,
+  // it gets the value the first work-item to get there got.
+  void check_uniform(Item& it, const Op& op, Bits value) {
+    std::vector<std::pair<Bits, size_t>>& seen = uniform_values_[&op];
+    const size_t run = it.uniform_runs[&op]++;
+    const size_t self = static_cast<size_t>(&it - items_.data());
+    if (run == seen.size()) {
+      seen.emplace_back(value, self);
+      return;
+    }
+    if (seen[run].first == value) return;
+    const Type t = op.type;
+    auto shown = [&](Bits b) {
+      if (ir::is_float(t) && !narrow(t)) return t == Type::f32 ? fmt::format("{}", std::bit_cast<float>(static_cast<uint32_t>(b)))
+                                                                : fmt::format("{}", std::bit_cast<double>(b));
+      if (ir::is_signed(t)) return fmt::format("{}", extend(t, b));
+      return fmt::format("{}", b);
+    };
+    launch_error(fmt::format("uniform() at {} got {} in work-item {} but {} in work-item {} of group {}; uniform(x) "
+                             "promises one value for the whole work-group",
+                             op.loc.str(), shown(value), item_name(it), shown(seen[run].first),
+                             item_name(items_[seen[run].second]), group_name()));
   }
 
   // The work-items [begin, end) stopped together at `op`, which computes across them.
@@ -983,7 +1011,10 @@ class Interpreter {
         r = old;
         break;
       }
-      case OpKind::uniform: r = operand(0); break;  // a promise, not an operation
+      case OpKind::uniform:  // a promise: the n-th run of the op gives every work-item one value
+        r = operand(0);
+        check_uniform(it, op, r);
+        break;
       case OpKind::var_load:
         check_written(it, op, &it.slot_written[op.slot()]);
         r = it.slots[op.slot()];
@@ -1002,6 +1033,7 @@ class Interpreter {
     if (op.result) it.values[op.result] = r;
   }
 
+  std::unordered_map<const Op*, std::vector<std::pair<Bits, size_t>>> uniform_values_;  // per uniform op, per run
   const ir::Kernel& k_;
   Dim3 grid_, block_;
   InterpretOptions options_;
@@ -1094,6 +1126,8 @@ void interpret_wave(ir::WaveOp op, ir::Type type, const uint64_t* a, const uint6
     }
   }
 }
+
+void check_interpretable(const ir::Kernel& kernel) { passes::check(kernel); }
 
 void interpret(const ir::Kernel& kernel, Dim3 grid, Dim3 block, std::span<const InterpretArgument> args,
                const InterpretOptions& options) {

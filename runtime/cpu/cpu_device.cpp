@@ -17,6 +17,8 @@
 
 #include "rocjit/compiler/compile.hpp"
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/interpret.hpp"
+#include "rocjit/compiler/kernel_abi.hpp"
 #include "rocjit/runtime/host_runner.hpp"
 #include "runtime/src/backend.hpp"
 
@@ -159,10 +161,93 @@ struct Shape {
   unsigned launches = 0;
 };
 
+// A kernel the CPU device or the interpreter device runs on the host.
+struct HostRunKernel : CompiledKernel {
+  // At a launch, on the caller's thread (so errors are the launch's own).
+  virtual void prepare_launch(Dim3 grid, Dim3 block) const = 0;
+  // On the stream's thread.
+  virtual void run(Dim3 grid, Dim3 block, const ArgumentPack& args) const = 0;
+  // What a queued launch must keep alive until it has run (called when it is queued).
+  virtual std::shared_ptr<const void> hold_for_launch() const { return nullptr; }
+};
+
+// A kernel on the interpreter device (`interp`): ir::interpret, the reference semantics, runs it
+// with the launch's arguments decoded through the kernel ABI (the same packing every device
+// gets). Slow, and checks what the interpreter checks: out-of-bounds accesses, reads of unwritten
+// shared or local memory and variables, work-items at different barriers.
+struct InterpKernel : HostRunKernel {
+  std::weak_ptr<const ir::Kernel> ir;
+  KernelAbi abi;
+
+  void prepare_launch(Dim3, Dim3) const override {}
+  // The interpreter runs the IR itself: a queued launch holds it (the device refers to it weakly).
+  std::shared_ptr<const void> hold_for_launch() const override { return ir.lock(); }
+  void run(Dim3 grid, Dim3 block, const ArgumentPack& args) const override {
+    std::shared_ptr<const ir::Kernel> k = ir.lock();
+    if (!k) throw LaunchError(fmt::format("kernel '{}': its IR is gone (launches hold it; this is a bug)", name));
+    auto cell = [&](size_t i) { return static_cast<const unsigned char*>(args.pointers.at(i)); };
+    std::vector<InterpretArgument> bound(k->params.size());
+    InterpretOptions options;
+    options.wave_size = wave_size;
+    for (size_t i = 0; i < abi.arguments.size(); ++i) {
+      const AbiArgument& a = abi.arguments[i];
+      switch (a.kind) {
+        case AbiArgument::Kind::scalar: {
+          InterpretArgument& s = bound[a.param];
+          s.kind = InterpretArgument::Kind::scalar;
+          s.type = a.type;
+          std::memcpy(&s.bits, cell(i), a.size);
+          break;
+        }
+        case AbiArgument::Kind::pointer: {
+          InterpretArgument& arr = bound[a.param];
+          arr.kind = InterpretArgument::Kind::array;
+          arr.type = a.type;
+          std::memcpy(&arr.data, cell(i), sizeof(void*));
+          break;
+        }
+        case AbiArgument::Kind::extent: {
+          int32_t e = 0;
+          std::memcpy(&e, cell(i), sizeof e);
+          bound[a.param].shape.push_back(e);
+          break;
+        }
+        case AbiArgument::Kind::stride: {
+          int64_t s = 0;
+          std::memcpy(&s, cell(i), sizeof s);
+          bound[a.param].strides.push_back(s);
+          break;
+        }
+        case AbiArgument::Kind::dynamic_shared: {
+          uint32_t bytes = 0;
+          std::memcpy(&bytes, cell(i), sizeof bytes);
+          options.dynamic_shared_bytes = bytes;
+          break;
+        }
+      }
+    }
+    // Each array's buffer: its elements (contiguous layouts) or up to its last strided element.
+    for (InterpretArgument& a : bound) {
+      if (a.kind != InterpretArgument::Kind::array) continue;
+      int64_t size = 1;
+      if (a.strides.empty()) {
+        for (int64_t e : a.shape) size *= e;
+      } else {
+        for (size_t d = 0; d < a.shape.size(); ++d) {
+          if (a.shape[d] == 0) size = 0;
+          if (size) size += (a.shape[d] - 1) * a.strides[d];
+        }
+      }
+      a.size = size;
+    }
+    interpret(*k, grid, block, bound, options);
+  }
+};
+
 // A kernel on the CPU device. The host backend compiles it for each of the first few work-group
 // shapes it is launched with (constant trip counts in the work-item loops: LLVM unrolls and
 // vectorises them without runtime checks), then once more for any further shape.
-struct CpuKernel : CompiledKernel {
+struct CpuKernel : HostRunKernel {
   static constexpr size_t max_shapes = 4;
   // Weak, so that the device can forget the kernel once nobody holds its IR; every use is during
   // a launch, which holds the IR.
@@ -173,7 +258,11 @@ struct CpuKernel : CompiledKernel {
 
   // At a launch (on the caller's thread, so CompileErrors are the launch's own): compiles on
   // first use of a shape, counts the launch and starts the tier-up at the second.
-  void prepare_launch(Dim3 grid, Dim3 block) const {
+  void run(Dim3 grid, Dim3 block, const ArgumentPack& args) const override {
+    run_host(for_block(block), grid, block, args.pointers.data());
+  }
+
+  void prepare_launch(Dim3 grid, Dim3 block) const override {
     std::shared_ptr<Shape> shape = find(block, grid.count() * block.count());
     if (!shape) return;  // beyond max_shapes: `any`, compiled at O3
     std::lock_guard<std::mutex> g(shape->lock);
@@ -291,8 +380,8 @@ class CpuStream : public StreamImpl {
   // The dynamic shared bytes travel in the arguments (kernel ABI), where run_host reads them.
   void launch(std::shared_ptr<CompiledKernel> kernel, Dim3 grid, Dim3 block, uint32_t,
               std::shared_ptr<ArgumentPack> args) override {
-    submit([kernel, grid, block, args] {
-      run_host(static_cast<CpuKernel&>(*kernel).for_block(block), grid, block, args->pointers.data());
+    submit([kernel, grid, block, args, hold = static_cast<const HostRunKernel&>(*kernel).hold_for_launch()] {
+      static_cast<const HostRunKernel&>(*kernel).run(grid, block, *args);
     });
   }
   void host_callback(std::function<void()> f) override { submit(std::move(f)); }
@@ -366,11 +455,16 @@ uint64_t available_memory() {
   return static_cast<uint64_t>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
+// The CPU device, or with `interpret` the interpreter device (`interp`): the same memory, streams
+// and events, kernels run by ir::interpret instead of the host JIT.
 class CpuDevice : public DeviceImpl {
  public:
-  std::string name() const override { return fmt::format("CPU ({} threads)", host_thread_count()); }
-  std::string kind() const override { return "cpu"; }
-  std::string id() const override { return "cpu"; }
+  explicit CpuDevice(bool interpret = false) : interpret_(interpret) {}
+  std::string name() const override {
+    return interpret_ ? std::string("reference interpreter") : fmt::format("CPU ({} threads)", host_thread_count());
+  }
+  std::string kind() const override { return interpret_ ? "interp" : "cpu"; }
+  std::string id() const override { return interpret_ ? "interp" : "cpu"; }
   std::string target() const override { return "host"; }
   uint64_t total_memory() const override { return physical_memory(); }
   uint64_t free_memory() const override { return available_memory(); }
@@ -409,12 +503,25 @@ class CpuDevice : public DeviceImpl {
     // stream's thread) makes a CompileError the launch's own error. A kernel for_block() returns
     // always accepts this shape.
     check_host_geometry(k.name, k.max_block_size, grid, block);
-    static_cast<const CpuKernel&>(k).prepare_launch(grid, block);
+    static_cast<const HostRunKernel&>(k).prepare_launch(grid, block);
   }
   uint64_t shared_memory_limit() const override { return host_shared_bytes_limit; }
 
  protected:
   std::shared_ptr<CompiledKernel> compile(const std::shared_ptr<const ir::Kernel>& ir) override {
+    if (interpret_) {
+      // What every compile checks (verify, uniformity) before the interpreter runs the IR.
+      check_interpretable(*ir);
+      auto k = std::make_shared<InterpKernel>();
+      k->ir = ir;
+      k->abi = kernel_abi(*ir);
+      k->name = ir->name;
+      k->max_block_size = ir->max_block_size;
+      k->static_shared_bytes = static_cast<uint64_t>(ir->shared_bytes());
+      k->wave_size = host_wave_size;
+      k->wave_rows = describe_wave_rows(*ir);
+      return k;
+    }
     auto k = std::make_shared<CpuKernel>();
     k->ir = ir;
     k->name = ir->name;
@@ -424,11 +531,15 @@ class CpuDevice : public DeviceImpl {
     k->wave_rows = describe_wave_rows(*ir);
     return k;
   }
+
+ private:
+  bool interpret_;
 };
 
 }  // namespace
 
 std::shared_ptr<DeviceImpl> make_cpu_device() { return std::make_shared<CpuDevice>(); }
+std::shared_ptr<DeviceImpl> make_interp_device() { return std::make_shared<CpuDevice>(true); }
 
 }  // namespace rocjit::runtime
 

@@ -179,6 +179,8 @@ size_t device_kernel_limit();
 
 // Backends.
 std::shared_ptr<DeviceImpl> make_cpu_device();
+// The interpreter device (`interp`): CPU memory and streams, kernels run by ir::interpret.
+std::shared_ptr<DeviceImpl> make_interp_device();
 // HIP GPUs found through libamdhip64, or empty with `why` saying why there are none.
 std::vector<std::shared_ptr<DeviceImpl>> make_hip_devices(std::string& why);
 // The AMDGPU simulator's devices (libamdsim-hip.so through the same HIP code), ids

@@ -165,6 +165,7 @@ struct Registry {
   std::vector<std::shared_ptr<DeviceImpl>> hip;
   std::string hip_why;
   std::shared_ptr<DeviceImpl> cpu;
+  std::shared_ptr<DeviceImpl> interp;  // the reference interpreter as a device
   std::mutex lock;
   std::shared_ptr<DeviceImpl> chosen_default;
   // The AMDGPU simulator's devices (sim:<processor>), loaded at the first request for one.
@@ -180,6 +181,7 @@ Registry& registry() {
   static Registry& r = *new Registry;
   std::call_once(r.once, [&] {
     r.cpu = make_cpu_device();
+    r.interp = make_interp_device();
     r.hip = make_hip_devices(r.hip_why);
   });
   return r;
@@ -241,6 +243,7 @@ std::vector<Device> devices() {
 Device get_device(const std::string& id) {
   auto& r = registry();
   if (id == "cpu") return Device(r.cpu);
+  if (id == "interp") return Device(r.interp);
   if (id == "sim" || id.rfind("sim:", 0) == 0) return runtime::get_sim_device(r, id);
   if (id == "hip" || id.rfind("hip:", 0) == 0) {
     size_t index = 0;
@@ -248,7 +251,7 @@ Device get_device(const std::string& id) {
       char* end = nullptr;
       long v = std::strtol(id.c_str() + 4, &end, 10);
       if (*end || v < 0)
-        throw DeviceError(fmt::format("'{}' is not a device id; use cpu, hip, hip:N, sim or sim:<processor>", id));
+        throw DeviceError(fmt::format("'{}' is not a device id; use cpu, interp, hip, hip:N, sim or sim:<processor>", id));
       index = static_cast<size_t>(v);
     }
     if (r.hip.empty()) throw DeviceError(fmt::format("no HIP device for '{}': {}", id, r.hip_why));
@@ -257,7 +260,7 @@ Device get_device(const std::string& id) {
                                     r.hip.size() - 1));
     return Device(r.hip[index]);
   }
-  throw DeviceError(fmt::format("'{}' is not a device id; use cpu, hip, hip:N, sim or sim:<processor>", id));
+  throw DeviceError(fmt::format("'{}' is not a device id; use cpu, interp, hip, hip:N, sim or sim:<processor>", id));
 }
 
 Device new_cpu_device() { return Device(runtime::make_cpu_device()); }

@@ -1,4 +1,4 @@
-// Runs the end-to-end tests on one device: `rocjit-e2e --device=cpu|hip[:N]|sim[:<processor>] [catch options]`.
+// Runs the end-to-end tests on one device: `rocjit-e2e --device=cpu|interp|hip[:N]|sim[:<processor>] [catch options]`.
 // Exits with 77 (reported by ctest as skipped, never as passed) when the device is absent.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>

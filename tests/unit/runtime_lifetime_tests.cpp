@@ -100,3 +100,55 @@ TEST_CASE("a host callback on a blocking CPU stream may use the default stream w
   s.synchronize();
   for (int i = 0; i < 64; ++i) REQUIRE(seen[i] == float(i));
 }
+
+TEST_CASE("the reference interpreter is a device: interp runs kernels with the interpreter's checks") {
+  using namespace rocjit::dsl;
+  Device interp = get_device("interp");
+  CHECK(interp.id() == "interp");
+  CHECK(interp.kind() == "interp");
+  CHECK(interp.target() == "host");
+  // A correct kernel, asynchronously on a stream, with the kernel (and so its IR) dropped before
+  // the launch has run.
+  auto host = std::vector<int32_t>(1000);
+  for (int i = 0; i < 1000; ++i) host[i] = i;
+  Stream s = stream(interp);
+  auto a = to_device(host, s, interp);
+  {
+    Kernel twice = kernel("twice", [](Array<int32_t> x) {
+      Int i = global_id(0);
+      If(i < x.shape(0), [&] { x(i) = x(i) * 2; });
+    });
+    twice[{4, 256, s}](a);
+  }
+  auto out = a.copy_to_host(s);
+  s.synchronize();
+  for (int i = 0; i < 1000; ++i) REQUIRE(out.to_vector()[i] == 2 * i);
+  // What only the interpreter checks: a shared element read before any work-item wrote it, and a
+  // broken uniform() promise without ROCJIT_BOUNDS_CHECK. Errors come at the stream's next
+  // synchronisation.
+  Kernel unwritten = kernel("unwritten", [](Array<int32_t> x) {
+    auto sh = shared::array<int32_t>({64});
+    Int t = local_id(0);
+    If(t > 0, [&] { sh(t) = t; });
+    barrier();
+    x(t) = sh((t + 1) % 64);
+  }, {.max_block_size = 64});
+  auto b = device_array<int32_t>({64}, Order::C, interp);
+  unwritten[{1, 64, s}](b);
+  CHECK_THROWS_WITH(s.synchronize(), Catch::Matchers::Contains("before") && Catch::Matchers::Contains("unwritten"));
+  Kernel promise = kernel("promise", [](Array<int32_t> x) {
+    Int n = uniform(local_id(0) / 32);
+    x(local_id(0)) = n;
+  }, {.max_block_size = 64});
+  promise[{1, 64, s}](b);
+  CHECK_THROWS_WITH(s.synchronize(),
+                    Catch::Matchers::Contains("uniform() at") && Catch::Matchers::Contains("work-item (32, 0, 0)"));
+  // The device stays usable.
+  auto c = to_device(std::vector<int32_t>(64, 3), s, interp);
+  Kernel inc = kernel("inc", [](Array<int32_t> x) { x(local_id(0)) = x(local_id(0)) + 1; });
+  inc[{1, 64, s}](c);
+  auto incremented = c.copy_to_host(s);
+  s.synchronize();
+  for (int32_t v : incremented.to_vector()) REQUIRE(v == 4);
+  CHECK_THROWS_WITH(get_device("interpreter"), Catch::Matchers::Contains("use cpu, interp, hip"));
+}

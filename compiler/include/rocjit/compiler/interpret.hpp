@@ -111,6 +111,11 @@ struct InterpretOptions {
 void interpret_wave(ir::WaveOp op, ir::Type type, const uint64_t* a, const uint64_t* b, uint64_t* out,
                     unsigned active, unsigned width);
 
+/// The checks interpret() makes before running `kernel` (ir::verify and the pipeline's
+/// uniformity rule, as every compile): a CompileError naming the kernel and file:line. The
+/// interpreter device calls it when it "compiles" a kernel, so errors come at the first launch.
+void check_interpretable(const ir::Kernel& kernel);
+
 /// Runs `kernel` over `grid` work-groups of `block` work-items; args[i] binds parameter i.
 /// Throws CompileError if the kernel does not verify, LaunchError for bad geometry or arguments,
 /// an out-of-bounds access, a read of unwritten shared/local memory or of an unwritten variable,
