@@ -46,6 +46,7 @@
 #include "support/atomic_file.h"
 #include "targets/amdgpu/metadata.h"
 #include "support/environment.h"
+#include "support/log.h"
 
 namespace rocjit {
 namespace {
@@ -132,7 +133,7 @@ void reject(const std::string& path) {
 
 void warn_once(const std::string& what) {
   static std::once_flag once;
-  std::call_once(once, [&] { std::fprintf(stderr, "rocjit: warning: kernel disk cache disabled for now: %s\n", what.c_str()); });
+  std::call_once(once, [&] { support::log(LogLevel::warning, "kernel disk cache disabled for now: {}", what); });
 }
 
 // Payload: code object version (u32), the explicit argument names (u32 count, then u32 length +

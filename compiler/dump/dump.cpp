@@ -1,6 +1,7 @@
 // ROCJIT_DUMP / ROCJIT_DUMP_DIR (see dump.h).
 #include "dump/dump.h"
 #include "support/atomic_file.h"
+#include "support/log.h"
 
 #include <fmt/format.h>
 #include <llvm/ADT/SmallVector.h>
@@ -25,7 +26,7 @@ void warn_once(const std::string& message) {
   static std::mutex lock;
   static std::set<std::string> said;
   std::lock_guard<std::mutex> guard(lock);
-  if (said.insert(message).second) std::fprintf(stderr, "rocjit: warning: %s\n", message.c_str());
+  if (said.insert(message).second) support::log(LogLevel::warning, "{}", message);
 }
 
 // Kernel names come from users (and .rjir files): keep file names inside the dump directory.

@@ -24,6 +24,7 @@
 
 #include "support/atomic_file.h"
 #include "support/environment.h"
+#include "support/log.h"
 
 namespace rocjit {
 namespace {
@@ -87,7 +88,7 @@ struct State {
     }
     out << "\n";
     if (std::string failure = write_file_atomically(path, text); !failure.empty())
-      std::fprintf(stderr, "rocjit: warning: cannot write the time trace to %s: %s\n", path.c_str(), failure.c_str());
+      support::log(LogLevel::warning, "cannot write the time trace to {}: {}", path, failure);
   }
 };
 

@@ -1,4 +1,5 @@
 #include "support/environment.h"
+#include "support/log.h"
 
 #include <charconv>
 #include <cstdio>
@@ -14,8 +15,7 @@ int64_t environment_integer(const char* name, int64_t min, int64_t max, int64_t 
   int64_t value = 0;
   auto [stop, error] = std::from_chars(text, end, value);
   if (error == std::errc() && stop == end && value >= min && value <= max) return value;
-  std::fprintf(stderr, "rocjit: warning: %s='%s' is not %s; using %lld\n", name, text, what,
-               static_cast<long long>(fallback));
+  support::log(LogLevel::warning, "{}='{}' is not {}; using {}", name, text, what, fallback);
   return fallback;
 }
 
