@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <string_view>
 
 #include "passes/expand_math.h"
@@ -14,26 +13,19 @@
 #include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/compiler/verifier.hpp"
 #include "support/log.h"
+#include "support/settings.h"
 
 namespace rocjit::passes {
 namespace {
 
-enum class Log { off, passes, ir };
-
-Log log_setting() {
-  const char* v = std::getenv("ROCJIT_LOG_PASSES");
-  if (!v || !*v || std::string_view(v) == "0") return Log::off;
-  return std::string_view(v) == "ir" ? Log::ir : Log::passes;
-}
-
-// ROCJIT_LOG_PASSES: one message (level info) per pass.
+// Settings::log_passes (ROCJIT_LOG_PASSES): one message (level info) per pass.
 void log_pass(const char* pass, const ir::Kernel& kernel, std::chrono::steady_clock::time_point start, bool rewrote) {
-  const Log setting = log_setting();
-  if (setting == Log::off || !support::log_enabled(LogLevel::info)) return;
+  const PassLog setting = support::current_settings()->log_passes;
+  if (setting == PassLog::off || !support::log_enabled(LogLevel::info)) return;
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::string message = fmt::format("kernel '{}': {} {:.3f} ms{}", kernel.name, pass, ms,
                                     rewrote ? ", rewrote the kernel" : "");
-  if (rewrote && setting == Log::ir) {
+  if (rewrote && setting == PassLog::ir) {
     message += "\n" + ir::print(kernel);
     while (message.back() == '\n') message.pop_back();
   }

@@ -96,7 +96,9 @@ struct Settings {
   std::string device_libs;
   /// ROCJIT_LLVM_ARGS: options for LLVM itself, like clang's `-mllvm` (e.g. `-print-after-all`).
   /// LLVM's options are process-wide: a compile that starts with other llvm_args than the
-  /// previous one resets them and sets these. Such compiles bypass the kernel cache.
+  /// previous one resets them to LLVM's defaults and sets these. (A few LLVM options act once
+  /// when set, such as `-opt-bisect-limit`; a reset does not undo those.) Compiles with llvm_args
+  /// bypass the kernel cache.
   std::string llvm_args;
   /// ROCJIT_MALLOC_TUNING=1 (default off): at the next compile, rocjit sets glibc's
   /// M_MMAP_THRESHOLD to 1 MiB and M_TRIM_THRESHOLD to 8 MiB with mallopt, for the whole

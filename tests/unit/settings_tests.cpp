@@ -1,5 +1,6 @@
 // rocjit::Settings: parsing the environment's variables (valid values, and the warning and
-// default for each value that is not), the thread-safe set/get API, and the log handler.
+// default for each value that is not), the thread-safe set/get API, the log handler, and settings
+// that change between compiles.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -13,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "rocjit/compiler/error.hpp"
-#include "rocjit/settings.hpp"
+#include "rocjit/rocjit.hpp"
+#include "sample_kernels.hpp"
 #include "scoped_settings.hpp"
 
 using namespace rocjit;
@@ -290,4 +291,27 @@ TEST_CASE("without a handler, messages go to stderr as 'rocjit: <level>: <messag
   set_log_handler([](LogLevel, std::string_view) { throw std::runtime_error("the handler failed"); });
   CHECK_NOTHROW(settings_from_variables({{"ROCJIT_CACHE_MAX_MB", "lots"}}));
   set_log_handler(nullptr);
+}
+
+TEST_CASE("Settings::llvm_args reach LLVM at the next compile, a bad one is a CompileError, and clearing them restores LLVM's defaults") {
+  const Kernel k = samples::matmul();
+  const Target gfx90a = Target::amdgpu("gfx90a");
+  CompileOptions fresh;
+  fresh.cache = false;
+  const std::vector<uint8_t> plain = compile(k, gfx90a, fresh).elf;
+  {
+    // Without the machine scheduler: other code.
+    ScopedSettings unscheduled([](Settings& s) { s.llvm_args = "-enable-misched=false"; });
+    CHECK(compile(k, gfx90a, fresh).elf != plain);
+    CHECK(last_compile_record("matmul", gfx90a.str()).cache == "bypassed");
+  }
+  CHECK(compile(k, gfx90a, fresh).elf == plain);
+  {
+    ScopedSettings bad([](Settings& s) { s.llvm_args = "--no-such-option"; });
+    CHECK_THROWS_AS(compile(k, gfx90a), CompileError);
+    CHECK_THROWS_WITH(compile(k, Target::host()),
+                      Catch::Matchers::Contains("kernel 'matmul': ROCJIT_LLVM_ARGS='--no-such-option' is not a valid set "
+                                                "of LLVM options: Unknown command line argument '--no-such-option'"));
+  }
+  CHECK(compile(k, gfx90a, fresh).elf == plain);
 }
