@@ -17,7 +17,6 @@
 
 #include <algorithm>
 
-#include "compiler/support/environment.h"
 #include "host_args.hpp"
 #include "sample_kernels.hpp"
 #include "scoped_settings.hpp"
@@ -685,22 +684,4 @@ TEST_CASE("compile() takes the host target too: one entry, one key builder, a ru
   args.scalar(2.0f).array(x).array(y);
   run_host(co.host, Dim3(1), Dim3(4), args.data());
   CHECK(y == std::vector<float>{12, 24, 36, 48});
-}
-
-TEST_CASE("numbers from environment variables: in range, else a warning and the fallback") {
-  using rocjit::support::environment_integer;
-  unsetenv("ROCJIT_TEST_NUMBER");
-  CHECK(environment_integer("ROCJIT_TEST_NUMBER", 1, 10, 7, "a count") == 7);
-  setenv("ROCJIT_TEST_NUMBER", "", 1);
-  CHECK(environment_integer("ROCJIT_TEST_NUMBER", 1, 10, 7, "a count") == 7);
-  setenv("ROCJIT_TEST_NUMBER", "10", 1);
-  CHECK(environment_integer("ROCJIT_TEST_NUMBER", 1, 10, 7, "a count") == 10);
-  setenv("ROCJIT_TEST_NUMBER", "-3", 1);
-  CHECK(environment_integer("ROCJIT_TEST_NUMBER", -5, 10, 7, "a count") == -3);
-  for (const char* bad : {"11", "0", "4x", " 4", "4 ", "0x10", "abc", "99999999999999999999"}) {
-    setenv("ROCJIT_TEST_NUMBER", bad, 1);
-    INFO(bad);
-    CHECK(environment_integer("ROCJIT_TEST_NUMBER", 1, 10, 7, "a count") == 7);
-  }
-  unsetenv("ROCJIT_TEST_NUMBER");
 }
