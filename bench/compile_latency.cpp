@@ -200,6 +200,14 @@ void batch_table(Kernel (*const (&makers)[7])(), int repeats) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Compiles are measured with glibc's malloc tuned for them (Settings::tune_malloc, off by
+  // default in the library; the README's figures were taken with it), unless the environment says
+  // how malloc should be: ROCJIT_MALLOC_TUNING=0 measures without.
+  bool environment_tunes = false;
+  for (const char* v : {"ROCJIT_MALLOC_TUNING", "GLIBC_TUNABLES", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
+                        "MALLOC_TOP_PAD_"})
+    environment_tunes = environment_tunes || std::getenv(v);
+  if (!environment_tunes) update_settings([](Settings& s) { s.tune_malloc = true; });
   int repeats = 15;
   bool phases_only = false, batch_only = false;
   Kernel (*makers[])() = {samples::saxpy,     samples::reverse,   samples::matmul, samples::reduce,
