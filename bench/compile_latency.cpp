@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -106,6 +107,34 @@ struct HipRtc {
   }
 };
 
+// The environment of a child process: this one's, with ROCJIT_CACHE_DIR set to `cache_dir` and
+// ROCJIT_CACHE removed (the child's disk cache on, there). Children read their settings from it.
+class ChildEnvironment {
+ public:
+  explicit ChildEnvironment(const std::string& cache_dir) {
+    for (char** e = environ; *e; ++e) {
+      const std::string_view entry = *e;
+      if (!entry.starts_with("ROCJIT_CACHE_DIR=") && !entry.starts_with("ROCJIT_CACHE=")) entries_.emplace_back(entry);
+    }
+    entries_.push_back("ROCJIT_CACHE_DIR=" + cache_dir);
+    for (std::string& e : entries_) pointers_.push_back(e.data());
+    pointers_.push_back(nullptr);
+  }
+  char** data() { return pointers_.data(); }
+
+ private:
+  std::vector<std::string> entries_;
+  std::vector<char*> pointers_;
+};
+
+// This process's kernel cache on disk in `dir`, or (empty) no disk cache.
+void disk_cache(const std::string& dir) {
+  update_settings([&](Settings& s) {
+    s.disk_cache = !dir.empty();
+    if (!dir.empty()) s.cache_dir = dir;
+  });
+}
+
 // One compile in a fresh process: this binary re-run with --cold=INDEX:PROCESSOR.
 double cold_process_ms(const char* self, int index, const std::string& processor) {
   std::string arg = "--cold=" + std::to_string(index) + ":" + processor;
@@ -136,9 +165,9 @@ std::pair<double, std::string> host_disk_ms(const char* self, int index, const s
   std::string file = dir + "-host.txt";
   std::string arg = "--host-disk=" + std::to_string(index) + ":" + file;
   char* argv[] = {const_cast<char*>(self), arg.data(), nullptr};
-  setenv("ROCJIT_CACHE_DIR", dir.c_str(), 1);
+  ChildEnvironment env(dir);
   pid_t pid = 0;
-  if (posix_spawn(&pid, self, nullptr, nullptr, argv, environ) != 0) return {-1, "spawn failed"};
+  if (posix_spawn(&pid, self, nullptr, nullptr, argv, env.data()) != 0) return {-1, "spawn failed"};
   int status = 0;
   waitpid(pid, &status, 0);
   double ms = -1;
@@ -171,6 +200,14 @@ void batch_table(Kernel (*const (&makers)[7])(), int repeats) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Compiles are measured with glibc's malloc tuned for them (Settings::tune_malloc, off by
+  // default in the library; the README's figures were taken with it), unless the environment says
+  // how malloc should be: ROCJIT_MALLOC_TUNING=0 measures without.
+  bool environment_tunes = false;
+  for (const char* v : {"ROCJIT_MALLOC_TUNING", "GLIBC_TUNABLES", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
+                        "MALLOC_TOP_PAD_"})
+    environment_tunes = environment_tunes || std::getenv(v);
+  if (!environment_tunes) update_settings([](Settings& s) { s.tune_malloc = true; });
   int repeats = 15;
   bool phases_only = false, batch_only = false;
   Kernel (*makers[])() = {samples::saxpy,     samples::reverse,   samples::matmul, samples::reduce,
@@ -180,7 +217,6 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--batch") == 0) batch_only = true;
     if (std::strncmp(argv[i], "--repeat=", 9) == 0) repeats = std::max(1, std::atoi(argv[i] + 9));
     if (std::strncmp(argv[i], "--host-disk=", 12) == 0) {  // child of host_disk_ms: INDEX:FILE
-      unsetenv("ROCJIT_CACHE");
       compile_host(samples::saxpy().ir(), uncached());  // the JIT's start-up out of the way
       int index = std::atoi(argv[i] + 12);
       Kernel k = makers[index]();
@@ -195,25 +231,24 @@ int main(int argc, char** argv) {
     }
     if (std::strcmp(argv[i], "--start-only") == 0) return 0;  // child of the start-up table: loading alone
     if (std::strncmp(argv[i], "--disk-launch=", 14) == 0) {   // child of the start-up table: a cached kernel
-      unsetenv("ROCJIT_CACHE");
       compile(makers[std::atoi(argv[i] + 14)](), Target::amdgpu("gfx90a"));
       return 0;
     }
     if (std::strncmp(argv[i], "--cold=", 7) == 0) {  // child of cold_process_ms
-      setenv("ROCJIT_CACHE", "0", 1);
+      disk_cache("");
       int index = std::atoi(argv[i] + 7);
       compile(makers[index](), Target::amdgpu(std::strchr(argv[i], ':') + 1));
       return 0;
     }
   }
   if (batch_only) {  // --batch: the batch table alone
-    setenv("ROCJIT_CACHE", "0", 1);
+    disk_cache("");
     compile(samples::saxpy(), Target::amdgpu("gfx90a"));  // target initialisation out of the way
     batch_table(makers, repeats);
     return 0;
   }
   if (phases_only) {  // --phases: where a warm compile's time goes
-    setenv("ROCJIT_CACHE", "0", 1);
+    disk_cache("");
     compile(samples::saxpy(), Target::amdgpu("gfx90a"));  // target initialisation out of the way
     compile_host(samples::saxpy().ir(), uncached());
     const char* names[] = {"verify", "lower", "optimise", "codegen", "link", "metadata"};
@@ -246,7 +281,7 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  setenv("ROCJIT_CACHE", "0", 1);  // compiles measure compiling: no disk cache (the memory cache is cleared per run)
+  disk_cache("");  // compiles measure compiling: no disk cache (the memory cache is cleared per run)
   char pattern[] = "/tmp/rocjit-bench-cache-XXXXXX";
   std::string disk_dir = std::string(mkdtemp(pattern)) + "/cache";
   auto first_start = Clock::now();
@@ -277,15 +312,14 @@ int main(int argc, char** argv) {
     // (verified and printed for its key on every call).
     double memory_hit = 1000 * median_ms(repeats, [&] { compile(k, Target::amdgpu("gfx90a")); });
     double ir_ref_hit = 1000 * median_ms(repeats, [&] { compile(k.ir(), Target::amdgpu("gfx90a")); });
-    setenv("ROCJIT_CACHE_DIR", disk_dir.c_str(), 1);
-    unsetenv("ROCJIT_CACHE");
+    disk_cache(disk_dir);
     clear_memory_cache();
     compile(k, Target::amdgpu("gfx90a"));  // fills the disk entry
     double disk_hit = median_ms(repeats, [&] {
       clear_memory_cache();
       compile(k, Target::amdgpu("gfx90a"));
     });
-    setenv("ROCJIT_CACHE", "0", 1);
+    disk_cache("");
     std::printf("%-10s %10.3f %12.2f %12.2f %12.2f %12.2f %12.2f %14.2f %14.2f %12.3f\n", k.name().c_str(), trace,
                 g90a, g1100, o0, host, host_o1, memory_hit, ir_ref_hit, disk_hit);
   }
@@ -359,11 +393,12 @@ int main(int argc, char** argv) {
   // at once (dynamic loading of librocjit and libLLVM, and their static initialisers), against a
   // process that compiles a sample whose code object is already in the disk cache.
   {
+    ChildEnvironment env(disk_dir + "-startup");
     auto spawn_ms = [&](const std::string& arg) {
       char* child[] = {argv[0], const_cast<char*>(arg.c_str()), nullptr};
       auto t0 = Clock::now();
       pid_t pid = 0;
-      if (posix_spawn(&pid, argv[0], nullptr, nullptr, child, environ) != 0) return -1.0;
+      if (posix_spawn(&pid, argv[0], nullptr, nullptr, child, env.data()) != 0) return -1.0;
       int status = 0;
       waitpid(pid, &status, 0);
       double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -375,7 +410,6 @@ int main(int argc, char** argv) {
       std::sort(t.begin(), t.end());
       return t[t.size() / 2];
     };
-    setenv("ROCJIT_CACHE_DIR", (disk_dir + "-startup").c_str(), 1);
     const double start_only = median_of("--start-only");
     std::printf("\nprocess start-up, median of %d fresh processes (milliseconds): this binary returning at once "
                 "(loading librocjit and libLLVM, static initialisers) and compiling one sample for gfx90a whose code "
@@ -387,7 +421,6 @@ int main(int argc, char** argv) {
       std::printf("%-10s %12.1f %14.1f\n", makers[index]().name().c_str(), start_only,
                   median_of("--disk-launch=" + std::to_string(index)));
     }
-    setenv("ROCJIT_CACHE_DIR", disk_dir.c_str(), 1);
   }
   batch_table(makers, repeats);
   std::error_code ec;

@@ -101,7 +101,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> processors = {"gfx90a", "gfx1030"};
   std::string clang = "clang-22", show;
   std::string device_libs = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";  // Debian's rocm-device-libs
-  if (const char* env = std::getenv("ROCJIT_DEVICE_LIBS"); env && *env) device_libs = env;
+  // clang links the same ocml as rocjit's AMDGPU compiles (Settings::device_libs, ROCJIT_DEVICE_LIBS).
+  if (const std::string d = rocjit::settings().device_libs; !d.empty() && d != "none") device_libs = d;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--processor=", 0) == 0) {

@@ -24,6 +24,7 @@
 #include "targets/amdgpu/target_machine.h"
 #include "targets/codegen.h"
 #include "targets/host/jit.h"
+#include "support/settings.h"
 
 namespace rocjit {
 
@@ -80,18 +81,20 @@ std::vector<std::string> amdgpu_processors() { return targets::amdgpu::processor
 
 uint64_t amdgpu_lds_limit(const std::string& processor) { return targets::amdgpu::lds_limit(processor); }
 
-const std::string& amdgpu_math_library() { return targets::amdgpu::math_library(); }
+const std::string& amdgpu_math_library() {
+  return targets::amdgpu::math_library(support::current_settings()->device_libs);
+}
 
 namespace {
 
-// ROCJIT_DUMP is set: compile afresh (the files describe this compile, not a cache entry), asking
-// for the stages to dump, and give the caller only what it asked for.
+// Settings::dump asks for stages: compile afresh (the files describe this compile, not a cache
+// entry), asking for the stages to dump, and give the caller only what it asked for.
 CodeObject compile_and_dump(const ir::Kernel& kernel, const Target& target, const CompileOptions& options,
-                            const dump::Request& dump) {
+                            const Settings& settings, const dump::Request& dump) {
   if (dump.wants(dump::ir)) dump::write(dump, kernel.name, target, dump::ir, ir::print(kernel));
   CompileOptions with_stages = options;
   dump::ask_for_texts(dump, with_stages);
-  CodeObject co = targets::amdgpu::compile(kernel, target, with_stages);
+  CodeObject co = targets::amdgpu::compile(kernel, target, with_stages, settings);
   dump::write_texts(dump, kernel.name, target, co, options);
   if (dump.wants(dump::meta)) dump::write(dump, kernel.name, target, dump::meta, metadata_text(co));
   return co;
@@ -133,13 +136,18 @@ std::string verified_fingerprint(const ir::Kernel& kernel, const std::shared_ptr
   return fingerprint;
 }
 
+// One compile, with the settings in force when it starts: every part of it (the cache, dumping,
+// LLVM's options, the math library) is given these.
 CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir::Kernel>* shared,
                         const Target& target, const CompileOptions& requested) {
+  const std::shared_ptr<const Settings> held = support::current_settings();
+  const Settings& settings = *held;
   time_trace::Record record(kernel.name, target.str());
   if (target.kind == Target::Kind::host) {
     CodeObject co;
     co.target = target;
-    co.host = targets::host::compile(kernel, requested, [&] { return verified_fingerprint(kernel, shared); });
+    co.host = targets::host::compile(kernel, requested, settings,
+                                     [&] { return verified_fingerprint(kernel, shared); });
     if (!co.host) return co;  // cached_only, and not in the cache
     co.llvm_ir = co.host.llvm_ir();
     co.llvm_ir_optimized = co.host.llvm_ir_optimized();
@@ -148,26 +156,26 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
   }
   // AMDGPU bounds checking checks uniform() promises (a trap); part of the cache key.
   CompileOptions options = requested;
-  options.bounds_check = options.bounds_check || targets::bounds_check_from_environment();
-  const dump::Request dump = dump::from_environment();
+  options.bounds_check = options.bounds_check || settings.bounds_check;
+  const dump::Request dump = dump::from_settings(settings);
   if (dump.stages || options.emit_llvm_ir || options.emit_llvm_ir_optimized || options.emit_assembly ||
-      options.emit_object || targets::llvm_args_given()) {
-    // These always compile afresh (the cache holds no texts or objects, and ROCJIT_LLVM_ARGS may
+      options.emit_object || !settings.llvm_args.empty()) {
+    // These always compile afresh (the cache holds no texts or objects, and LLVM options may
     // change the code), so no fingerprint.
     passes::check(kernel);
     time_trace::current_record_cache("bypassed");
-    if (dump.stages) return compile_and_dump(kernel, target, options, dump);
-    return targets::amdgpu::compile(kernel, target, options);
+    if (dump.stages) return compile_and_dump(kernel, target, options, settings, dump);
+    return targets::amdgpu::compile(kernel, target, options, settings);
   }
   const std::string fingerprint = verified_fingerprint(kernel, shared);
   if (!options.cache) {
     time_trace::current_record_cache("bypassed");
-    return targets::amdgpu::compile(kernel, target, options);
+    return targets::amdgpu::compile(kernel, target, options, settings);
   }
   // The math library serving the kernel's calls (ocml or the built-in one) is part of the key.
-  return cache::lookup_or_compile(cache::key(fingerprint, target.str() + "|" + targets::amdgpu::math_library(), options),
-                                  target,
-                                  [&] { return targets::amdgpu::compile(kernel, target, options); });
+  const std::string& math = targets::amdgpu::math_library(settings.device_libs);
+  return cache::lookup_or_compile(cache::key(fingerprint, target.str() + "|" + math, options), target, settings,
+                                  [&] { return targets::amdgpu::compile(kernel, target, options, settings); });
 }
 
 }  // namespace

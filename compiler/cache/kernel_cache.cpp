@@ -5,10 +5,11 @@
 // format version, the 32-hex-digit key, payload length and an XXH3-64 checksum of the payload;
 // anything that does not verify (including entries of format 1, whose keys and checksums were
 // FNV-1a) is ignored and replaced. Keys are XXH3-128 hashes (LLVM's xxhash). The directory is
-// bounded by ROCJIT_CACHE_MAX_MB (default 512) with least-recently-used eviction (a hit
-// refreshes the entry's modification time). The memory level holds at most
-// ROCJIT_CACHE_MEMORY_ENTRIES (default 1024) code objects and as many host kernels, least
-// recently used forgotten first.
+// bounded by Settings::cache_max_mb (ROCJIT_CACHE_MAX_MB, default 512) with least-recently-used
+// eviction (a hit refreshes the entry's modification time). The memory level holds at most
+// Settings::cache_memory_entries (ROCJIT_CACHE_MEMORY_ENTRIES, default 1024) code objects and as
+// many host kernels, least recently used forgotten first. Each lookup takes these, and the
+// directory, from the settings of the compile that asks.
 #include "cache/kernel_cache.h"
 
 #include <dlfcn.h>
@@ -17,9 +18,7 @@
 #include <llvm/Support/DataExtractor.h>
 #include <llvm/Support/EndianStream.h>
 #include <llvm/Config/llvm-config.h>
-#include <llvm/ADT/SmallString.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/Path.h>
 #include <llvm/Support/xxhash.h>
 #include <sys/stat.h>
 #include <utime.h>
@@ -45,7 +44,8 @@
 #include "rocjit/compiler/time_trace.hpp"
 #include "support/atomic_file.h"
 #include "targets/amdgpu/metadata.h"
-#include "support/environment.h"
+#include "support/log.h"
+#include "support/settings.h"
 
 namespace rocjit {
 namespace {
@@ -72,15 +72,10 @@ struct Counters {
 };
 Counters counters;
 
-// The in-memory level: at most memory_entries() values per kind, least recently used forgotten
-// first. A forgotten host kernel that is still in use elsewhere (a device holds it) stays
-// findable through `alive`: its JIT'd code is loaded once, and loading its object again under the
-// same symbol would clash.
-size_t memory_entries() {
-  static const size_t limit = static_cast<size_t>(
-      support::environment_integer("ROCJIT_CACHE_MEMORY_ENTRIES", 1, INT64_MAX, 1024, "a count of at least 1"));
-  return limit;
-}
+// The in-memory level: at most Settings::cache_memory_entries values per kind, least recently
+// used forgotten first. A forgotten host kernel that is still in use elsewhere (a device holds it)
+// stays findable through `alive`: its JIT'd code is loaded once, and loading its object again
+// under the same symbol would clash.
 
 template <class V>
 struct Level {
@@ -131,8 +126,8 @@ void reject(const std::string& path) {
 }
 
 void warn_once(const std::string& what) {
-  static std::once_flag once;
-  std::call_once(once, [&] { std::fprintf(stderr, "rocjit: warning: kernel disk cache disabled for now: %s\n", what.c_str()); });
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true)) support::log(LogLevel::warning, "kernel disk cache disabled for now: {}", what);
 }
 
 // Payload: code object version (u32), the explicit argument names (u32 count, then u32 length +
@@ -178,18 +173,6 @@ bool deserialize(const std::string& in, const Target& target, CodeObject& co) {
     return false;
   }
   return true;
-}
-
-bool disk_enabled() {
-  const char* v = std::getenv("ROCJIT_CACHE");
-  return !(v && std::string(v) == "0");
-}
-
-uint64_t max_bytes() {
-  // Read at every eviction check (tests change it between compiles).
-  return static_cast<uint64_t>(support::environment_integer("ROCJIT_CACHE_MAX_MB", 1, int64_t(1) << 40, 512,
-                                                            "a size of at least 1 MiB"))
-         << 20;
 }
 
 bool ensure_directory(const std::string& dir) {
@@ -242,7 +225,8 @@ void evict(const std::string& dir, uint64_t limit) {
   }
 }
 
-void write_entry(const std::string& dir, const std::string& key, const char* extension, const std::string& payload) {
+void write_entry(const std::string& dir, const std::string& key, const char* extension, const std::string& payload,
+                 uint64_t max_bytes) {
   Header h{};
   std::memcpy(h.magic, magic, sizeof magic);
   h.version = format_version;
@@ -256,7 +240,7 @@ void write_entry(const std::string& dir, const std::string& key, const char* ext
     return;
   }
   ++counters.disk_writes;
-  evict(dir, max_bytes());
+  evict(dir, max_bytes);
 }
 
 // Memory (`level`; concurrent callers of one key wait for the first), then <dir>/<key><extension>
@@ -264,7 +248,7 @@ void write_entry(const std::string& dir, const std::string& key, const char* ext
 // which returns the value and the payload to store. A failed build is not remembered: the next
 // call reports the error again.
 template <class V>
-V two_levels(Level<V>& level, const std::string& key, const char* extension,
+V two_levels(Level<V>& level, const std::string& key, const char* extension, const Settings& settings,
              const std::function<std::optional<V>(const std::string&)>& decode,
              const std::function<std::pair<V, std::string>()>& build) {
   std::optional<time_trace::Phase> lookup_phase(std::in_place, "cache lookup");
@@ -297,7 +281,7 @@ V two_levels(Level<V>& level, const std::string& key, const char* extension,
       serial = level.next_serial++;
       level.entries.emplace(key, typename Level<V>::Entry{future, level.order.begin(), serial});
       const size_t before = level.entries.size();
-      level.trim(forgotten, memory_entries());
+      level.trim(forgotten, settings.cache_memory_entries);
       memory_evictions += before - level.entries.size();
     }
   }
@@ -311,7 +295,7 @@ V two_levels(Level<V>& level, const std::string& key, const char* extension,
   lookup_phase.reset();
   try {
     std::optional<V> value;
-    const std::string dir = cache_directory();
+    const std::string dir = cache::directory(settings);
     const std::string path = dir.empty() ? std::string() : fmt::format("{}/{}{}", dir, key, extension);
     if (!dir.empty()) {
       time_trace::Phase phase("load");
@@ -328,7 +312,7 @@ V two_levels(Level<V>& level, const std::string& key, const char* extension,
       time_trace::current_record_cache("miss");
       auto [built, payload] = build();
       value = std::move(built);
-      if (!dir.empty() && ensure_directory(dir)) write_entry(dir, key, extension, payload);
+      if (!dir.empty() && ensure_directory(dir)) write_entry(dir, key, extension, payload, settings.cache_max_mb << 20);
     }
     promise.set_value(*value);
     return *value;
@@ -356,7 +340,7 @@ CacheStats cache_stats() {
   return stats;
 }
 
-size_t memory_cache_limit() { return memory_entries(); }
+size_t memory_cache_limit() { return support::current_settings()->cache_memory_entries; }
 
 void clear_memory_cache() {
   std::vector<std::shared_future<CodeObject>> code_objects;  // destroyed after the lock is released
@@ -366,17 +350,14 @@ void clear_memory_cache() {
   lasting.trim(host_kernels, 0);
 }
 
-std::string cache_directory() {
-  if (!disk_enabled()) return {};
-  if (const char* d = std::getenv("ROCJIT_CACHE_DIR"); d && *d) return d;
-  // $XDG_CACHE_HOME, else ~/.cache (LLVM also finds the home directory without $HOME).
-  llvm::SmallString<256> dir;
-  if (!llvm::sys::path::cache_directory(dir)) return {};
-  llvm::sys::path::append(dir, "rocjit");
-  return dir.str().str();
-}
+std::string cache_directory() { return cache::directory(*support::current_settings()); }
 
 namespace cache {
+
+std::string directory(const Settings& settings) {
+  if (!settings.disk_cache) return {};
+  return settings.cache_dir.empty() ? support::default_cache_directory() : settings.cache_dir;
+}
 
 std::string ir_fingerprint(const ir::Kernel& kernel) {
   ir::PrintOptions no_locations;
@@ -392,9 +373,10 @@ std::string key(const std::string& ir_fingerprint, const std::string& target_ide
                               options.bounds_check ? "checked|" : "", options.fast_math ? "fast|" : "", ir_fingerprint));
 }
 
-CodeObject lookup_or_compile(const std::string& key, const Target& target, const std::function<CodeObject()>& compile) {
+CodeObject lookup_or_compile(const std::string& key, const Target& target, const Settings& settings,
+                             const std::function<CodeObject()>& compile) {
   return two_levels<CodeObject>(
-      memory, key, ".rjco",
+      memory, key, ".rjco", settings,
       [&](const std::string& payload) -> std::optional<CodeObject> {
         CodeObject co;
         if (!deserialize(payload, target, co)) return std::nullopt;
@@ -425,7 +407,7 @@ std::string hash_key(const std::string& text) {
   return fmt::format("{:016x}{:016x}", h.high64, h.low64);
 }
 
-bool cached(const std::string& key, const char* extension) {
+bool cached(const std::string& key, const char* extension, const Settings& settings) {
   {
     std::lock_guard<std::mutex> g(memory_lock);
     auto it = lasting.entries.find(key);
@@ -433,17 +415,17 @@ bool cached(const std::string& key, const char* extension) {
       return true;
     if (auto a = lasting.alive.find(key); a != lasting.alive.end() && !a->second.expired()) return true;
   }
-  const std::string dir = cache_directory();
+  const std::string dir = directory(settings);
   if (dir.empty()) return false;
   std::error_code ignored;
   return std::filesystem::is_regular_file(fmt::format("{}/{}{}", dir, key, extension), ignored);
 }
 
-AnyValue lookup_or_build(const std::string& key, const char* extension,
+AnyValue lookup_or_build(const std::string& key, const char* extension, const Settings& settings,
                          const std::function<AnyValue(const std::string& payload)>& decode,
                          const std::function<std::pair<AnyValue, std::string>()>& build) {
   return two_levels<AnyValue>(
-      lasting, key, extension,
+      lasting, key, extension, settings,
       [&](const std::string& payload) -> std::optional<AnyValue> {
         AnyValue value = decode(payload);
         if (!value) return std::nullopt;

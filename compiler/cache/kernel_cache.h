@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "rocjit/compiler/compile.hpp"
+#include "rocjit/settings.hpp"
 
 namespace rocjit::cache {
 
@@ -22,7 +23,12 @@ std::string ir_fingerprint(const ir::Kernel& kernel);
 std::string key(const std::string& ir_fingerprint, const std::string& target_identity, const CompileOptions& options);
 // compile() (the caller) sends compiles that want texts, objects or ROCJIT_DUMP files past the
 // cache: entries hold only the linked code object and its metadata. `key` comes from key().
-CodeObject lookup_or_compile(const std::string& key, const Target& target, const std::function<CodeObject()>& compile);
+// `settings` (the compile's) give the directory and the bounds of both levels.
+CodeObject lookup_or_compile(const std::string& key, const Target& target, const Settings& settings,
+                             const std::function<CodeObject()>& compile);
+// The on-disk cache directory `settings` give (Settings::cache_dir, else the default one); empty
+// when the disk cache is off.
+std::string directory(const Settings& settings);
 // What identifies this build of rocjit in cache keys: the version, LLVM's version, and the size
 // and modification time of the binary holding rocjit's code (found with dladdr), so a rebuilt or
 // reinstalled library never reads entries an earlier build wrote.
@@ -42,8 +48,8 @@ using AnyValue = std::shared_ptr<const void>;
 // Whether lookup_or_build would find `key` without building: a finished value in memory (or one
 // forgotten but still alive), or an entry file on disk (which it then decodes; a rejected file
 // is rebuilt). Does not wait for a value being built.
-bool cached(const std::string& key, const char* extension);
-AnyValue lookup_or_build(const std::string& key, const char* extension,
+bool cached(const std::string& key, const char* extension, const Settings& settings);
+AnyValue lookup_or_build(const std::string& key, const char* extension, const Settings& settings,
                          const std::function<AnyValue(const std::string& payload)>& decode,
                          const std::function<std::pair<AnyValue, std::string>()>& build);
 

@@ -1,15 +1,12 @@
-// ROCJIT_DUMP / ROCJIT_DUMP_DIR (see dump.h).
+// Settings::dump / dump_dir, ROCJIT_DUMP / ROCJIT_DUMP_DIR (see dump.h).
 #include "dump/dump.h"
 #include "support/atomic_file.h"
+#include "support/log.h"
 
 #include <fmt/format.h>
-#include <llvm/ADT/SmallVector.h>
-#include <llvm/ADT/StringRef.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -18,14 +15,16 @@
 namespace rocjit::dump {
 namespace {
 
-constexpr Stage all_stages[] = {ir, llvm, llvm_opt, assembly, meta};
-
 // Each distinct message once per process: a loop compiling many kernels should not repeat it.
 void warn_once(const std::string& message) {
   static std::mutex lock;
   static std::set<std::string> said;
-  std::lock_guard<std::mutex> guard(lock);
-  if (said.insert(message).second) std::fprintf(stderr, "rocjit: warning: %s\n", message.c_str());
+  bool first;
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    first = said.insert(message).second;
+  }
+  if (first) support::log(LogLevel::warning, "{}", message);  // the handler may call rocjit
 }
 
 // Kernel names come from users (and .rjir files): keep file names inside the dump directory.
@@ -53,32 +52,16 @@ std::string_view stage_name(Stage s) {
   return "?";
 }
 
-Request from_environment() {
+Request from_settings(const Settings& settings) {
   Request r;
-  const char* spec = std::getenv("ROCJIT_DUMP");
-  if (!spec || !*spec) return r;
-  llvm::SmallVector<llvm::StringRef, 8> items;
-  llvm::StringRef(spec).split(items, ',');
-  for (llvm::StringRef item : items) {
-    item = item.trim(" \t");
-    if (item.empty()) continue;
-    if (item == "all") {
-      for (Stage s : all_stages) r.stages |= s;
-      continue;
-    }
-    bool known = false;
-    for (Stage s : all_stages)
-      if (item == llvm::StringRef(stage_name(s))) {
-        r.stages |= s;
-        known = true;
-      }
-    if (!known)
-      warn_once(fmt::format("ROCJIT_DUMP: unknown stage '{}' ignored; the stages are ir, llvm, llvm-opt, asm, meta "
-                            "(or all)",
-                            item.str()));
-  }
-  const char* dir = std::getenv("ROCJIT_DUMP_DIR");
-  r.dir = dir && *dir ? dir : ".";
+  const std::pair<bool, Stage> stages[] = {{settings.dump.ir, ir},
+                                           {settings.dump.llvm, llvm},
+                                           {settings.dump.llvm_opt, llvm_opt},
+                                           {settings.dump.assembly, assembly},
+                                           {settings.dump.meta, meta}};
+  for (const auto& [on, stage] : stages)
+    if (on) r.stages |= stage;
+  r.dir = settings.dump_dir.empty() ? "." : settings.dump_dir;
   return r;
 }
 

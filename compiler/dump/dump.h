@@ -1,5 +1,6 @@
-// ROCJIT_DUMP / ROCJIT_DUMP_DIR: write each stage of every kernel the process compiles to
-// <dir>/<kernel>.<target>.<stage>, so any program shows what the JIT made of its kernels.
+// Settings::dump / dump_dir (ROCJIT_DUMP / ROCJIT_DUMP_DIR): write each stage of every kernel the
+// process compiles to <dir>/<kernel>.<target>.<stage>, so any program shows what the JIT made of
+// its kernels.
 //
 //   ROCJIT_DUMP=ir,llvm,llvm-opt,asm,meta   any subset, or "all"
 //   ROCJIT_DUMP_DIR=path                    default: the current directory (created if missing)
@@ -13,6 +14,7 @@
 #include <string_view>
 
 #include "rocjit/compiler/target.hpp"
+#include "rocjit/settings.hpp"
 
 namespace rocjit::dump {
 
@@ -24,15 +26,15 @@ struct Request {
   bool wants(Stage s) const { return (stages & s) != 0; }
 };
 
-// Reads the variables now (so a program may set them between compiles). An unknown stage name
-// is reported once on stderr and ignored.
-Request from_environment();
+// What the compile's settings ask to dump (an unknown stage name in ROCJIT_DUMP was reported
+// when the settings were read).
+Request from_settings(const Settings& settings);
 
 // The file name's stage part: "ir", "llvm", "llvm-opt", "asm", "meta".
 std::string_view stage_name(Stage s);
 
 // Writes `text` to <dir>/<kernel>.<target.file_name()>.<stage> (temp file + rename, so a reader
-// never sees half a file). Failures are reported once per directory on stderr.
+// never sees half a file). Failures are warnings (each distinct one once per process).
 void write(const Request& request, std::string_view kernel, const Target& target, Stage stage, std::string_view text);
 
 // The text stages both back ends produce. `Options` is CompileOptions;

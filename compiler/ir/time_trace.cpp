@@ -1,8 +1,8 @@
-// Compile records and Chrome trace events (ROCJIT_TIME_TRACE).
+// Compile records and Chrome trace events (Settings::time_trace, ROCJIT_TIME_TRACE).
 //
-// With ROCJIT_TIME_TRACE set, every outermost Record also runs LLVM's TimeTraceProfiler on its
-// thread (the engine behind clang's -ftime-trace; granularity ROCJIT_TIME_TRACE_GRANULARITY_US,
-// default 500 like clang's): LLVM's events (optimisation passes, instruction selection, register
+// A Record opened while Settings::time_trace is set is traced: its phases become trace events and
+// an outermost one also runs LLVM's TimeTraceProfiler on its thread (the engine behind clang's
+// -ftime-trace; granularity Settings::time_trace_granularity_us, default 500 like clang's): LLVM's events (optimisation passes, instruction selection, register
 // allocation, lld) are taken from it when the record closes, moved onto the process's time line
 // and the thread's track, and tagged with the record's kernel and target, so they nest under
 // rocjit's phases. The file is written with llvm::json when the process exits.
@@ -23,7 +23,8 @@
 #include <thread>
 
 #include "support/atomic_file.h"
-#include "support/environment.h"
+#include "support/log.h"
+#include "support/settings.h"
 
 namespace rocjit {
 namespace {
@@ -40,25 +41,24 @@ struct Event {
 
 std::string valid_utf8(const std::string& s) { return llvm::json::isUTF8(s) ? s : llvm::json::fixUTF8(s); }
 
-unsigned granularity_us() {
-  static const unsigned value = static_cast<unsigned>(support::environment_integer(
-      "ROCJIT_TIME_TRACE_GRANULARITY_US", 0, 100000000, 500, "a number of microseconds"));
-  return value;
-}
-
 struct State {
   std::mutex lock;
   std::deque<CompileRecord> records;
   std::vector<Event> events;
   Clock::time_point origin = Clock::now();
-  std::string path;
-  State() {
-    if (const char* p = std::getenv("ROCJIT_TIME_TRACE"); p && *p) path = p;
+  std::string path;  // the time_trace setting of the first traced record; under lock
+  ~State() {
+    std::string failure;
+    {
+      std::lock_guard<std::mutex> g(lock);
+      failure = write();
+    }
+    if (!failure.empty()) support::log(LogLevel::warning, "cannot write the time trace to {}: {}", path, failure);
   }
-  ~State() { write(); }
-  // Chrome's JSON trace format: complete ("X") events with microsecond timestamps.
-  void write() {
-    if (path.empty()) return;
+  // Chrome's JSON trace format: complete ("X") events with microsecond timestamps. Returns what
+  // went wrong writing the file, if anything.
+  std::string write() {
+    if (path.empty()) return {};
     std::string text;
     llvm::raw_string_ostream out(text);
     {
@@ -86,8 +86,7 @@ struct State {
       });
     }
     out << "\n";
-    if (std::string failure = write_file_atomically(path, text); !failure.empty())
-      std::fprintf(stderr, "rocjit: warning: cannot write the time trace to %s: %s\n", path.c_str(), failure.c_str());
+    return write_file_atomically(path, text);
   }
 };
 
@@ -168,10 +167,18 @@ Record::Record(std::string kernel, std::string target) : start_(Clock::now()), o
   data_.kernel = std::move(kernel);
   data_.target = std::move(target);
   current = this;
+  const std::shared_ptr<const Settings> settings = support::current_settings();
+  traced_ = !settings->time_trace.empty();
+  if (!traced_) return;
+  State& s = state();
+  {
+    std::lock_guard<std::mutex> g(s.lock);
+    if (s.path.empty()) s.path = settings->time_trace;
+  }
   // LLVM's profiler for this thread, unless an outer record (or the program) already runs it.
-  if (!state().path.empty() && !llvm::timeTraceProfilerEnabled()) {
+  if (!llvm::timeTraceProfilerEnabled()) {
     profiling_start = Clock::now();
-    llvm::timeTraceProfilerInitialize(granularity_us(), "rocjit");
+    llvm::timeTraceProfilerInitialize(settings->time_trace_granularity_us, "rocjit");
     profiling = this;
   }
 }
@@ -187,7 +194,7 @@ Record::~Record() {
   }
   State& s = state();
   std::lock_guard<std::mutex> g(s.lock);
-  if (!s.path.empty()) {
+  if (traced_) {
     s.events.push_back(Event{"compile " + data_.kernel, data_.kernel, data_.target, since_origin_us(start_),
                              data_.total_ms * 1000, this_thread()});
     for (Event& e : llvm_events) s.events.push_back(std::move(e));
@@ -209,8 +216,8 @@ Phase::~Phase() {
   auto end = Clock::now();
   double ms = std::chrono::duration<double, std::milli>(end - start_).count();
   current->data_.phases.push_back(CompilePhase{name_, ms});
+  if (!current->traced_) return;
   State& s = state();
-  if (s.path.empty()) return;
   std::lock_guard<std::mutex> g(s.lock);
   s.events.push_back(Event{name_, current->data_.kernel, current->data_.target, since_origin_us(start_), ms * 1000,
                            this_thread()});

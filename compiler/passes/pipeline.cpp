@@ -4,8 +4,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <string_view>
 
 #include "passes/expand_math.h"
@@ -14,26 +12,24 @@
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/compiler/verifier.hpp"
+#include "support/log.h"
+#include "support/settings.h"
 
 namespace rocjit::passes {
 namespace {
 
-enum class Log { off, passes, ir };
-
-Log log_setting() {
-  const char* v = std::getenv("ROCJIT_LOG_PASSES");
-  if (!v || !*v || std::string_view(v) == "0") return Log::off;
-  return std::string_view(v) == "ir" ? Log::ir : Log::passes;
-}
-
-void log(const char* pass, const ir::Kernel& kernel, std::chrono::steady_clock::time_point start, bool rewrote) {
-  const Log setting = log_setting();
-  if (setting == Log::off) return;
+// Settings::log_passes (ROCJIT_LOG_PASSES): one message (level info) per pass.
+void log_pass(const char* pass, const ir::Kernel& kernel, std::chrono::steady_clock::time_point start, bool rewrote) {
+  const PassLog setting = support::current_settings()->log_passes;
+  if (setting == PassLog::off || !support::log_enabled(LogLevel::info)) return;
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::string line = fmt::format("rocjit: kernel '{}': {} {:.3f} ms{}\n", kernel.name, pass, ms,
-                                 rewrote ? ", rewrote the kernel" : "");
-  if (rewrote && setting == Log::ir) line += ir::print(kernel);
-  std::fputs(line.c_str(), stderr);
+  std::string message = fmt::format("kernel '{}': {} {:.3f} ms{}", kernel.name, pass, ms,
+                                    rewrote ? ", rewrote the kernel" : "");
+  if (rewrote && setting == PassLog::ir) {
+    message += "\n" + ir::print(kernel);
+    while (message.back() == '\n') message.pop_back();
+  }
+  support::log_message(LogLevel::info, message);
 }
 
 // A pass that checks the kernel and throws CompileError on the first problem.
@@ -43,7 +39,7 @@ void run(const char* pass, const ir::Kernel& kernel, void (*check)(const ir::Ker
     time_trace::Phase phase(pass);
     check(kernel);
   }
-  log(pass, kernel, start, false);
+  log_pass(pass, kernel, start, false);
 }
 
 // A pass that returns a rewritten copy of the kernel, or nullptr when it changes nothing.
@@ -57,7 +53,7 @@ void run(const char* pass, PreparedKernel& kernel, const Target& target,
   }
   const bool changed = rewritten != nullptr;
   if (changed) kernel.replace(std::move(rewritten));
-  log(pass, kernel.get(), start, changed);
+  log_pass(pass, kernel.get(), start, changed);
 }
 
 }  // namespace

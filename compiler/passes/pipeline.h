@@ -6,8 +6,8 @@
 //   then the target lowers the prepared kernel to LLVM (targets/amdgpu/lower, targets/host/lower).
 //
 // Each pass is a time_trace phase of the open compile record ("verify", "uniformity",
-// "legalize types", "expand math"). ROCJIT_LOG_PASSES=1 logs each pass and its time to stderr;
-// ROCJIT_LOG_PASSES=ir also prints the IR after each pass that rewrote it.
+// "legalize types", "expand math"). ROCJIT_LOG_PASSES=1 logs each pass and its time (level info,
+// through the log handler); ROCJIT_LOG_PASSES=ir also prints the IR after each pass that rewrote it.
 #pragma once
 
 #include <memory>

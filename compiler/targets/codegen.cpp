@@ -1,5 +1,5 @@
-// O-level pipeline, object/assembly emission and once-per-process compile set-up (malloc tuning,
-// ROCJIT_LLVM_ARGS), shared by the targets.
+// O-level pipeline, object/assembly emission and the set-up at the start of each compile (malloc
+// tuning, ROCJIT_LLVM_ARGS), shared by the targets.
 #include "targets/codegen.h"
 
 #include <fmt/format.h>
@@ -18,8 +18,7 @@
 #include <llvm/Support/TimeProfiler.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <cstdlib>
-#include <cstring>
+#include <atomic>
 #include <mutex>
 #include <shared_mutex>
 #include <string_view>
@@ -29,6 +28,7 @@
 #endif
 
 #include "rocjit/compiler/error.hpp"
+#include "support/log.h"
 
 namespace rocjit::targets {
 
@@ -37,21 +37,24 @@ namespace {
 // LLVM's command-line options are process-global. Compiles read them (optimize, emit) under a
 // shared lock; lld's driver resets every one of them each time it links
 // (cl::ResetAllOptionOccurrences before parsing its -mllvm list), so a link holds the lock
-// exclusively and sets ROCJIT_LLVM_ARGS again before anyone reads them.
+// exclusively and sets Settings::llvm_args again before anyone reads them. A compile whose
+// settings have other llvm_args than those in force changes them under the exclusive lock.
 std::shared_mutex& llvm_options_mutex() {
   static std::shared_mutex m;
   return m;
 }
 
-}  // namespace
-
-bool llvm_args_given() {
-  static const bool given = [] {
-    const char* text = std::getenv("ROCJIT_LLVM_ARGS");
-    return text && *text;
-  }();
-  return given;
+// The Settings::llvm_args in force and LLVM's complaint about them (empty: LLVM took them).
+// Under llvm_options_mutex. Never destroyed: compiles may run while the process exits.
+struct LlvmArgs {
+  std::string text, error;
+};
+LlvmArgs& llvm_args() {
+  static LlvmArgs& args = *new LlvmArgs;
+  return args;
 }
+
+}  // namespace
 
 void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool loop_vectorize, bool slp_vectorize) {
   std::shared_lock<std::shared_mutex> options_in_use(llvm_options_mutex());
@@ -62,12 +65,12 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = loop_vectorize && opt_level >= 2;
   tuning.SLPVectorization = slp_vectorize && opt_level >= 2;
-  // Pass instrumentation makes ROCJIT_LLVM_ARGS such as -print-after= or
+  // Pass instrumentation makes LLVM options (ROCJIT_LLVM_ARGS) such as -print-after= or
   // -opt-bisect-limit= reach the optimisation pipeline, and gives LLVM's time trace (on while
   // ROCJIT_TIME_TRACE records a compile) an event per pass; without them it costs nothing.
   std::optional<llvm::PassInstrumentationCallbacks> callbacks;
   std::optional<llvm::StandardInstrumentations> instrumentations;
-  if (llvm_args_given() || llvm::timeTraceProfilerEnabled()) {
+  if (!llvm_args().text.empty() || llvm::timeTraceProfilerEnabled()) {
     callbacks.emplace();
     instrumentations.emplace(module.getContext(), false);
     instrumentations->registerCallbacks(*callbacks, &mam);
@@ -127,25 +130,22 @@ namespace {
 // 128 KiB mmap threshold. By default glibc returns such memory to the kernel (munmap, and trimming
 // the heap top beyond 128 KiB), so the next compile page-faults it all back in: ~850 faults per
 // compile, measured as 3.4 ms vs 13.5 ms of codegen for saxpy on this VM (bench-compile --phases,
-// perf stat -e page-faults). Blocks up to 1 MiB now come from the heap, and up to 8 MiB of free
-// heap top is kept.
+// perf stat -e page-faults). With Settings::tune_malloc (ROCJIT_MALLOC_TUNING=1; off by default,
+// since it changes the whole process's allocator) blocks up to 1 MiB come from the heap, and up to
+// 8 MiB of free heap top is kept. Once per process.
 void keep_compile_memory() {
 #if defined(__GLIBC__)
-  const char* off = std::getenv("ROCJIT_MALLOC_TUNING");
-  if (off && std::strcmp(off, "0") == 0) return;
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
-  if (tunables && std::strstr(tunables, "glibc.malloc.")) return;
-  for (const char* v : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_"})
-    if (std::getenv(v)) return;
+  static std::atomic<bool> done{false};
+  if (done.exchange(true)) return;
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   mallopt(M_TRIM_THRESHOLD, 8 << 20);
+  support::log(LogLevel::debug, "malloc tuned for compiles (M_MMAP_THRESHOLD 1 MiB, M_TRIM_THRESHOLD 8 MiB)");
 #endif
 }
 
-// Empty when ROCJIT_LLVM_ARGS is unset or LLVM took it; otherwise LLVM's complaint.
-std::string apply_llvm_args() {
-  const char* text = std::getenv("ROCJIT_LLVM_ARGS");
-  if (!text || !*text) return {};
+// Empty when `text` is empty or LLVM took it; otherwise LLVM's complaint.
+std::string apply_llvm_args(const std::string& text) {
+  if (text.empty()) return {};
   llvm::SmallVector<const char*, 16> argv = {"rocjit"};
   llvm::BumpPtrAllocator allocator;
   llvm::StringSaver saver(allocator);
@@ -177,18 +177,30 @@ std::string apply_llvm_args() {
 
 }  // namespace
 
-void prepare_compile(const std::string& kernel) {
-  static std::once_flag once;
-  static std::string llvm_args_error;
-  std::call_once(once, [] {
-    keep_compile_memory();
+void prepare_compile(const std::string& kernel, const Settings& settings) {
+  if (settings.tune_malloc) keep_compile_memory();
+  std::string error;
+  bool current;
+  {
+    std::shared_lock<std::shared_mutex> options_in_use(llvm_options_mutex());
+    current = llvm_args().text == settings.llvm_args;
+    if (current) error = llvm_args().error;
+  }
+  if (!current) {
     std::unique_lock<std::shared_mutex> options_change(llvm_options_mutex());
-    llvm_args_error = apply_llvm_args();
-  });
-  if (!llvm_args_error.empty())
+    LlvmArgs& args = llvm_args();
+    if (args.text != settings.llvm_args) {
+      if (!args.text.empty()) llvm::cl::ResetAllOptionOccurrences();  // back to LLVM's defaults
+      args.text = settings.llvm_args;
+      args.error = apply_llvm_args(args.text);
+      if (args.error.empty() && !args.text.empty())
+        support::log(LogLevel::debug, "LLVM options from ROCJIT_LLVM_ARGS in force: {}", args.text);
+    }
+    error = args.error;
+  }
+  if (!error.empty())
     throw CompileError(fmt::format("kernel '{}': ROCJIT_LLVM_ARGS='{}' is not a valid set of LLVM options: {}", kernel,
-                                   std::getenv("ROCJIT_LLVM_ARGS") ? std::getenv("ROCJIT_LLVM_ARGS") : "",
-                                   llvm_args_error));
+                                   settings.llvm_args, error));
 }
 
 std::string to_string(const llvm::Module& module) {
@@ -198,17 +210,12 @@ std::string to_string(const llvm::Module& module) {
   return s;
 }
 
-bool bounds_check_from_environment() {
-  const char* v = std::getenv("ROCJIT_BOUNDS_CHECK");
-  return v && *v && std::string_view(v) != "0";
-}
-
 void run_resetting_llvm_options(const std::function<void()>& run) {
   std::unique_lock<std::shared_mutex> options_change(llvm_options_mutex());
   struct Restore {
     ~Restore() {
       llvm::cl::ResetAllOptionOccurrences();
-      apply_llvm_args();  // its complaint, if any, was reported by prepare_compile
+      apply_llvm_args(llvm_args().text);  // its complaint, if any, was reported by prepare_compile
     }
   } restore;
   run();

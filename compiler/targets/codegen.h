@@ -8,6 +8,8 @@
 #include <functional>
 #include <string>
 
+#include "rocjit/settings.hpp"
+
 namespace llvm {
 class TargetPassConfig;
 }
@@ -32,21 +34,14 @@ llvm::SmallVector<char, 0> emit(llvm::Module& module, llvm::TargetMachine& tm, b
 
 std::string to_string(const llvm::Module& module);
 
-// Called at the start of every compile of `kernel`. The first call (1) keeps glibc from handing
-// LLVM's memory back to the kernel after each compile (see codegen.cpp; not with
-// ROCJIT_MALLOC_TUNING=0, when the environment already tunes malloc, or without glibc) and (2)
-// passes ROCJIT_LLVM_ARGS to LLVM's command-line options (like `-mllvm`; a bad option is a
-// CompileError from every compile).
-void prepare_compile(const std::string& kernel);
+// Called at the start of every compile of `kernel`, with the compile's settings: (1) with
+// Settings::tune_malloc, keeps glibc from handing LLVM's memory back to the kernel after each
+// compile (once per process; see codegen.cpp) and (2) puts Settings::llvm_args in force as LLVM's
+// command-line options (like `-mllvm`) when other ones are; a bad option is a CompileError.
+void prepare_compile(const std::string& kernel, const Settings& settings);
 
 // Runs `run` (lld's driver, which resets all of LLVM's command-line options) while no compile reads
-// those options, then sets ROCJIT_LLVM_ARGS again.
+// those options, then sets the llvm_args in force again.
 void run_resetting_llvm_options(const std::function<void()>& run);
-
-// Whether ROCJIT_LLVM_ARGS is set (such compiles bypass the kernel cache).
-bool llvm_args_given();
-
-// ROCJIT_BOUNDS_CHECK is set (and not 0): compile with CompileOptions::bounds_check.
-bool bounds_check_from_environment();
 
 }  // namespace rocjit::targets

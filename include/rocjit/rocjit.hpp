@@ -40,6 +40,7 @@
 #include "rocjit/runtime/memory.hpp"
 #include "rocjit/runtime/smart_array.hpp"
 #include "rocjit/runtime/stream.hpp"
+#include "rocjit/settings.hpp"
 
 namespace rocjit {
 

@@ -20,6 +20,8 @@
 #include "rocjit/compiler/interpret.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
 #include "rocjit/runtime/host_runner.hpp"
+#include "compiler/support/log.h"
+#include "compiler/support/settings.h"
 #include "runtime/src/backend.hpp"
 
 namespace rocjit::runtime {
@@ -33,27 +35,17 @@ using Clock = std::chrono::steady_clock;
 // the O3 kernel is compiled on the tier-up thread and launches use it once it is ready. So a
 // kernel launched once (most tests) never waits for O3, and one launched in a loop runs at O3
 // soon after. A first launch of more than tier_direct_items work-items compiles O3 at once (O1
-// code could cost it more than the O3 compile). Off with ROCJIT_CPU_TIERING=0, and while
-// ROCJIT_DUMP or ROCJIT_LLVM_ARGS is set (their output then describes the O3 compile).
+// code could cost it more than the O3 compile). Off with Settings::cpu_tiering false
+// (ROCJIT_CPU_TIERING=0), and while Settings::dump or llvm_args is set (their output then
+// describes the O3 compile).
 constexpr uint64_t tier_direct_items = uint64_t(1) << 22;
 
 std::atomic<uint64_t> quick_compiles{0}, cached_starts{0}, tier_ups{0}, tier_ups_failed{0};
 
-// Whether first launches compile at O1; throws for a ROCJIT_CPU_TIERING that is not 0 or 1.
-bool tiering_enabled(const std::string& kernel) {
-  static const char* const tiering = std::getenv("ROCJIT_CPU_TIERING");
-  static const bool enabled = [] {
-    auto set = [](const char* name) {
-      const char* v = std::getenv(name);
-      return v && *v;
-    };
-    return !(tiering && std::strcmp(tiering, "0") == 0) && !set("ROCJIT_DUMP") && !set("ROCJIT_LLVM_ARGS");
-  }();
-  if (tiering && *tiering && std::strcmp(tiering, "0") != 0 && std::strcmp(tiering, "1") != 0)
-    throw Error(fmt::format("kernel '{}': ROCJIT_CPU_TIERING='{}' is neither 0 (compile each work-group shape at O3 "
-                            "at its first launch) nor 1 (tiered compilation, the default)",
-                            kernel, tiering));
-  return enabled;
+// Whether a first launch compiles at O1, with the settings in force now.
+bool tiering_enabled() {
+  const std::shared_ptr<const Settings> s = support::current_settings();
+  return s->cpu_tiering && !s->dump.any() && s->llvm_args.empty();
 }
 
 // One thread running posted tasks in order, started with the first task; tasks catch their own
@@ -274,8 +266,13 @@ struct CpuKernel : HostRunKernel {
         CompileOptions options;
         options.block = shape->block;
         better = compile(ir, Target::host(), options).host;
+      } catch (const std::exception& e) {  // keep running the O1 kernel
+        ++tier_ups_failed;
+        support::log(LogLevel::warning, "kernel '{}': the O3 compile for work-group shape {}x{}x{} failed, so its "
+                     "launches keep the O1 code: {}", ir->name, shape->block.x, shape->block.y, shape->block.z,
+                     e.what());
       } catch (...) {
-        ++tier_ups_failed;  // keep running the O1 kernel
+        ++tier_ups_failed;
       }
       std::lock_guard<std::mutex> g(shape->lock);
       if (better) shape->kernel = std::move(better);
@@ -312,7 +309,7 @@ struct CpuKernel : HostRunKernel {
     CompileOptions options;
     options.block = block;
     bool quick = false;  // compiled at O1: a tier-up follows
-    if (tiering_enabled(name) && items <= tier_direct_items) {
+    if (tiering_enabled() && items <= tier_direct_items) {
       options.cached_only = true;
       shape->kernel = compile(source(), Target::host(), options).host;
       if (shape->kernel) {

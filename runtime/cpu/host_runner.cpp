@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "rocjit/compiler/error.hpp"
-#include "compiler/support/environment.h"
+#include "compiler/support/settings.h"
 #include "runtime/cpu/worker_pool.hpp"
 
 namespace rocjit {
@@ -37,8 +37,14 @@ void report_out_of_bounds(HostBoundsReport* r, int32_t check, int64_t i0, int64_
 
 // Never destroyed: a stream's worker may still run a launch while the process exits (its
 // threads wait on the pool's own state, which therefore stays valid).
+// Its size: Settings::cpu_threads when it starts (the first launch).
+std::atomic<unsigned> pool_size{0};  // 0 until the pool exists
 WorkerPool& pool() {
-  static WorkerPool& instance = *new WorkerPool(host_thread_count());
+  static WorkerPool& instance = [] () -> WorkerPool& {
+    auto& p = *new WorkerPool(host_thread_count());
+    pool_size = p.size();
+    return p;
+  }();
   return instance;
 }
 
@@ -65,9 +71,9 @@ void* aligned_buffer(AlignedBuffer& buffer, size_t& size, size_t wanted) {
 }  // namespace
 
 unsigned host_thread_count() {
-  const int64_t hardware = std::max(1u, std::thread::hardware_concurrency());
-  return static_cast<unsigned>(
-      support::environment_integer("ROCJIT_CPU_THREADS", 1, 1024, hardware, "a thread count from 1 to 1024"));
+  if (const unsigned started = pool_size.load()) return started;
+  if (const unsigned chosen = support::current_settings()->cpu_threads) return chosen;
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 void check_host_geometry(const std::string& name, uint32_t max_block_size, Dim3 grid, Dim3 block) {

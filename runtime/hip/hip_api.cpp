@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/support/settings.h"
 #include "rocjit/compiler/error.hpp"
 
 namespace rocjit::runtime::hip {
@@ -75,7 +76,7 @@ const Api* load(std::string& why) {
   static std::string failure;
   static bool loaded = [] {
     std::vector<std::string> candidates;
-    if (const char* env = std::getenv("ROCJIT_HIP_LIBRARY"); env && *env) candidates.push_back(env);
+    if (std::string path = support::current_settings()->hip_library; !path.empty()) candidates.push_back(path);
     for (const char* c : {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5", "/opt/rocm/lib/libamdhip64.so"})
       candidates.push_back(c);
     if (open_first(api, candidates, failure)) return true;
@@ -95,7 +96,7 @@ const Api* load_simulator(std::string& why) {
   static std::string failure;
   static bool loaded = [] {
     std::vector<std::string> candidates;
-    if (const char* env = std::getenv("ROCJIT_SIM_LIBRARY"); env && *env) candidates.push_back(env);
+    if (std::string path = support::current_settings()->sim_library; !path.empty()) candidates.push_back(path);
     // Next to librocjit.so first: in a build tree that is the build tree's lib/, and an installed
     // librocjit must not pick up the simulator of the tree it was built in.
     if (std::string dir = own_directory(); !dir.empty()) candidates.push_back(dir + "libamdsim-hip.so");

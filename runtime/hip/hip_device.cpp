@@ -11,7 +11,7 @@
 #include "rocjit/compiler/error.hpp"
 #include "runtime/hip/hip_api.hpp"
 #include "runtime/src/backend.hpp"
-#include "compiler/support/environment.h"
+#include "compiler/support/settings.h"
 
 namespace rocjit::runtime {
 namespace {
@@ -199,9 +199,8 @@ class HipDevice : public DeviceImpl {
       : api_(api), index_(index), props_(props), kind_(std::move(kind)) {
     std::tie(processor_, features_) = parse_arch(props.gcnArchName);
     id_ = kind_ == "hip" ? fmt::format("hip:{}", index_) : fmt::format("{}:{}", kind_, processor_);
-    code_object_version_ = runtime_version >= 60000000 ? 5 : 4;
-    code_object_version_ = static_cast<int>(support::environment_integer(
-        "ROCJIT_CODE_OBJECT_VERSION", 4, 5, code_object_version_, "a code object version (4 or 5)"));
+    const int chosen = support::current_settings()->code_object_version;  // 0: the runtime's
+    code_object_version_ = chosen != 0 ? chosen : runtime_version >= 60000000 ? 5 : 4;
   }
   std::string name() const override { return props_.name; }
   std::string kind() const override { return kind_; }
@@ -342,9 +341,9 @@ std::vector<std::shared_ptr<DeviceImpl>> make_hip_devices(std::string& why) {
   return make_devices(api, "hip", why);
 }
 
-std::vector<std::shared_ptr<DeviceImpl>> make_sim_devices(std::string& why) {
-  // Every processor the simulator has, unless the user chose some with AMDSIM_PROCESSOR.
-  setenv("AMDSIM_PROCESSOR", "all", 0);
+std::vector<std::shared_ptr<DeviceImpl>> make_sim_devices(std::string& why, const std::string& processors) {
+  // libamdsim-hip reads its processors from AMDSIM_PROCESSOR when it starts: the one way to tell it.
+  setenv("AMDSIM_PROCESSOR", processors.c_str(), 1);
   const Api* api = hip::load_simulator(why);
   if (!api) return {};
   return make_devices(api, "sim", why);

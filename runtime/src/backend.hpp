@@ -174,7 +174,8 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   std::vector<std::shared_ptr<StreamImpl>> live_streams();
 };
 
-// How many kernels each device remembers: ROCJIT_DEVICE_KERNELS (at least 1), default 1024.
+// How many kernels each device remembers: Settings::device_kernels (ROCJIT_DEVICE_KERNELS, at
+// least 1, default 1024) now.
 size_t device_kernel_limit();
 
 // Backends.
@@ -184,7 +185,8 @@ std::shared_ptr<DeviceImpl> make_interp_device();
 // HIP GPUs found through libamdhip64, or empty with `why` saying why there are none.
 std::vector<std::shared_ptr<DeviceImpl>> make_hip_devices(std::string& why);
 // The AMDGPU simulator's devices (libamdsim-hip.so through the same HIP code), ids
-// sim:<processor>; empty with `why` saying why.
-std::vector<std::shared_ptr<DeviceImpl>> make_sim_devices(std::string& why);
+// sim:<processor>, one per processor of `processors` (Settings::sim_processors); empty with `why`
+// saying why.
+std::vector<std::shared_ptr<DeviceImpl>> make_sim_devices(std::string& why, const std::string& processors);
 
 }  // namespace rocjit::runtime

@@ -9,7 +9,7 @@
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/runtime/stream.hpp"
 #include "runtime/src/backend.hpp"
-#include "compiler/support/environment.h"
+#include "compiler/support/settings.h"
 
 namespace rocjit {
 namespace runtime {
@@ -26,11 +26,7 @@ HostStorage::~HostStorage() {
     ::operator delete[](data, std::align_val_t(64));
 }
 
-size_t device_kernel_limit() {
-  static const size_t limit = static_cast<size_t>(
-      support::environment_integer("ROCJIT_DEVICE_KERNELS", 1, INT64_MAX, 1024, "a count of at least 1"));
-  return limit;
-}
+size_t device_kernel_limit() { return support::current_settings()->device_kernels; }
 
 std::shared_ptr<CompiledKernel> DeviceImpl::kernel(const std::shared_ptr<const ir::Kernel>& ir) {
   check_open("compile kernel '" + ir->name + "'");
@@ -173,6 +169,7 @@ struct Registry {
   std::atomic<bool> sim_loaded{false};
   std::vector<std::shared_ptr<DeviceImpl>> sim;
   std::string sim_why;
+  std::string sim_processors;  // what the simulator was asked for when it was loaded
 };
 
 // Never destroyed: streams, arrays and kernels that users keep in static objects, and the
@@ -189,13 +186,14 @@ Registry& registry() {
 
 std::vector<std::shared_ptr<DeviceImpl>>& sim_devices(Registry& r) {
   std::call_once(r.sim_once, [&] {
-    r.sim = make_sim_devices(r.sim_why);
+    r.sim_processors = support::current_settings()->sim_processors;
+    r.sim = make_sim_devices(r.sim_why, r.sim_processors);
     r.sim_loaded = true;
   });
   return r.sim;
 }
 
-// "sim" (the simulator's first device: gfx942 unless AMDSIM_PROCESSOR says otherwise) or
+// "sim" (the simulator's first device: gfx942 unless Settings::sim_processors says otherwise) or
 // "sim:<processor>".
 Device get_sim_device(Registry& r, const std::string& id) {
   auto& sim = sim_devices(r);
@@ -205,9 +203,9 @@ Device get_sim_device(Registry& r, const std::string& id) {
     if (d->id() == id) return Device(d);
   std::string have;
   for (auto& d : sim) have += (have.empty() ? "" : ", ") + d->id();
-  const char* chosen = std::getenv("AMDSIM_PROCESSOR");
+  const bool chosen = r.sim_processors != "all";
   throw DeviceError(fmt::format("no simulator device '{}': the simulator has {}{}", id, have,
-                                chosen && std::string(chosen) != "all" ? " (AMDSIM_PROCESSOR chose them)" : ""));
+                                chosen ? " (Settings::sim_processors, AMDSIM_PROCESSOR, chose them)" : ""));
 }
 
 }  // namespace
@@ -269,8 +267,8 @@ Device default_device() {
   auto& r = registry();
   std::lock_guard<std::mutex> g(r.lock);
   if (!r.chosen_default) {
-    if (const char* env = std::getenv("ROCJIT_DEVICE"); env && *env)
-      r.chosen_default = get_device(env).impl_ptr();
+    if (const std::string id = support::current_settings()->device; !id.empty())
+      r.chosen_default = get_device(id).impl_ptr();
     else
       r.chosen_default = r.hip.empty() ? r.cpu : r.hip.front();
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "e2e.hpp"
+#include "scoped_settings.hpp"
 
 using namespace rocjit;
 using namespace rocjit::dsl;
@@ -207,20 +208,8 @@ TEST_CASE("uniform() lets a loop bound loaded from memory govern barriers") {
 }
 
 TEST_CASE("under ROCJIT_BOUNDS_CHECK=1 a broken uniform() promise fails the launch; a kept one runs") {
-  // Set while the kernel compiles (the CPU names the op and the work-items; the GPU traps).
-  // setenv is not thread-safe: no compile may read the environment meanwhile, so the CPU
-  // device's background tier-up compiles (of earlier tests' kernels, then of this one) finish
-  // first (TSan reported the race).
-  struct CheckBounds {
-    CheckBounds() {
-      rocjit::wait_for_cpu_tier_ups();
-      setenv("ROCJIT_BOUNDS_CHECK", "1", 1);
-    }
-    ~CheckBounds() {
-      rocjit::wait_for_cpu_tier_ups();
-      unsetenv("ROCJIT_BOUNDS_CHECK");
-    }
-  } check;
+  // In force while the kernel compiles (the CPU names the op and the work-items; the GPU traps).
+  rocjit::testing::ScopedSettings check([](Settings& s) { s.bounds_check = true; });
   Kernel k = kernel("checked_promise", [](Array<int32_t> bound, Array<int32_t> out) {
     auto s = shared::array<int32_t>({128});
     Int t = local_id(0);

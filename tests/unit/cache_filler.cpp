@@ -5,6 +5,8 @@
 //   rocjit-cache-filler trace       (for ROCJIT_TIME_TRACE) two threads compile at once: matmul
 //                                    for gfx90a, and a kernel named with every kind of character
 //                                    the verifier allows for gfx1100 and the host
+//   rocjit-cache-filler cache-dir FILE   writes cache_directory() (what this process's
+//                                    environment gives) to FILE; compiles nothing
 // Exits 0 when everything compiled (and saxpy computed the right result).
 #include <cstdio>
 #include <cstring>
@@ -20,6 +22,10 @@ int main(int argc, char** argv) {
   auto makers = {samples::saxpy,     samples::reverse,   samples::matmul, samples::reduce,
                  samples::transpose, samples::histogram, samples::jacobi};
   try {
+    if (argc == 3 && std::strcmp(argv[1], "cache-dir") == 0) {
+      std::ofstream(argv[2]) << cache_directory() << '\n';
+      return 0;
+    }
     if (argc == 3 && std::strcmp(argv[1], "host") == 0) {
       CacheStats before = cache_stats();
       std::vector<HostKernel> kernels;

@@ -17,13 +17,15 @@
 
 #include <algorithm>
 
-#include "compiler/support/environment.h"
 #include "host_args.hpp"
-#include "temporary_cache.hpp"
 #include "sample_kernels.hpp"
+#include "scoped_settings.hpp"
+#include "temporary_cache.hpp"
 
 using namespace rocjit;
 namespace fs = std::filesystem;
+using rocjit::testing::ChildEnvironment;
+using rocjit::testing::ScopedSettings;
 using rocjit::testing::TemporaryCache;
 
 namespace {
@@ -150,32 +152,58 @@ TEST_CASE("an unusable cache directory costs a warning, never a failed compile")
   fs::create_directories(fs::path(cache.dir).parent_path());
   std::string blocker = fs::path(cache.dir).parent_path() / "a-file";
   std::ofstream(blocker) << "x";
-  setenv("ROCJIT_CACHE_DIR", (blocker + "/cache").c_str(), 1);  // a directory below a file
-  clear_memory_cache();
-  CodeObject co = compile(samples::jacobi(), Target::amdgpu("gfx90a"));
-  CHECK(co.kernel("jacobi").vgpr_count > 0);
-  setenv("ROCJIT_CACHE", "0", 1);  // disabled: no directory at all
+  {
+    ScopedSettings below_a_file([&](Settings& s) { s.cache_dir = blocker + "/cache"; });
+    clear_memory_cache();
+    CodeObject co = compile(samples::jacobi(), Target::amdgpu("gfx90a"));
+    CHECK(co.kernel("jacobi").vgpr_count > 0);
+  }
+  ScopedSettings disabled([](Settings& s) { s.disk_cache = false; });  // no directory at all
   CHECK(cache_directory().empty());
   clear_memory_cache();
   CHECK_NOTHROW(compile(samples::jacobi(), Target::amdgpu("gfx90a")));
-  unsetenv("ROCJIT_CACHE");
 }
+
+namespace {
+
+// What cache_directory() is in a new process with environment `env` (rocjit-cache-filler's
+// cache-dir mode); "(failed)" if the process did not run.
+std::string cache_directory_in(ChildEnvironment env, const std::string& scratch) {
+  const std::string answer = scratch + "/cache-directory.txt";
+  pid_t pid = 0;
+  char mode[] = "cache-dir";
+  std::string file = answer;
+  char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), mode, file.data(), nullptr};
+  if (posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, env.data()) != 0) return "(failed)";
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "(failed)";
+  std::ifstream in(answer);
+  std::string dir;
+  std::getline(in, dir);
+  return dir;
+}
+
+}  // namespace
 
 TEST_CASE("the cache directory is ROCJIT_CACHE_DIR, else $XDG_CACHE_HOME/rocjit, else ~/.cache/rocjit") {
   TemporaryCache cache;
   CHECK(cache_directory() == cache.dir);
-  const char* home = std::getenv("HOME");
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const std::string saved_home = home ? home : "", saved_xdg = xdg ? xdg : "";
-  unsetenv("ROCJIT_CACHE_DIR");
-  setenv("XDG_CACHE_HOME", "/tmp/rocjit-xdg", 1);
-  CHECK(cache_directory() == "/tmp/rocjit-xdg/rocjit");
-  unsetenv("XDG_CACHE_HOME");
-  setenv("HOME", "/tmp/rocjit-home", 1);
-  CHECK(cache_directory() == "/tmp/rocjit-home/.cache/rocjit");
-  if (home) setenv("HOME", saved_home.c_str(), 1);
-  if (xdg) setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
-  setenv("ROCJIT_CACHE_DIR", cache.dir.c_str(), 1);
+  const std::string scratch = fs::path(cache.dir).parent_path();
+  // Settings::cache_dir empty: the default directory, as the process's environment gave it.
+  ChildEnvironment env = cache.child_environment();
+  CHECK(cache_directory_in(env, scratch) == cache.dir);
+  env.unset("ROCJIT_CACHE_DIR").set("XDG_CACHE_HOME", "/tmp/rocjit-xdg");
+  CHECK(cache_directory_in(env, scratch) == "/tmp/rocjit-xdg/rocjit");
+  env.unset("XDG_CACHE_HOME").set("HOME", "/tmp/rocjit-home/");
+  CHECK(cache_directory_in(env, scratch) == "/tmp/rocjit-home/.cache/rocjit");
+  env.set("ROCJIT_CACHE", "0");
+  CHECK(cache_directory_in(env, scratch).empty());
+  {
+    ScopedSettings default_directory([](Settings& s) { s.cache_dir.clear(); });
+    CHECK(cache_directory() != cache.dir);
+    CHECK_THAT(cache_directory(), Catch::Matchers::EndsWith("/rocjit"));
+  }
 }
 
 TEST_CASE("two processes filling the same cache concurrently leave only valid entries") {
@@ -184,10 +212,11 @@ TEST_CASE("two processes filling the same cache concurrently leave only valid en
                           samples::transpose, samples::histogram, samples::jacobi};
   // Separate processes (not fork(): the test process already runs LLVM's threads and locks).
   std::vector<pid_t> children;
+  ChildEnvironment env = cache.child_environment();
   for (int p = 0; p < 2; ++p) {
     pid_t pid = 0;
     char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), nullptr};
-    REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, environ) == 0);
+    REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, env.data()) == 0);
     children.push_back(pid);
   }
   for (pid_t pid : children) {
@@ -207,7 +236,6 @@ TEST_CASE("two processes filling the same cache concurrently leave only valid en
 
 TEST_CASE("the disk cache is bounded with least-recently-used eviction") {
   TemporaryCache cache;
-  setenv("ROCJIT_CACHE_MAX_MB", "0", 1);  // ignored: not positive, the default applies
   compile(samples::saxpy(), Target::amdgpu("gfx90a"));
   CHECK(cache.entries().size() == 1);
   // Fill past a limit of 1 MiB with padding entries older than everything else.
@@ -216,10 +244,11 @@ TEST_CASE("the disk cache is bounded with least-recently-used eviction") {
     std::ofstream(pad) << std::string(400 * 1024, 'x');
     fs::last_write_time(pad, fs::file_time_type::clock::now() - std::chrono::hours(24 + i));
   }
-  setenv("ROCJIT_CACHE_MAX_MB", "1", 1);
-  clear_memory_cache();
-  compile(samples::reverse(), Target::amdgpu("gfx90a"));  // a write triggers eviction
-  unsetenv("ROCJIT_CACHE_MAX_MB");
+  {
+    ScopedSettings one_mib([](Settings& s) { s.cache_max_mb = 1; });
+    clear_memory_cache();
+    compile(samples::reverse(), Target::amdgpu("gfx90a"));  // a write triggers eviction
+  }
   auto left = cache.entries();
   uint64_t total = 0;
   for (const auto& e : left) total += fs::file_size(e);
@@ -295,11 +324,11 @@ TEST_CASE("ROCJIT_TIME_TRACE writes Chrome trace events when the process exits")
   TemporaryCache cache;
   std::string trace = fs::path(cache.dir).parent_path() / "trace.json";
   fs::create_directories(fs::path(cache.dir).parent_path());
-  setenv("ROCJIT_TIME_TRACE", trace.c_str(), 1);
+  ChildEnvironment env = cache.child_environment();
+  env.set("ROCJIT_TIME_TRACE", trace);
   pid_t pid = 0;
   char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), nullptr};
-  REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, environ) == 0);
-  unsetenv("ROCJIT_TIME_TRACE");
+  REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, env.data()) == 0);
   int status = 0;
   waitpid(pid, &status, 0);
   REQUIRE(WEXITSTATUS(status) == 0);
@@ -371,16 +400,14 @@ TEST_CASE("ROCJIT_TIME_TRACE is JSON holding rocjit's phases and LLVM's passes n
   TemporaryCache cache;
   std::string trace = fs::path(cache.dir).parent_path() / "trace.json";
   fs::create_directories(fs::path(cache.dir).parent_path());
-  setenv("ROCJIT_TIME_TRACE", trace.c_str(), 1);
-  setenv("ROCJIT_TIME_TRACE_GRANULARITY_US", "0", 1);  // every LLVM event, however short
-  setenv("ROCJIT_CACHE", "0", 1);
+  ChildEnvironment env = cache.child_environment();
+  env.set("ROCJIT_TIME_TRACE", trace)
+      .set("ROCJIT_TIME_TRACE_GRANULARITY_US", "0")  // every LLVM event, however short
+      .set("ROCJIT_CACHE", "0");
   pid_t pid = 0;
   char mode[] = "trace";
   char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), mode, nullptr};
-  REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, environ) == 0);
-  unsetenv("ROCJIT_TIME_TRACE");
-  unsetenv("ROCJIT_TIME_TRACE_GRANULARITY_US");
-  unsetenv("ROCJIT_CACHE");
+  REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, env.data()) == 0);
   int status = 0;
   waitpid(pid, &status, 0);
   REQUIRE(WIFEXITED(status));
@@ -518,13 +545,14 @@ struct HostFill {
 };
 
 // Runs the filler's host mode in a new process (the memory level lasts as long as a process).
-HostFill fill_host(const std::string& dir) {
-  std::string stats = dir + "-stats.txt";
+HostFill fill_host(const TemporaryCache& cache) {
+  std::string stats = cache.dir + "-stats.txt";
   pid_t pid = 0;
   char mode[] = "host";
   char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), mode, stats.data(), nullptr};
   HostFill out;
-  if (posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, environ) != 0) return out;
+  ChildEnvironment env = cache.child_environment();
+  if (posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, env.data()) != 0) return out;
   int status = 0;
   waitpid(pid, &status, 0);
   out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
@@ -543,13 +571,13 @@ std::vector<fs::path> host_entries(const std::string& dir) {
 
 TEST_CASE("host kernels are cached: once per process in memory, and on disk for the next process") {
   TemporaryCache cache;
-  HostFill first = fill_host(cache.dir);
+  HostFill first = fill_host(cache);
   CHECK(first.exit_code == 0);
   CHECK(first.misses == 7);
   CHECK(first.disk == 0);
   REQUIRE(host_entries(cache.dir).size() == 7);
 
-  HostFill second = fill_host(cache.dir);  // a new process: every kernel from disk, and saxpy runs right
+  HostFill second = fill_host(cache);  // a new process: every kernel from disk, and saxpy runs right
   CHECK(second.exit_code == 0);
   CHECK(second.disk == 7);
   CHECK(second.misses == 0);
@@ -568,7 +596,7 @@ TEST_CASE("host kernels are cached: once per process in memory, and on disk for 
     if (damage == 0) bytes[bytes.size() - 64] ^= 0x21;
     else bytes.resize(bytes.size() / 2);
     std::ofstream(victim, std::ios::binary | std::ios::trunc) << bytes;
-    HostFill third = fill_host(cache.dir);
+    HostFill third = fill_host(cache);
     CHECK(third.exit_code == 0);
     CHECK(third.rejected == 1);
     CHECK(third.misses == 1);
@@ -656,22 +684,4 @@ TEST_CASE("compile() takes the host target too: one entry, one key builder, a ru
   args.scalar(2.0f).array(x).array(y);
   run_host(co.host, Dim3(1), Dim3(4), args.data());
   CHECK(y == std::vector<float>{12, 24, 36, 48});
-}
-
-TEST_CASE("numbers from environment variables: in range, else a warning and the fallback") {
-  using rocjit::support::environment_integer;
-  unsetenv("ROCJIT_TEST_NUMBER");
-  CHECK(environment_integer("ROCJIT_TEST_NUMBER", 1, 10, 7, "a count") == 7);
-  setenv("ROCJIT_TEST_NUMBER", "", 1);
-  CHECK(environment_integer("ROCJIT_TEST_NUMBER", 1, 10, 7, "a count") == 7);
-  setenv("ROCJIT_TEST_NUMBER", "10", 1);
-  CHECK(environment_integer("ROCJIT_TEST_NUMBER", 1, 10, 7, "a count") == 10);
-  setenv("ROCJIT_TEST_NUMBER", "-3", 1);
-  CHECK(environment_integer("ROCJIT_TEST_NUMBER", -5, 10, 7, "a count") == -3);
-  for (const char* bad : {"11", "0", "4x", " 4", "4 ", "0x10", "abc", "99999999999999999999"}) {
-    setenv("ROCJIT_TEST_NUMBER", bad, 1);
-    INFO(bad);
-    CHECK(environment_integer("ROCJIT_TEST_NUMBER", 1, 10, 7, "a count") == 7);
-  }
-  unsetenv("ROCJIT_TEST_NUMBER");
 }

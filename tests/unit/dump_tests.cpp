@@ -1,8 +1,6 @@
-// Seeing every stage: ROCJIT_DUMP / ROCJIT_DUMP_DIR files written when kernels are compiled,
-// the inspection API on a kernel (llvm_ir, assembly, metadata), and Target spellings.
-//
-// ctest runs every TEST_CASE in its own process, so the environment variables set here do not
-// reach other tests.
+// Seeing every stage: Settings::dump / dump_dir (ROCJIT_DUMP / ROCJIT_DUMP_DIR) files written when
+// kernels are compiled, the inspection API on a kernel (llvm_ir, assembly, metadata), and Target
+// spellings.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -15,26 +13,32 @@
 
 #include "host_args.hpp"
 #include "sample_kernels.hpp"
+#include "scoped_settings.hpp"
 
 using namespace rocjit;
 using Catch::Matchers::Contains;
+using rocjit::testing::LogCapture;
+using rocjit::testing::ScopedSettings;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh dump directory for one test, removed afterwards; ROCJIT_DUMP is set to `stages`.
+fs::path fresh_directory() {
+  char pattern[] = "/tmp/rocjit-dump-test-XXXXXX";
+  return mkdtemp(pattern);
+}
+
+// A fresh dump directory for one test, removed afterwards; Settings::dump is what ROCJIT_DUMP =
+// `stages` gives, and the previous settings come back afterwards.
 struct DumpDir {
-  fs::path root, dir;
-  explicit DumpDir(const char* stages) {
-    char pattern[] = "/tmp/rocjit-dump-test-XXXXXX";
-    root = mkdtemp(pattern);
-    dir = root / "dumps";  // does not exist yet: dumping creates it
-    setenv("ROCJIT_DUMP", stages, 1);
-    setenv("ROCJIT_DUMP_DIR", dir.c_str(), 1);
-  }
+  fs::path root = fresh_directory(), dir = root / "dumps";  // `dir` does not exist yet: dumping creates it
+  ScopedSettings dumping;
+  explicit DumpDir(const char* stages)
+      : dumping([&](Settings& s) {
+          s.dump = settings_from_variables({{"ROCJIT_DUMP", stages}}).dump;
+          s.dump_dir = dir.string();
+        }) {}
   ~DumpDir() {
-    unsetenv("ROCJIT_DUMP");
-    unsetenv("ROCJIT_DUMP_DIR");
     std::error_code ec;
     fs::remove_all(root, ec);
   }
@@ -83,7 +87,6 @@ TEST_CASE("ROCJIT_DUMP=ir,llvm,llvm-opt,asm,meta writes every stage of an AMDGPU
 TEST_CASE("ROCJIT_DUMP dumps a kernel even when the kernel cache already holds it") {
   const Kernel k = samples::saxpy();
   const Target gfx1030 = Target::amdgpu("gfx1030");
-  unsetenv("ROCJIT_DUMP");
   compile(k.ir(), gfx1030);  // fills the cache
   DumpDir d("asm");
   CodeObject co = compile(k.ir(), gfx1030);
@@ -105,7 +108,9 @@ TEST_CASE("ROCJIT_DUMP: a subset of stages, 'all', spaces and unknown names") {
     CHECK(d.files() == all_stages("saxpy", "gfx900"));
   }
   SECTION("an unknown stage is ignored with a warning; the others are written") {
+    LogCapture log;
     DumpDir d("llvm,bogus");
+    CHECK(log.has(LogLevel::warning, "ROCJIT_DUMP: unknown stage 'bogus' ignored"));
     compile(k.ir(), Target::amdgpu("gfx900"));
     CHECK(d.files() == std::set<std::string>{"saxpy.gfx900.llvm"});
   }
@@ -143,7 +148,8 @@ TEST_CASE("ROCJIT_DUMP writes the host backend's stages, and the kernel still ru
 
 TEST_CASE("ROCJIT_DUMP without ROCJIT_DUMP_DIR writes to the current directory") {
   DumpDir d("ir");
-  unsetenv("ROCJIT_DUMP_DIR");
+  ScopedSettings here([](Settings& s) { s.dump_dir = settings_from_variables({}).dump_dir; });
+  REQUIRE(settings().dump_dir == ".");
   const fs::path before = fs::current_path();
   fs::create_directories(d.dir);
   fs::current_path(d.dir);
@@ -152,15 +158,19 @@ TEST_CASE("ROCJIT_DUMP without ROCJIT_DUMP_DIR writes to the current directory")
   CHECK(d.files() == std::set<std::string>{"saxpy.host.ir"});
 }
 
-TEST_CASE("ROCJIT_DUMP into a directory that cannot be created warns and the compile succeeds") {
+TEST_CASE("ROCJIT_DUMP into a directory that cannot be created warns through the log handler, and the compile succeeds") {
   DumpDir d("ir,asm");
   const fs::path file = d.root / "a-file";
   std::ofstream(file) << "not a directory";
-  setenv("ROCJIT_DUMP_DIR", (file / "dumps").c_str(), 1);
+  ScopedSettings below_a_file([&](Settings& s) { s.dump_dir = (file / "dumps").string(); });
+  LogCapture log;
   CodeObject co;
   REQUIRE_NOTHROW(co = compile(samples::saxpy().ir(), Target::amdgpu("gfx90a")));
   CHECK_FALSE(co.elf.empty());
   REQUIRE_NOTHROW(compile_host(samples::saxpy().ir()));
+  // Once per process for each distinct problem, however many compiles meet it.
+  CHECK(log.count(LogLevel::warning, "ROCJIT_DUMP: cannot create the dump directory '" + (file / "dumps").string()) == 1);
+  CHECK(log.size() == 1);
 }
 
 TEST_CASE("a kernel name that could not be a file name, symbol or .rjir name is a CompileError") {
@@ -177,7 +187,6 @@ TEST_CASE("a kernel name that could not be a file name, symbol or .rjir name is 
 }
 
 TEST_CASE("Kernel::llvm_ir, assembly and metadata show what the JIT makes for a target") {
-  unsetenv("ROCJIT_DUMP");
   const Kernel k = samples::reverse();
   SECTION("AMDGPU") {
     const std::string lowered = k.llvm_ir("gfx90a", Kernel::LlvmStage::lowered);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "rocjit/rocjit.hpp"
+#include "scoped_settings.hpp"
 #include "temporary_cache.hpp"
 
 using namespace rocjit;
@@ -121,4 +122,23 @@ TEST_CASE("CompileOptions::cached_only compiles nothing and finds what the cache
   clear_memory_cache();
   CHECK(compile(k, Target::host(), o1).host.opt_level() == 1);  // from disk
   CHECK_FALSE(o3_cached(k));
+}
+
+TEST_CASE("with Settings::cpu_tiering off (or dumping) a shape's first launch compiles at O3") {
+  rocjit::testing::TemporaryCache cache;
+  Device cpu = new_cpu_device();
+  const std::function<void(Settings&)> untiered[] = {[](Settings& s) { s.cpu_tiering = false; },
+                                                      [](Settings& s) { s.dump.ir = true; s.dump_dir = "/dev/null/none"; }};
+  int salt = 13;
+  for (const auto& change : untiered) {
+    Kernel k = salted(++salt);
+    rocjit::testing::LogCapture log;  // the dump directory cannot be made: a warning, not stderr
+    rocjit::testing::ScopedSettings settings(change);
+    const CpuTieringStats before = cpu_tiering_stats();
+    launch_and_check(k, cpu, 1000, salt);
+    launch_and_check(k, cpu, 1000, salt);
+    const CpuTieringStats now = cpu_tiering_stats();
+    CHECK(now.quick_compiles == before.quick_compiles);
+    CHECK(now.tier_ups == before.tier_ups);
+  }
 }

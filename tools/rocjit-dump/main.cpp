@@ -25,6 +25,7 @@
 #include <rocjit/compiler/host.hpp>
 #include <rocjit/compiler/parser.hpp>
 #include <rocjit/compiler/printer.hpp>
+#include <rocjit/settings.hpp>
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
@@ -325,7 +326,7 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   // Every run compiles afresh: the tool shows what this compiler does now, never an entry from
   // the kernel cache (whose code objects carry no unlinked object), and leaves the cache alone.
-  setenv("ROCJIT_CACHE", "0", 1);
+  rocjit::update_settings([](rocjit::Settings& s) { s.disk_cache = false; });
   Options options;
   try {
     options = parse_command_line(argc, argv);

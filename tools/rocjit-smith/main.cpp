@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include <rocjit/settings.hpp>
+
 #include "smith.hpp"
 
 namespace smith {
@@ -421,7 +423,8 @@ int main_impl(int argc, char** argv) {
     std::cerr << "rocjit-smith: give at least two executors\n";
     return 2;
   }
-  if (!std::getenv("ROCJIT_CACHE")) setenv("ROCJIT_CACHE", "0", 1);  // random kernels would only fill the disk cache
+  // Random kernels would only fill the disk cache (unless the environment asks for it).
+  if (!std::getenv("ROCJIT_CACHE")) rocjit::update_settings([](rocjit::Settings& s) { s.disk_cache = false; });
   if (o.gen.f64_approx)
     for (auto& e : o.executors)
       if (e.rfind("sim", 0) == 0) {
@@ -650,11 +653,13 @@ int main(int argc, char** argv) {
   // The cpu executor launches each kernel once, so under the CPU device's tiered compilation it
   // would compare the O1 code of a first launch; kernels launched repeatedly run O3 code, which is
   // what a campaign should check by default. ROCJIT_CPU_TIERING=1 compares the O1 code instead.
-  setenv("ROCJIT_CPU_TIERING", "0", /*overwrite=*/0);
   // Random kernels are compiled once and never asked for again: the library's in-memory cache of
   // code objects and host kernels (1024 of each by default, tens to hundreds of MiB of entries
   // nobody will hit) is kept small unless the environment says otherwise.
-  setenv("ROCJIT_CACHE_MEMORY_ENTRIES", "64", /*overwrite=*/0);
+  rocjit::update_settings([](rocjit::Settings& s) {
+    if (!std::getenv("ROCJIT_CPU_TIERING")) s.cpu_tiering = false;
+    if (!std::getenv("ROCJIT_CACHE_MEMORY_ENTRIES")) s.cache_memory_entries = 64;
+  });
   try {
     return smith::main_impl(argc, argv);
   } catch (const std::exception& e) {

@@ -60,7 +60,8 @@ bool has_16_bit_values(const ir::Kernel& kernel) {
 
 }  // namespace
 
-CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
+CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options,
+                   const Settings& settings) {
   check_target(kernel.name, target.processor, target.features);
   if (options.code_object_version != 4 && options.code_object_version != 5)
     throw CompileError(fmt::format("kernel '{}': code object version {} is not supported; use 4 or 5", kernel.name,
@@ -69,7 +70,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
     throw CompileError(fmt::format("kernel '{}': optimisation level {} is outside 0..3", kernel.name,
                                    options.opt_level));
   check_lds(kernel, target.processor);
-  prepare_compile(kernel.name);
+  prepare_compile(kernel.name, settings);
 
   Machine machine = target_machine(target.processor, target.features);
   llvm::LLVMContext context;
@@ -82,7 +83,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
   const passes::PreparedKernel prepared = passes::prepare(kernel, target);
   std::optional<time_trace::Phase> lower_phase(std::in_place, "lower");
   LoweredModule lowered = lower(prepared.get(), context, *machine, options.code_object_version,
-                                options.bounds_check || bounds_check_from_environment(), options.fast_math);
+                                options.bounds_check, options.fast_math);
   llvm::Module& module = *lowered.module;
   if (options.emit_llvm_ir) out.llvm_ir = to_string(module);
   std::string broken;
@@ -92,7 +93,7 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
                                    broken));
   if (lowered.needs_device_libs)
     link_device_libs(module, kernel.name, target.processor, wavefront_size(target.processor, target.features),
-                     options.code_object_version, lowered.device_lib_users);
+                     options.code_object_version, lowered.device_lib_users, settings.device_libs);
 
   lower_phase.reset();
   llvm::SmallVector<char, 0> object;

@@ -14,9 +14,11 @@
 #include <llvm/TargetParser/TargetParser.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
+#include <functional>
+#include <future>
+#include <map>
+#include <mutex>
 
 #include "rocjit/compiler/error.hpp"
 
@@ -36,11 +38,10 @@ extern "C" const char rocjit_builtin_math_bc[];
 extern "C" const char rocjit_builtin_math_bc_end[];
 #endif
 
-std::vector<std::string> device_lib_dirs() {
+std::vector<std::string> device_lib_dirs(const std::string& device_libs) {
   std::vector<std::string> dirs;
-  const char* env = std::getenv("ROCJIT_DEVICE_LIBS");
-  if (env && std::strcmp(env, "none") == 0) return dirs;
-  if (env) dirs.push_back(env);
+  if (device_libs == "none") return dirs;
+  if (!device_libs.empty()) dirs.push_back(device_libs);
   dirs.push_back("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode");
   dirs.push_back("/usr/lib/amdgcn/bitcode");
   dirs.push_back("/opt/rocm/amdgcn/bitcode");
@@ -57,17 +58,45 @@ int isa_version(const std::string& processor) {
   return static_cast<int>(v.Major * 1000 + v.Minor * 100 + v.Stepping);
 }
 
-// ocml.bc, read once per process (a few MiB); each compile loads it lazily from these bytes, so
-// only the functions a kernel calls are parsed.
+// ocml.bc, read once per process (a few MiB) for each Settings::device_libs a compile used; each
+// compile loads it lazily from these bytes, so only the functions a kernel calls are parsed.
 struct OcmlFile {
   std::string path;
   std::unique_ptr<llvm::MemoryBuffer> bytes;
 };
 
-const OcmlFile& ocml_file() {
-  static const OcmlFile file = [] {
+// Never destroyed, so references stay valid (compiles may run while the process exits). `make`
+// runs once per key, outside the lock.
+template <class V>
+const V& once_per(const std::string& key, const std::function<V()>& make) {
+  static std::mutex& lock = *new std::mutex;
+  static auto& made = *new std::map<std::string, std::shared_future<const V*>>;
+  std::promise<const V*> promise;
+  std::shared_future<const V*> future;
+  {
+    std::lock_guard<std::mutex> g(lock);
+    auto [it, inserted] = made.try_emplace(key);
+    if (inserted) it->second = promise.get_future().share();
+    else future = it->second;
+  }
+  if (future.valid()) return *future.get();
+  const V* value = nullptr;
+  try {
+    value = new V(make());
+  } catch (...) {  // the callers waiting see the error; the next call tries again
+    promise.set_exception(std::current_exception());
+    std::lock_guard<std::mutex> g(lock);
+    made.erase(key);
+    throw;
+  }
+  promise.set_value(value);
+  return *value;
+}
+
+const OcmlFile& ocml_file(const std::string& device_libs) {
+  return once_per<OcmlFile>(device_libs, [&] {
     OcmlFile f;
-    for (const auto& d : device_lib_dirs()) {
+    for (const auto& d : device_lib_dirs(device_libs)) {
       std::filesystem::path path = std::filesystem::path(d) / "ocml.bc";
       if (!std::filesystem::exists(path)) continue;
       auto buffer = llvm::MemoryBuffer::getFile(path.string());
@@ -77,8 +106,7 @@ const OcmlFile& ocml_file() {
       break;
     }
     return f;
-  }();
-  return file;
+  });
 }
 
 llvm::StringRef builtin_bytes() {
@@ -272,16 +300,15 @@ void link_builtin(llvm::Module& module, const std::string& kernel) {
 
 }  // namespace
 
-const std::string& math_library() {
-  static const std::string name = [] {
+const std::string& math_library(const std::string& device_libs) {
+  return once_per<std::string>("name " + device_libs, [&] {
     // A stat per directory, not a read of ocml.bc: this names every AMDGPU compile's cache key.
-    for (const auto& d : device_lib_dirs())
+    for (const auto& d : device_lib_dirs(device_libs))
       if (std::filesystem::exists(std::filesystem::path(d) / "ocml.bc"))
         return "ocml " + (std::filesystem::path(d) / "ocml.bc").string();
     if (!builtin_bytes().empty()) return std::string("builtin (libclc ") + LLVM_VERSION_STRING + ")";
     return std::string("none");
-  }();
-  return name;
+  });
 }
 
 // ocml reads its configuration from the __oclc_* constants, which ROCm ships as one small bitcode
@@ -289,15 +316,16 @@ const std::string& math_library() {
 // the processors of its ROCm release only (Debian's ROCm 5.2 has no gfx942, gfx950, gfx11 or
 // gfx12), so rocjit defines the constants itself, for any processor: only ocml.bc is needed.
 void link_device_libs(llvm::Module& module, const std::string& kernel, const std::string& processor,
-                      unsigned wavefront_size, int code_object_version, const std::vector<std::string>& users) {
-  const OcmlFile& ocml = ocml_file();
+                      unsigned wavefront_size, int code_object_version, const std::vector<std::string>& users,
+                      const std::string& device_libs) {
+  const OcmlFile& ocml = ocml_file(device_libs);
   if (!ocml.bytes && !builtin_bytes().empty()) return link_builtin(module, kernel);
   if (!ocml.bytes)
     throw CompileError(fmt::format(
         "kernel '{}': {} needs the ROCm device library ocml.bc, which was not found in {} (set "
         "ROCJIT_DEVICE_LIBS or install rocm-device-libs), and this rocjit was built without its own "
         "math library (libclc-22 was not installed)",
-        kernel, fmt::join(users, ", "), fmt::join(device_lib_dirs(), ", ")));
+        kernel, fmt::join(users, ", "), fmt::join(device_lib_dirs(device_libs), ", ")));
   llvm::LLVMContext& context = module.getContext();
   auto lib = llvm::getLazyBitcodeModule(ocml.bytes->getMemBufferRef(), context);
   if (!lib)

@@ -262,20 +262,20 @@ const std::string& target_identity() {
   return identity;
 }
 
-HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested,
+HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested, const Settings& settings,
                    const std::function<std::string()>& checked_fingerprint) {
-  // ROCJIT_DUMP: ask for the stages to dump, write them, and keep only what the caller asked for.
-  const dump::Request dump = dump::from_environment();
+  // Settings::dump: ask for the stages to dump, write them, and keep only what the caller asked for.
+  const dump::Request dump = dump::from_settings(settings);
   const Target host = Target::host();
   CompileOptions options = requested;
   dump::ask_for_texts(dump, options);
-  const bool bounds_check = options.bounds_check || targets::bounds_check_from_environment();
+  const bool bounds_check = options.bounds_check || settings.bounds_check;
   // Plain compiles go through the kernel cache. Bounds-checked kernels do not (their reports
   // carry source locations, which the IR fingerprint leaves out), nor do compiles that ask for
   // texts, dump stages, or run under ROCJIT_LLVM_ARGS.
   const bool cacheable = options.cache && options.jit && !bounds_check &&
                          !options.emit_llvm_ir && !options.emit_llvm_ir_optimized && !options.emit_assembly &&
-                         dump.stages == 0 && !targets::llvm_args_given();
+                         dump.stages == 0 && settings.llvm_args.empty();
   std::string fingerprint;
   if (cacheable)
     fingerprint = checked_fingerprint();  // verifies, or knows this immutable kernel was verified
@@ -295,7 +295,7 @@ HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested,
                                      "can run with (every dimension at least 1, at most {} work-items)",
                                      kernel.name, b->x, b->y, b->z, kernel.max_block_size));
   }
-  targets::prepare_compile(kernel.name);
+  targets::prepare_compile(kernel.name, settings);
   HostJit& h = host_jit();
   auto fresh = [&] {
     auto impl = std::make_shared<HostKernel::Impl>();
@@ -310,12 +310,12 @@ HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested,
     return impl;
   };
 
-  if (options.cached_only && (!cacheable || !cache::cached(cache::key(fingerprint, target_identity(), options), ".rjho")))
+  if (options.cached_only && (!cacheable || !cache::cached(cache::key(fingerprint, target_identity(), options), ".rjho", settings)))
     return {};
   if (cacheable) {
     const std::string key = cache::key(fingerprint, target_identity(), options);
     cache::AnyValue value = cache::lookup_or_build(
-        key, ".rjho",
+        key, ".rjho", settings,
         [&](const std::string& payload) -> cache::AnyValue {
           auto impl = fresh();
           std::optional<Decoded> d = decode(payload, *impl);

@@ -10,6 +10,7 @@
 
 #include "rocjit/compiler/compile.hpp"
 #include "rocjit/compiler/host.hpp"
+#include "rocjit/settings.hpp"
 #include "targets/host/launch_context.h"
 #include "targets/host/lower.h"
 
@@ -44,7 +45,8 @@ const std::string& target_identity();
 // Compiles `kernel` for this CPU. `checked_fingerprint` verifies the kernel and returns its IR
 // fingerprint (compile() remembers both for immutable kernels); it is called only when the
 // compile may use the cache, otherwise the kernel is verified here.
-HostKernel compile(const ir::Kernel& kernel, const CompileOptions& options,
+// `settings` are the compile's (compile() takes them once).
+HostKernel compile(const ir::Kernel& kernel, const CompileOptions& options, const Settings& settings,
                    const std::function<std::string()>& checked_fingerprint);
 
 }  // namespace targets::host

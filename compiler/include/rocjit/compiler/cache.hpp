@@ -31,14 +31,16 @@ struct CacheStats {
 /// The cache's counters and sizes now.
 CacheStats cache_stats();
 /// How many AMDGPU code objects, and separately how many host kernels, the memory level keeps:
-/// ROCJIT_CACHE_MEMORY_ENTRIES (read once), default 1024. The least recently used go first; a
-/// forgotten host kernel's JIT'd code is freed when nothing else (a device, a HostKernel) holds it.
+/// Settings::cache_memory_entries (ROCJIT_CACHE_MEMORY_ENTRIES, default 1024) now. The least
+/// recently used go first; a forgotten host kernel's JIT'd code is freed when nothing else (a
+/// device, a HostKernel) holds it.
 size_t memory_cache_limit();
 /// Forgets the in-memory code objects and host kernels (the on-disk cache stays). Host kernels
 /// still held elsewhere stay in the process and are found again by later compiles.
 void clear_memory_cache();
-/// The on-disk cache directory in use: $ROCJIT_CACHE_DIR, else $XDG_CACHE_HOME/rocjit, else
-/// ~/.cache/rocjit; empty when ROCJIT_CACHE=0 disables the disk cache.
+/// The on-disk cache directory the settings in force give: Settings::cache_dir
+/// (ROCJIT_CACHE_DIR), else $XDG_CACHE_HOME/rocjit, else ~/.cache/rocjit; empty when
+/// Settings::disk_cache is off (ROCJIT_CACHE=0).
 std::string cache_directory();
 
 }  // namespace rocjit

@@ -1,6 +1,6 @@
 // Where compile time goes: per-kernel records of each phase (trace, verify, lower, optimise,
-// codegen, link, cache lookup, load) and, with ROCJIT_TIME_TRACE=<file.json>, Chrome trace
-// events (open in Perfetto or chrome://tracing) written when the process exits.
+// codegen, link, cache lookup, load) and, with Settings::time_trace (ROCJIT_TIME_TRACE=<file.json>),
+// Chrome trace events (open in Perfetto or chrome://tracing) written when the process exits.
 #pragma once
 
 #include <chrono>
@@ -23,8 +23,8 @@ struct CompileRecord {
   std::string kernel;
   std::string target;       ///< "amdgpu:gfx90a", or "dsl" for tracing
   /// "miss", "memory", "disk"; "bypassed" when the compile asked for texts or an object (host:
-  /// also bounds checks or HostCompileOptions::cache = false), ROCJIT_LLVM_ARGS is set, or
-  /// ROCJIT_DUMP was set (those always compile afresh); "" for records of tracing
+  /// also bounds checks or HostCompileOptions::cache = false), or Settings::llvm_args or
+  /// Settings::dump were set (those always compile afresh); "" for records of tracing
   std::string cache;
   /// Phases in the order they ended.
   std::vector<CompilePhase> phases;
@@ -40,7 +40,8 @@ CompileRecord last_compile_record(const std::string& kernel, const std::string& 
 
 namespace time_trace {
 
-/// Opens a record for `kernel` on this thread; phases timed while it is open are added to it.
+/// Opens a record for `kernel` on this thread; phases timed while it is open are added to it (and
+/// are trace events when Settings::time_trace was set as it opened).
 class Record {
  public:
   /// Opens the record of compiling `kernel` for `target` on this thread.
@@ -55,6 +56,7 @@ class Record {
   std::chrono::steady_clock::time_point start_;
   Record* outer_;
   CompileRecord data_;
+  bool traced_ = false;  // Settings::time_trace was set when it opened
   friend class Phase;
 };
 

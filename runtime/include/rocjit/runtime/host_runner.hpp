@@ -22,7 +22,8 @@ void check_host_geometry(const std::string& kernel, uint32_t max_block_size, Dim
 /// kernel accessed an array out of bounds (nothing out of bounds was touched).
 void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const* args);
 
-/// Worker threads used for work-groups: hardware threads, or ROCJIT_CPU_THREADS.
+/// Worker threads used for work-groups: Settings::cpu_threads (ROCJIT_CPU_THREADS) when the pool
+/// starts (the first CPU launch), else one per hardware thread; fixed from then on.
 unsigned host_thread_count();
 
 /// The CPU device's tiered compilation. A kernel's first launch with a work-group shape runs
