@@ -94,6 +94,9 @@ class SerialWorker {
     }
     cv_.notify_all();
     wait_idle();
+    // Nothing starts the thread again once stopped: join it, so that no thread outlives exit
+    // unjoined (ThreadSanitizer reported the tier-up worker's thread as leaked in exit-under-load).
+    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
   }
   // Until every posted task has run (or been dropped).
   void wait_idle() {
