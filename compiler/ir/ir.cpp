@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <iterator>
+#include <optional>
 
 #include "rocjit/compiler/error.hpp"
 
@@ -297,30 +298,23 @@ void wrong_attrs(const Op& op, std::string_view wanted) {
 
 Op::Op(OpKind k) : kind(k), attrs(default_attrs(k)) { regions.resize(op_info(k).regions); }
 
-MemoryId Op::memory() const {
-  if (const auto* a = std::get_if<AccessAttrs>(&attrs)) return a->memory;
-  if (const auto* a = std::get_if<AtomicAttrs>(&attrs)) return a->memory;
-  if (const auto* a = std::get_if<ShapeAttrs>(&attrs)) return a->memory;
-  wrong_attrs(*this, "an array (AccessAttrs, AtomicAttrs or ShapeAttrs)");
-}
+// The attribute `field` of whichever struct the op carries, if that struct has
+// one (found by name: a struct added later with such a field needs no edit here).
+#define ROCJIT_SHARED_ATTR(type, field, what)                                     \
+  std::optional<type> found;                                                      \
+  std::visit(                                                                     \
+      [&](const auto& a) {                                                        \
+        if constexpr (requires { a.field; }) found = static_cast<type>(a.field); \
+      },                                                                          \
+      attrs);                                                                     \
+  if (!found) wrong_attrs(*this, what);                                           \
+  return *found;
 
-unsigned Op::dim() const {
-  if (const auto* a = std::get_if<WorkItemAttrs>(&attrs)) return a->dim;
-  if (const auto* a = std::get_if<ShapeAttrs>(&attrs)) return a->dim;
-  wrong_attrs(*this, "a dimension (WorkItemAttrs or ShapeAttrs)");
-}
-
-MemoryOrder Op::order() const {
-  if (const auto* a = std::get_if<AtomicAttrs>(&attrs)) return a->order;
-  if (const auto* a = std::get_if<FenceAttrs>(&attrs)) return a->order;
-  wrong_attrs(*this, "a memory order (AtomicAttrs or FenceAttrs)");
-}
-
-MemoryScope Op::scope() const {
-  if (const auto* a = std::get_if<AtomicAttrs>(&attrs)) return a->scope;
-  if (const auto* a = std::get_if<FenceAttrs>(&attrs)) return a->scope;
-  wrong_attrs(*this, "a memory scope (AtomicAttrs or FenceAttrs)");
-}
+MemoryId Op::memory() const { ROCJIT_SHARED_ATTR(MemoryId, memory, "an array (a struct with a memory field)") }
+unsigned Op::dim() const { ROCJIT_SHARED_ATTR(unsigned, dim, "a dimension (a struct with a dim field)") }
+MemoryOrder Op::order() const { ROCJIT_SHARED_ATTR(MemoryOrder, order, "a memory order (a struct with an order field)") }
+MemoryScope Op::scope() const { ROCJIT_SHARED_ATTR(MemoryScope, scope, "a memory scope (a struct with a scope field)") }
+#undef ROCJIT_SHARED_ATTR
 
 unsigned Op::member() const {
   return std::visit(

@@ -158,6 +158,9 @@ struct Shape {
 
 // A kernel the CPU device or the interpreter device runs on the host.
 struct HostRunKernel : CompiledKernel {
+  // Weak, so that the device can forget the kernel once nobody holds its IR; every use is during
+  // a launch, which holds the IR.
+  std::weak_ptr<const ir::Kernel> ir;
   // At a launch, on the caller's thread (so errors are the launch's own).
   virtual void prepare_launch(Dim3 grid, Dim3 block) const = 0;
   // On the stream's thread.
@@ -171,7 +174,6 @@ struct HostRunKernel : CompiledKernel {
 // gets). Slow, and checks what the interpreter checks: out-of-bounds accesses, reads of unwritten
 // shared or local memory and variables, work-items at different barriers.
 struct InterpKernel : HostRunKernel {
-  std::weak_ptr<const ir::Kernel> ir;
   KernelAbi abi;
 
   void prepare_launch(Dim3, Dim3) const override {}
@@ -244,9 +246,6 @@ struct InterpKernel : HostRunKernel {
 // vectorises them without runtime checks), then once more for any further shape.
 struct CpuKernel : HostRunKernel {
   static constexpr size_t max_shapes = 4;
-  // Weak, so that the device can forget the kernel once nobody holds its IR; every use is during
-  // a launch, which holds the IR.
-  std::weak_ptr<const ir::Kernel> ir;
   mutable std::mutex lock;
   mutable std::vector<std::shared_ptr<Shape>> shapes;
   mutable HostKernel any;
@@ -509,20 +508,16 @@ class CpuDevice : public DeviceImpl {
 
  protected:
   std::shared_ptr<CompiledKernel> compile(const std::shared_ptr<const ir::Kernel>& ir) override {
+    std::shared_ptr<HostRunKernel> k;
     if (interpret_) {
       // What every compile checks (verify, uniformity) before the interpreter runs the IR.
       check_interpretable(*ir);
-      auto k = std::make_shared<InterpKernel>();
-      k->ir = ir;
-      k->abi = kernel_abi(*ir);
-      k->name = ir->name;
-      k->max_block_size = ir->max_block_size;
-      k->static_shared_bytes = static_cast<uint64_t>(ir->shared_bytes());
-      k->wave_size = host_wave_size;
-      k->wave_rows = describe_wave_rows(*ir);
-      return k;
+      auto interp = std::make_shared<InterpKernel>();
+      interp->abi = kernel_abi(*ir);
+      k = interp;
+    } else {
+      k = std::make_shared<CpuKernel>();
     }
-    auto k = std::make_shared<CpuKernel>();
     k->ir = ir;
     k->name = ir->name;
     k->max_block_size = ir->max_block_size;

@@ -366,17 +366,6 @@ using OpAttrs = std::variant<NoAttrs, ConstantAttrs, BinaryAttrs, UnaryAttrs, Co
                              WorkItemAttrs, ShapeAttrs, AccessAttrs, AtomicAttrs, SlotAttrs, BarrierAttrs,
                              FenceAttrs, ExtractAttrs, WaveAttrs, LoopAttrs>;
 
-/// The attribute struct of op kind K (its definition's last column).
-template <OpKind K>
-struct OpDefinition;
-#define ROCJIT_OP_DEFINITION(kind, spelling, family, operands, reference, result, effect, convergent, sync, \
-                             regions, attributes)                                                       \
-  template <>                                                                                           \
-  struct OpDefinition<OpKind::kind> {                                                                   \
-    using Attrs = attributes;                                                                           \
-  };
-ROCJIT_OPS(ROCJIT_OP_DEFINITION)
-#undef ROCJIT_OP_DEFINITION
 
 /// The attributes a new op of kind `k` starts with (its struct, default-constructed).
 OpAttrs default_attrs(OpKind k);
@@ -397,7 +386,7 @@ struct Op {
   ValueId result = 0;
   /// Value operands, in order.
   std::vector<ValueId> operands;
-  /// The attributes of its kind (OpDefinition<kind>::Attrs).
+  /// The attributes of its kind (the struct its ROCJIT_OPS line names).
   OpAttrs attrs;
   /// Nested bodies (if: then/else; for: body; while: condition, body, step).
   std::vector<Region> regions;

@@ -1,7 +1,7 @@
 // The op definitions: every rocjit IR operation and every member of its sub-enum, declared once.
 //
 // ir.hpp builds from these lists the enums (OpKind, BinaryOp, ...), the registry (op_info,
-// family_members), the typed attribute struct of each kind (OpDefinition<K>::Attrs, held in
+// family_members), the typed attribute struct of each kind (the last column, held in
 // Op::attrs), default attributes and regions (Op(OpKind)), and the Visitor/Mutator hooks; ir.cpp
 // builds copy, equality and hashing from each attribute struct's field list, and the names,
 // spellings, operand counts and member ranges that the parser and the verifier's generic checks
