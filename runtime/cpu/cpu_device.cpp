@@ -128,14 +128,24 @@ class SerialWorker {
   std::thread thread_;
 };
 
-// The tier-up compiles, one at a time, on a worker that is never destroyed. A compile may still
-// run when the process exits, and exit destroys static objects (LLVM's among them) in the reverse
-// order of their construction while it runs. So each time the worker turns busy, an atexit
-// handler is registered that drops the queued compiles and waits for the running one: it runs
-// before the destructors of every static object that existed when the compile began (LLVM's
-// pass and target registries, the JIT, rocjit's caches and devices). The worker itself, its
-// thread and what the compile uses are never destroyed, so nothing is left for a late
-// destructor to pull from under it.
+// The tier-up compiles, one at a time, on a worker that is never destroyed (nor its thread and
+// what the compiles use, so no late destructor can pull them from under a compile).
+//
+// A compile may still run when the process exits. exit() runs the atexit handlers and the
+// destructors of static objects together, in the reverse order of their registration, and a
+// compile registers destructors itself: LLVM constructs function-local statics on first use
+// (SelectionDAG's table of extended value types, for one), and their destructors run before any
+// handler registered before the compile began. A handler that waits for the compile comes too
+// late for them: exit destroyed such a static under a running tier-up (SIGSEGV in
+// SelectionDAG::getNode, 2 exits in 1,500 of tests/stress/exit_under_load.sh).
+//
+// What runs first at exit is the destructors of the exiting thread's thread_local objects
+// ([basic.start.term]; glibc calls them before any exit handler). So the thread that posts a
+// tier-up, when it is the process's main thread, gets a thread_local guard whose destructor
+// stops the worker and waits for the compile in progress: when main returns, nothing is
+// destroyed before the compile ends. The main thread's thread_locals are destroyed only by
+// exit(). For exits from other threads, an atexit handler registered each time the worker
+// turns busy does the same, as well as it can (after the destructors registered since).
 SerialWorker& tier_up_worker() {
   static SerialWorker& worker = *new SerialWorker(SerialWorker::AtExit::drop);
   return worker;
@@ -143,7 +153,15 @@ SerialWorker& tier_up_worker() {
 
 void stop_tier_ups_at_exit() { tier_up_worker().stop_and_wait(); }
 
+struct TierUpExitGuard {
+  ~TierUpExitGuard() { stop_tier_ups_at_exit(); }
+};
+
 void post_tier_up(std::function<void()> task) {
+  if (gettid() == getpid()) {
+    static thread_local TierUpExitGuard guard;  // constructed on the first post from main
+    (void)guard;
+  }
   if (tier_up_worker().post(std::move(task))) std::atexit(stop_tier_ups_at_exit);
 }
 
@@ -276,9 +294,15 @@ struct CpuKernel : HostRunKernel {
       } catch (...) {
         ++tier_ups_failed;
       }
-      std::lock_guard<std::mutex> g(shape->lock);
-      if (better) shape->kernel = std::move(better);
-      shape->final = true;
+      const bool improved = static_cast<bool>(better);
+      {
+        std::lock_guard<std::mutex> g(shape->lock);
+        if (improved) shape->kernel = std::move(better);
+        shape->final = true;
+      }
+      if (improved)
+        support::log(LogLevel::debug, "kernel '{}': the O3 code for work-group shape {}x{}x{} is in use (a background "
+                     "tier-up)", ir->name, shape->block.x, shape->block.y, shape->block.z);
     });
   }
 
