@@ -1,5 +1,5 @@
-// compile(): checks the kernel (passes/pipeline.h) and hands it to its target's compile on a cache
-// miss; one cache key builder (cache::key) for every target.
+// compile(): one pipeline for every target (verify, dump, cache policy and key), with what
+// differs by target behind targets::Backend (targets/backend.h).
 #include "rocjit/compiler/compile.hpp"
 
 #include <fmt/format.h>
@@ -19,11 +19,10 @@
 #include "cache/kernel_cache.h"
 #include "dump/dump.h"
 #include "passes/pipeline.h"
-#include "targets/amdgpu/compile_amdgpu.h"
 #include "targets/amdgpu/device_libs.h"
 #include "targets/amdgpu/target_machine.h"
 #include "targets/codegen.h"
-#include "targets/host/jit.h"
+#include "targets/backend.h"
 #include "support/settings.h"
 
 namespace rocjit {
@@ -87,23 +86,6 @@ const std::string& amdgpu_math_library() {
 
 namespace {
 
-// Settings::dump asks for stages: compile afresh (the files describe this compile, not a cache
-// entry), asking for the stages to dump, and give the caller only what it asked for.
-CodeObject compile_and_dump(const ir::Kernel& kernel, const Target& target, const CompileOptions& options,
-                            const Settings& settings, const dump::Request& dump) {
-  if (dump.wants(dump::ir)) dump::write(dump, kernel.name, target, dump::ir, ir::print(kernel));
-  CompileOptions with_stages = options;
-  dump::ask_for_texts(dump, with_stages);
-  CodeObject co = targets::amdgpu::compile(kernel, target, with_stages, settings);
-  dump::write_texts(dump, kernel.name, target, co, options);
-  if (dump.wants(dump::meta)) dump::write(dump, kernel.name, target, dump::meta, metadata_text(co));
-  return co;
-}
-
-}  // namespace
-
-namespace {
-
 // Verification and the cache's IR fingerprint of kernels whose IR cannot change (held through
 // shared_ptr<const>): computed on the first compile, reused by the next ones.
 struct FrozenKernelFacts {
@@ -136,46 +118,55 @@ std::string verified_fingerprint(const ir::Kernel& kernel, const std::shared_ptr
   return fingerprint;
 }
 
+// The source locations of a kernel, for the keys of compiles whose code names them (the host's
+// bounds-check reports): the IR fingerprint leaves them out.
+std::string located_fingerprint(const ir::Kernel& kernel) {
+  time_trace::Phase phase("fingerprint");
+  return cache::hash_key(ir::print(kernel));
+}
+
 // One compile, with the settings in force when it starts: every part of it (the cache, dumping,
-// LLVM's options, the math library) is given these.
+// LLVM's options, the math library) is given these. The one pipeline of every target: what
+// differs by target is behind targets::Backend.
 CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir::Kernel>* shared,
                         const Target& target, const CompileOptions& requested) {
   const std::shared_ptr<const Settings> held = support::current_settings();
   const Settings& settings = *held;
   time_trace::Record record(kernel.name, target.str());
-  if (target.kind == Target::Kind::host) {
-    CodeObject co;
-    co.target = target;
-    co.host = targets::host::compile(kernel, requested, settings,
-                                     [&] { return verified_fingerprint(kernel, shared); });
-    if (!co.host) return co;  // cached_only, and not in the cache
-    co.llvm_ir = co.host.llvm_ir();
-    co.llvm_ir_optimized = co.host.llvm_ir_optimized();
-    co.assembly = co.host.assembly();
-    return co;
-  }
-  // AMDGPU bounds checking checks uniform() promises (a trap); part of the cache key.
+  const targets::Backend& backend = targets::backend_for(target);
+
+  // The options the settings add: bounds checking, and the texts the dump stages need.
+  const dump::Request dump = dump::from_settings(settings);
   CompileOptions options = requested;
   options.bounds_check = options.bounds_check || settings.bounds_check;
-  const dump::Request dump = dump::from_settings(settings);
-  if (dump.stages || options.emit_llvm_ir || options.emit_llvm_ir_optimized || options.emit_assembly ||
-      options.emit_object || !settings.llvm_args.empty()) {
-    // These always compile afresh (the cache holds no texts or objects, and LLVM options may
-    // change the code), so no fingerprint.
+  dump::ask_for_texts(dump, options);
+  const targets::Job job{kernel, target, options, settings, requested};
+  backend.check(job);
+
+  // The cache holds loadable code and its facts: compiles that want texts, the unlinked object,
+  // dump files or code that is not loaded (CompileOptions::jit false) run afresh, as do those
+  // under Settings::llvm_args (LLVM options may change the code).
+  const bool cacheable = options.cache && options.jit && !options.emit_llvm_ir && !options.emit_llvm_ir_optimized &&
+                         !options.emit_assembly && !options.emit_object && dump.stages == 0 &&
+                         settings.llvm_args.empty();
+  std::string key;
+  if (cacheable) {
+    std::string fingerprint = verified_fingerprint(kernel, shared);  // verifies (once for immutable kernels)
+    // Bounds-checked code names source lines in its reports: the key includes them.
+    if (options.bounds_check) fingerprint += "|" + located_fingerprint(kernel);
+    key = cache::key(fingerprint, backend.identity(job), options);
+  } else {
     passes::check(kernel);
-    time_trace::current_record_cache("bypassed");
-    if (dump.stages) return compile_and_dump(kernel, target, options, settings, dump);
-    return targets::amdgpu::compile(kernel, target, options, settings);
   }
-  const std::string fingerprint = verified_fingerprint(kernel, shared);
-  if (!options.cache) {
-    time_trace::current_record_cache("bypassed");
-    return targets::amdgpu::compile(kernel, target, options, settings);
-  }
-  // The math library serving the kernel's calls (ocml or the built-in one) is part of the key.
-  const std::string& math = targets::amdgpu::math_library(settings.device_libs);
-  return cache::lookup_or_compile(cache::key(fingerprint, target.str() + "|" + math, options), target, settings,
-                                  [&] { return targets::amdgpu::compile(kernel, target, options, settings); });
+  if (options.cached_only && (!cacheable || !backend.cached(job, key))) return CodeObject{target};
+  if (cacheable) return backend.build_cached(job, key);
+
+  time_trace::current_record_cache("bypassed");
+  if (dump.wants(dump::ir)) dump::write(dump, kernel.name, target, dump::ir, ir::print(kernel));
+  CodeObject co = backend.build(job);
+  dump::write_texts(dump, kernel.name, target, co, requested);
+  if (dump.wants(dump::meta)) dump::write(dump, kernel.name, target, dump::meta, metadata_text(co));
+  return co;
 }
 
 }  // namespace

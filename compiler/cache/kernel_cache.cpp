@@ -407,18 +407,38 @@ std::string hash_key(const std::string& text) {
   return fmt::format("{:016x}{:016x}", h.high64, h.low64);
 }
 
-bool cached(const std::string& key, const char* extension, const Settings& settings) {
-  {
-    std::lock_guard<std::mutex> g(memory_lock);
-    auto it = lasting.entries.find(key);
-    if (it != lasting.entries.end() && it->second.value.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-      return true;
-    if (auto a = lasting.alive.find(key); a != lasting.alive.end() && !a->second.expired()) return true;
-  }
+namespace {
+
+bool on_disk(const std::string& key, const char* extension, const Settings& settings) {
   const std::string dir = directory(settings);
   if (dir.empty()) return false;
   std::error_code ignored;
   return std::filesystem::is_regular_file(fmt::format("{}/{}{}", dir, key, extension), ignored);
+}
+
+template <class V>
+bool ready_in(const Level<V>& level, const std::string& key) {
+  auto it = level.entries.find(key);
+  return it != level.entries.end() && it->second.value.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+}  // namespace
+
+bool cached(const std::string& key, const char* extension, const Settings& settings) {
+  {
+    std::lock_guard<std::mutex> g(memory_lock);
+    if (ready_in(lasting, key)) return true;
+    if (auto a = lasting.alive.find(key); a != lasting.alive.end() && !a->second.expired()) return true;
+  }
+  return on_disk(key, extension, settings);
+}
+
+bool code_object_cached(const std::string& key, const Settings& settings) {
+  {
+    std::lock_guard<std::mutex> g(memory_lock);
+    if (ready_in(memory, key)) return true;
+  }
+  return on_disk(key, ".rjco", settings);
 }
 
 AnyValue lookup_or_build(const std::string& key, const char* extension, const Settings& settings,

@@ -26,6 +26,8 @@ std::string key(const std::string& ir_fingerprint, const std::string& target_ide
 // `settings` (the compile's) give the directory and the bounds of both levels.
 CodeObject lookup_or_compile(const std::string& key, const Target& target, const Settings& settings,
                              const std::function<CodeObject()>& compile);
+// Whether lookup_or_compile would find `key` without compiling (in memory, finished, or on disk).
+bool code_object_cached(const std::string& key, const Settings& settings);
 // The on-disk cache directory `settings` give (Settings::cache_dir, else the default one); empty
 // when the disk cache is off.
 std::string directory(const Settings& settings);

@@ -29,4 +29,9 @@ void check_array_bytes(const ir::Kernel& kernel, ir::MemorySpace space, uint64_t
                                  ir::space_name(space), total, need, allowance, arrays));
 }
 
+void check_opt_level(const std::string& kernel, int opt_level) {
+  if (opt_level < 0 || opt_level > 3)
+    throw CompileError(fmt::format("kernel '{}': optimisation level {} is outside 0..3", kernel, opt_level));
+}
+
 }  // namespace rocjit::targets

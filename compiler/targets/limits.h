@@ -16,4 +16,7 @@ uint64_t array_bytes(const ir::Kernel& kernel, ir::MemorySpace space);
 void check_array_bytes(const ir::Kernel& kernel, ir::MemorySpace space, uint64_t limit, const std::string& need,
                        const std::string& allowance);
 
+// Throws CompileError unless `opt_level` is 0..3.
+void check_opt_level(const std::string& kernel, int opt_level);
+
 }  // namespace rocjit::targets

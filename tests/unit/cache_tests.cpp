@@ -614,13 +614,12 @@ TEST_CASE("host kernels are cached: once per process in memory, and on disk for 
   CHECK(metadata_text(a) == metadata_text(b));
 }
 
-TEST_CASE("host compiles that ask for texts, bounds checks or no cache compile afresh") {
+TEST_CASE("host compiles that ask for texts or no cache compile afresh") {
   TemporaryCache cache;
-  HostCompileOptions checked, texts, uncached;
-  checked.bounds_check = true;
+  HostCompileOptions texts, uncached;
   texts.emit_assembly = true;
   uncached.cache = false;
-  for (const HostCompileOptions& options : {checked, texts, uncached}) {
+  for (const HostCompileOptions& options : {texts, uncached}) {
     CacheStats before = cache_stats();
     compile_host(samples::reduce().ir(), options);
     compile_host(samples::reduce().ir(), options);
@@ -630,6 +629,48 @@ TEST_CASE("host compiles that ask for texts, bounds checks or no cache compile a
     CHECK(last_compile_record("reduce", "host").cache == "bypassed");
   }
   CHECK((!fs::exists(cache.dir) || host_entries(cache.dir).empty()));
+}
+
+TEST_CASE("bounds-checked compiles are cached, keyed by their source locations as well as the IR") {
+  TemporaryCache cache;
+  HostCompileOptions checked;
+  checked.bounds_check = true;
+  // One body recorded at two lines: the same IR fingerprint, different reports.
+  int lines[2] = {0, 0};
+  using namespace rocjit::dsl;
+  const Kernel first = kernel("overrun", [&](Array<float> x) {
+    lines[0] = __LINE__ + 1;
+    x(global_id(0) + 1) = 1.0f;
+  }, {.param_names = {"x"}});
+  const Kernel second = kernel("overrun", [&](Array<float> x) {
+    lines[1] = __LINE__ + 1;
+    x(global_id(0) + 1) = 1.0f;
+  }, {.param_names = {"x"}});
+  REQUIRE(lines[0] != lines[1]);
+  CacheStats before = cache_stats();
+  HostKernel a = compile_host(first.ir(), checked);
+  compile_host(second.ir(), checked);  // not kept: its next compile must come from disk
+  CHECK(delta(before).misses == 2);  // not one entry: the reports differ
+  HostKernel a_again = compile_host(first.ir(), checked);
+  CHECK(delta(before).memory_hits == 1);
+  clear_memory_cache();
+  HostKernel b_from_disk = compile_host(second.ir(), checked);
+  CHECK(delta(before).disk_hits == 1);
+  CHECK(host_entries(cache.dir).size() == 2);
+  auto report = [&](const HostKernel& hk) {
+    std::vector<float> x(8, 0.0f);
+    try {
+      run_host(hk, {1}, {8}, testing::HostArgs().array(x).data());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  for (const auto& [hk, which] : {std::pair<const HostKernel*, int>{&a_again, 0}, {&b_from_disk, 1}}) {
+    CHECK(hk->bounds_checked());
+    CHECK_THAT(report(*hk), Catch::Matchers::Contains("out-of-bounds store of array 'x'") &&
+                                Catch::Matchers::Contains(std::string(__FILE__) + ":" + std::to_string(lines[which])));
+  }
 }
 
 TEST_CASE("a host kernel compiled for a work-group shape is its own cache entry") {

@@ -1,5 +1,5 @@
-// One straight sequence of steps from rocjit IR to a loadable AMDGPU code object.
-#include "targets/amdgpu/compile_amdgpu.h"
+// The AMDGPU backend (targets/backend.h): one straight sequence of steps from rocjit IR to a
+// loadable AMDGPU code object, and its kernel-cache entries.
 
 #include <fmt/format.h>
 #include <llvm/IR/DiagnosticInfo.h>
@@ -13,6 +13,7 @@
 #include "rocjit/compiler/error.hpp"
 #include "passes/pipeline.h"
 #include "rocjit/compiler/time_trace.hpp"
+#include "cache/kernel_cache.h"
 #include "targets/amdgpu/address_shape.h"
 #include "targets/amdgpu/device_libs.h"
 #include "targets/amdgpu/link.h"
@@ -20,6 +21,7 @@
 #include "targets/amdgpu/metadata.h"
 #include "targets/amdgpu/target_machine.h"
 #include "targets/amdgpu/workarounds.h"
+#include "targets/backend.h"
 #include "targets/codegen.h"
 #include "targets/limits.h"
 
@@ -58,18 +60,19 @@ bool has_16_bit_values(const ir::Kernel& kernel) {
   return false;
 }
 
-}  // namespace
-
-CodeObject compile(const ir::Kernel& kernel, const Target& target, const CompileOptions& options,
-                   const Settings& settings) {
+// The checks before anything is compiled: the processor and its features, the options, LDS.
+void check(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
   check_target(kernel.name, target.processor, target.features);
   if (options.code_object_version != 4 && options.code_object_version != 5)
     throw CompileError(fmt::format("kernel '{}': code object version {} is not supported; use 4 or 5", kernel.name,
                                    options.code_object_version));
-  if (options.opt_level < 0 || options.opt_level > 3)
-    throw CompileError(fmt::format("kernel '{}': optimisation level {} is outside 0..3", kernel.name,
-                                   options.opt_level));
+  check_opt_level(kernel.name, options.opt_level);
   check_lds(kernel, target.processor);
+}
+
+// One straight sequence from rocjit IR to a loadable code object (check() came first).
+CodeObject build(const ir::Kernel& kernel, const Target& target, const CompileOptions& options,
+                 const Settings& settings) {
   prepare_compile(kernel.name, settings);
 
   Machine machine = target_machine(target.processor, target.features);
@@ -133,4 +136,34 @@ CodeObject compile(const ir::Kernel& kernel, const Target& target, const Compile
   return out;
 }
 
+class AmdgpuBackend final : public Backend {
+ public:
+  // The math library serving the kernel's calls (ocml or the built-in one) is part of the key.
+  std::string identity(const Job& job) const override {
+    return job.target.str() + "|" + math_library(job.settings.device_libs);
+  }
+  void check(const Job& job) const override { amdgpu::check(job.kernel, job.target, job.options); }
+  CodeObject build(const Job& job) const override {
+    return amdgpu::build(job.kernel, job.target, job.options, job.settings);
+  }
+  // Entries are the linked code object and its metadata (`<key>.rjco`).
+  CodeObject build_cached(const Job& job, const std::string& key) const override {
+    return cache::lookup_or_compile(key, job.target, job.settings, [&] { return build(job); });
+  }
+  bool cached(const Job& job, const std::string& key) const override {
+    return cache::code_object_cached(key, job.settings);
+  }
+};
+
+}  // namespace
+
 }  // namespace rocjit::targets::amdgpu
+
+namespace rocjit::targets {
+
+const Backend& amdgpu_backend() {
+  static const amdgpu::AmdgpuBackend backend;
+  return backend;
+}
+
+}  // namespace rocjit::targets

@@ -30,6 +30,7 @@
 #include "cache/kernel_cache.h"
 #include "dump/dump.h"
 #include "passes/pipeline.h"
+#include "targets/backend.h"
 #include "targets/codegen.h"
 #include "targets/limits.h"
 
@@ -216,6 +217,25 @@ std::string encode(const HostKernel::Impl& impl, const std::string& symbol, llvm
   w.write<uint64_t>(impl.storage_bytes_per_work_item);
   w.write<uint64_t>(impl.shared_bytes);
   w.write<uint64_t>(impl.region_count);
+  // The bounds checks' table (bounds-checked compiles): what a failed check reports.
+  w.write<uint64_t>(impl.checks.size());
+  for (const targets::host::BoundsCheck& c : impl.checks) {
+    put_string(c.array);
+    put_string(c.access);
+    w.write<uint8_t>(static_cast<uint8_t>(c.type.code));
+    w.write<uint8_t>(c.type.bits);
+    w.write<uint16_t>(c.type.lanes);
+    w.write<uint32_t>(c.rank);
+    w.write<uint32_t>(c.lanes);
+    w.write<uint64_t>(c.static_shape.size());
+    for (int64_t e : c.static_shape) w.write<int64_t>(e);
+    w.write<int32_t>(c.param_index);
+    w.write<int32_t>(c.first_extent);
+    w.write<uint32_t>(c.dynamic_element_bytes);
+    put_string(c.loc.file);
+    w.write<uint32_t>(c.loc.line);
+    w.write<uint32_t>(c.loc.column);
+  }
   put_string(llvm::StringRef(object.data(), object.size()));
   return out;
 }
@@ -241,6 +261,33 @@ std::optional<Decoded> decode(const std::string& in, HostKernel::Impl& impl) {
   impl.storage_bytes_per_work_item = data.getU64(at);
   impl.shared_bytes = data.getU64(at);
   const uint64_t regions = data.getU64(at);
+  const uint64_t checks = data.getU64(at);
+  if (!at || checks > (uint64_t(1) << 20)) {
+    llvm::consumeError(at.takeError());
+    return std::nullopt;
+  }
+  impl.checks.resize(checks);
+  for (targets::host::BoundsCheck& c : impl.checks) {
+    c.array = take_string();
+    c.access = take_string();
+    const uint8_t code = data.getU8(at);
+    if (code > static_cast<uint8_t>(ir::Type::Code::bfloat)) break;  // corrupt: rejected below
+    c.type.code = static_cast<ir::Type::Code>(code);
+    c.type.bits = data.getU8(at);
+    c.type.lanes = data.getU16(at);
+    c.rank = data.getU32(at);
+    c.lanes = data.getU32(at);
+    const uint64_t extents = data.getU64(at);
+    if (!at || extents > 8) break;
+    c.static_shape.resize(extents);
+    for (int64_t& e : c.static_shape) e = static_cast<int64_t>(data.getU64(at));
+    c.param_index = static_cast<int32_t>(data.getU32(at));
+    c.first_extent = static_cast<int32_t>(data.getU32(at));
+    c.dynamic_element_bytes = data.getU32(at);
+    c.loc.file = take_string();
+    c.loc.line = data.getU32(at);
+    c.loc.column = data.getU32(at);
+  }
   d.object = take_string();
   const bool whole = at && at.tell() == in.size();
   llvm::consumeError(at.takeError());
@@ -262,93 +309,118 @@ const std::string& target_identity() {
   return identity;
 }
 
-HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested, const Settings& settings,
-                   const std::function<std::string()>& checked_fingerprint) {
-  // Settings::dump: ask for the stages to dump, write them, and keep only what the caller asked for.
-  const dump::Request dump = dump::from_settings(settings);
-  const Target host = Target::host();
-  CompileOptions options = requested;
-  dump::ask_for_texts(dump, options);
-  const bool bounds_check = options.bounds_check || settings.bounds_check;
-  // Plain compiles go through the kernel cache. Bounds-checked kernels do not (their reports
-  // carry source locations, which the IR fingerprint leaves out), nor do compiles that ask for
-  // texts, dump stages, or run under ROCJIT_LLVM_ARGS.
-  const bool cacheable = options.cache && options.jit && !bounds_check &&
-                         !options.emit_llvm_ir && !options.emit_llvm_ir_optimized && !options.emit_assembly &&
-                         dump.stages == 0 && settings.llvm_args.empty();
-  std::string fingerprint;
-  if (cacheable)
-    fingerprint = checked_fingerprint();  // verifies, or knows this immutable kernel was verified
-  else
-    passes::check(kernel);
-  if (dump.wants(dump::ir)) dump::write(dump, kernel.name, host, dump::ir, ir::print(kernel));
-  if (options.opt_level < 0 || options.opt_level > 3)
-    throw CompileError(fmt::format("kernel '{}': optimisation level {} is outside 0..3", kernel.name, options.opt_level));
-  targets::check_array_bytes(kernel, ir::MemorySpace::shared, host_shared_bytes_limit, "of shared memory",
-                             fmt::format("the host backend allows {} bytes per work-group", host_shared_bytes_limit));
-  targets::check_array_bytes(kernel, ir::MemorySpace::local, host_local_bytes_limit, "of private memory",
-                             fmt::format("the host backend allows {} bytes per work-item", host_local_bytes_limit));
-  if (const std::optional<Dim3>& b = options.block) {
-    if (b->x < 1 || b->y < 1 || b->z < 1 || b->x > 1024 || b->y > 1024 || b->z > 1024 ||
-        b->count() > kernel.max_block_size)
-      throw CompileError(fmt::format("kernel '{}': CompileOptions::block {}x{}x{} is not a work-group shape it "
-                                     "can run with (every dimension at least 1, at most {} work-items)",
-                                     kernel.name, b->x, b->y, b->z, kernel.max_block_size));
-  }
-  targets::prepare_compile(kernel.name, settings);
-  HostJit& h = host_jit();
-  auto fresh = [&] {
-    auto impl = std::make_shared<HostKernel::Impl>();
-    impl->name = kernel.name;
-    impl->max_block_size = kernel.max_block_size;
-    impl->bounds_check = bounds_check;
-    impl->fast_math = options.fast_math;
-    if (kernel.has_dynamic_shared())
-      impl->dynamic_shared_argument = static_cast<int>(kernel_abi(kernel).arguments.size() - 1);
-    impl->fixed_block = options.block;
-    impl->opt_level = options.opt_level;
-    return impl;
-  };
+// The host backend (targets/backend.h): kernels JIT-compiled into this process.
+class HostBackend final : public Backend {
+ public:
+  std::string identity(const Job&) const override { return target_identity(); }
 
-  if (options.cached_only && (!cacheable || !cache::cached(cache::key(fingerprint, target_identity(), options), ".rjho", settings)))
-    return {};
-  if (cacheable) {
-    const std::string key = cache::key(fingerprint, target_identity(), options);
+  void check(const Job& job) const override {
+    const ir::Kernel& kernel = job.kernel;
+    check_opt_level(kernel.name, job.options.opt_level);
+    check_array_bytes(kernel, ir::MemorySpace::shared, host_shared_bytes_limit, "of shared memory",
+                      fmt::format("the host backend allows {} bytes per work-group", host_shared_bytes_limit));
+    check_array_bytes(kernel, ir::MemorySpace::local, host_local_bytes_limit, "of private memory",
+                      fmt::format("the host backend allows {} bytes per work-item", host_local_bytes_limit));
+    if (const std::optional<Dim3>& b = job.options.block) {
+      if (b->x < 1 || b->y < 1 || b->z < 1 || b->x > 1024 || b->y > 1024 || b->z > 1024 ||
+          b->count() > kernel.max_block_size)
+        throw CompileError(fmt::format("kernel '{}': CompileOptions::block {}x{}x{} is not a work-group shape it "
+                                       "can run with (every dimension at least 1, at most {} work-items)",
+                                       kernel.name, b->x, b->y, b->z, kernel.max_block_size));
+    }
+  }
+
+  CodeObject build(const Job& job) const override {
+    targets::prepare_compile(job.kernel.name, job.settings);
+    HostJit& h = host_jit();
+    auto impl = fresh(job);
+    const std::string symbol = fresh_symbol(job.kernel.name, false);
+    llvm::SmallVector<char, 0> object = rocjit::build(job.kernel, job.options, h, symbol, *impl);
+    if (job.options.jit) load_object(h, job.kernel.name, symbol, llvm::StringRef(object.data(), object.size()), *impl);
+    CodeObject co = wrap(impl);
+    // The kernel keeps the texts its caller asked for; those a dump needs are in `co`.
+    if (!job.requested.emit_llvm_ir) impl->llvm_ir.clear();
+    if (!job.requested.emit_llvm_ir_optimized) impl->llvm_ir_optimized.clear();
+    if (!job.requested.emit_assembly) impl->assembly.clear();
+    return co;
+  }
+
+  // Entries are the object and the facts a HostKernel needs besides it (`<key>.rjho`); a kernel
+  // found in memory is the same JIT'd code, never made twice.
+  CodeObject build_cached(const Job& job, const std::string& key) const override {
+    targets::prepare_compile(job.kernel.name, job.settings);
+    HostJit& h = host_jit();
     cache::AnyValue value = cache::lookup_or_build(
-        key, ".rjho", settings,
+        key, ".rjho", job.settings,
         [&](const std::string& payload) -> cache::AnyValue {
-          auto impl = fresh();
+          auto impl = fresh(job);
           std::optional<Decoded> d = decode(payload, *impl);
           if (!d) return nullptr;
           impl->cpu = cpu_description(h);
           try {
-            load_object(h, kernel.name, d->symbol, d->object, *impl);
+            load_object(h, job.kernel.name, d->symbol, d->object, *impl);
           } catch (const CompileError&) {
             return nullptr;  // rejected and rebuilt under a new symbol
           }
           return impl;
         },
         [&]() -> std::pair<cache::AnyValue, std::string> {
-          auto impl = fresh();
-          const std::string symbol = fresh_symbol(kernel.name, true);
-          llvm::SmallVector<char, 0> object = build(kernel, options, h, symbol, *impl);
-          load_object(h, kernel.name, symbol, llvm::StringRef(object.data(), object.size()), *impl);
+          auto impl = fresh(job);
+          const std::string symbol = fresh_symbol(job.kernel.name, true);
+          llvm::SmallVector<char, 0> object = rocjit::build(job.kernel, job.options, h, symbol, *impl);
+          load_object(h, job.kernel.name, symbol, llvm::StringRef(object.data(), object.size()), *impl);
           std::string payload = encode(*impl, symbol, object);
           return {std::move(impl), std::move(payload)};
         });
-    return HostKernel(std::static_pointer_cast<const HostKernel::Impl>(value));
+    return wrap(std::static_pointer_cast<const HostKernel::Impl>(value));
   }
 
-  time_trace::current_record_cache("bypassed");
-  auto impl = fresh();
-  const std::string symbol = fresh_symbol(kernel.name, false);
-  llvm::SmallVector<char, 0> object = build(kernel, options, h, symbol, *impl);
-  if (options.jit) load_object(h, kernel.name, symbol, llvm::StringRef(object.data(), object.size()), *impl);
-  dump::write_texts(dump, kernel.name, host, *impl, requested);
-  HostKernel result(std::move(impl));
-  if (dump.wants(dump::meta)) dump::write(dump, kernel.name, host, dump::meta, metadata_text(result));
-  return result;
-}
+  bool cached(const Job& job, const std::string& key) const override {
+    return cache::cached(key, ".rjho", job.settings);
+  }
+
+ private:
+  static std::shared_ptr<HostKernel::Impl> fresh(const Job& job) {
+    auto impl = std::make_shared<HostKernel::Impl>();
+    impl->name = job.kernel.name;
+    impl->max_block_size = job.kernel.max_block_size;
+    impl->bounds_check = job.options.bounds_check;
+    impl->fast_math = job.options.fast_math;
+    if (job.kernel.has_dynamic_shared())
+      impl->dynamic_shared_argument = static_cast<int>(kernel_abi(job.kernel).arguments.size() - 1);
+    impl->fixed_block = job.options.block;
+    impl->opt_level = job.options.opt_level;
+    return impl;
+  }
+  static CodeObject wrap(std::shared_ptr<const HostKernel::Impl> impl) {
+    CodeObject co;
+    co.target = Target::host();
+    co.host = HostKernel(std::move(impl));
+    co.llvm_ir = co.host.llvm_ir();
+    co.llvm_ir_optimized = co.host.llvm_ir_optimized();
+    co.assembly = co.host.assembly();
+    return co;
+  }
+};
 
 }  // namespace targets::host
+
+namespace targets {
+
+const Backend& host_backend() {
+  static const host::HostBackend backend;
+  return backend;
+}
+
+const Backend& backend_for(const Target& target) {
+  switch (target.kind) {
+    case Target::Kind::host:
+      return host_backend();
+    case Target::Kind::amdgpu:
+      return amdgpu_backend();
+  }
+  throw CompileError("internal error: a target of no known kind");
+}
+
+}  // namespace targets
 }  // namespace rocjit

@@ -42,12 +42,5 @@ namespace targets::host {
 // What the host code is compiled for, in cache keys: triple, CPU and features.
 const std::string& target_identity();
 
-// Compiles `kernel` for this CPU. `checked_fingerprint` verifies the kernel and returns its IR
-// fingerprint (compile() remembers both for immutable kernels); it is called only when the
-// compile may use the cache, otherwise the kernel is verified here.
-// `settings` are the compile's (compile() takes them once).
-HostKernel compile(const ir::Kernel& kernel, const CompileOptions& options, const Settings& settings,
-                   const std::function<std::string()>& checked_fingerprint);
-
 }  // namespace targets::host
 }  // namespace rocjit

@@ -22,9 +22,10 @@ struct CompileRecord {
   /// The kernel's name.
   std::string kernel;
   std::string target;       ///< "amdgpu:gfx90a", or "dsl" for tracing
-  /// "miss", "memory", "disk"; "bypassed" when the compile asked for texts or an object (host:
-  /// also bounds checks or HostCompileOptions::cache = false), or Settings::llvm_args or
-  /// Settings::dump were set (those always compile afresh); "" for records of tracing
+  /// "miss", "memory", "disk"; "bypassed" when the compile asked for texts or an object, for
+  /// no loaded code (CompileOptions::jit = false) or no cache (CompileOptions::cache = false), or
+  /// Settings::llvm_args or Settings::dump were set (those always compile afresh); "" for records
+  /// of tracing
   std::string cache;
   /// Phases in the order they ended.
   std::vector<CompilePhase> phases;
