@@ -362,18 +362,26 @@ class Uniformity {
     return fmt::format("{}{}", op_spelling(origin), where(origin, origin.result));
   }
 
+  // When the condition comes from memory, the program may know what the analysis cannot: that
+  // every work-item reads the same value. uniform(x) says so (and is checked when bounds checking).
+  static std::string loaded_value_hint(const Control& c) {
+    if (c.origin->kind != OpKind::load && c.origin->kind != OpKind::atomic) return {};
+    return ". If every work-item of the group gets the same value there (a count or flag all of them "
+           "read), say so with uniform(value) on it; launches with bounds checking verify the promise";
+  }
+
   [[noreturn]] void fail(const Op& sync, const Control& c) const {
     if (level_ == Level::wave)
       throw CompileError(fmt::format(
           "kernel '{}': {}{} is not reached by every lane of its wavefront: the {}. "
           "Wave operations and wavebarriers must be in wavefront-uniform control flow: conditions that are "
-          "work-group uniform, results of wave reductions and votes, and local_id(0) / wave_size()",
-          kernel_.name, op_spelling(sync), where(sync, 0), divergent_condition(c)));
+          "work-group uniform, results of wave reductions and votes, and local_id(0) / wave_size(){}",
+          kernel_.name, op_spelling(sync), where(sync, 0), divergent_condition(c), loaded_value_hint(c)));
     throw CompileError(fmt::format(
         "kernel '{}': {}{} is not reached by every work-item: the {}. "
         "Barriers must be in work-group-uniform control flow: conditions built from scalar arguments, "
-        "array shapes, group ids, constants and uniform loop counters",
-        kernel_.name, op_spelling(sync), where(sync, 0), divergent_condition(c)));
+        "array shapes, group ids, constants and uniform loop counters{}",
+        kernel_.name, op_spelling(sync), where(sync, 0), divergent_condition(c), loaded_value_hint(c)));
   }
 
   const Kernel& kernel_;

@@ -15,6 +15,7 @@
 #include "rocjit/compiler/float16.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/visitor.hpp"
+#include "passes/contract.h"
 #include "passes/pipeline.h"
 
 namespace rocjit {
@@ -188,6 +189,7 @@ Kernel finish(Trace& t, const KernelOptions& options) {
                                    options.max_block_size, k.loc.str()));
   k.max_block_size = options.max_block_size;
   k.fast_math = options.fast_math;
+  if (options.contract) passes::contract_multiply_adds(k);  // in the IR: the same fma on every device
   for (size_t i = 0; i < k.params.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (k.params[i].name == k.params[j].name)

@@ -306,6 +306,20 @@ struct CpuKernel : HostRunKernel {
     });
   }
 
+  // prepare_launch(): the O3 code for `block` now. A new shape compiles at O3 at once (as a
+  // large first launch does); one running O1 code gets its O3 code here, in the caller's thread
+  // (a tier-up of it in flight finds the same kernel in the kernel cache, or compiles it again).
+  void compile_final(Dim3 block) const override {
+    std::shared_ptr<Shape> shape = find(block, tier_direct_items + 1);
+    if (!shape) return;  // beyond max_shapes: `any`, compiled at O3
+    std::lock_guard<std::mutex> g(shape->lock);
+    if (shape->final) return;
+    CompileOptions options;
+    options.block = shape->block;
+    shape->kernel = compile(source(), Target::host(), options).host;
+    shape->final = true;
+  }
+
   // The kernel a launch with this shape runs now (prepare_launch came first).
   HostKernel for_block(Dim3 block) const {
     std::shared_ptr<Shape> shape = find(block, 0);
@@ -527,6 +541,11 @@ class CpuDevice : public DeviceImpl {
     // always accepts this shape.
     check_host_geometry(k.name, k.max_block_size, grid, block);
     static_cast<const HostRunKernel&>(k).prepare_launch(grid, block);
+  }
+  // Not through prepare_launch, which would compile the shape at O1 first.
+  void prepare_final(const CompiledKernel& k, Dim3 grid, Dim3 block) override {
+    check_host_geometry(k.name, k.max_block_size, grid, block);
+    k.compile_final(block);
   }
   uint64_t shared_memory_limit() const override { return host_shared_bytes_limit; }
 

@@ -46,6 +46,10 @@ struct CompiledKernel {
   // Non-empty when a wave operation relies on local_id(0) / wave_size() being wave-uniform (see
   // ir::wave_rows_assumption): what, for the launch check's message.
   std::string wave_rows;
+  // prepare_launch(): makes the code that launches with work-groups of `block` will run final,
+  // now (the CPU device: the O3 code for the shape, instead of O1 and a background tier-up).
+  // Devices whose kernels are final once compiled have nothing to do.
+  virtual void compile_final(Dim3 block) const { (void)block; }
 };
 
 // CompiledKernel::wave_rows for `kernel`.
@@ -130,6 +134,11 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // How many kernels the device remembers now (at most device_kernel_limit()).
   size_t kernel_count();
   virtual void check_geometry(const CompiledKernel& k, Dim3 grid, Dim3 block) = 0;
+  // prepare_launch(): the checks of check_geometry, then the kernel's final code for `block`.
+  virtual void prepare_final(const CompiledKernel& k, Dim3 grid, Dim3 block) {
+    check_geometry(k, grid, block);
+    k.compile_final(block);
+  }
   // Bytes of shared memory (static + dynamic) one work-group may use on this device.
   virtual uint64_t shared_memory_limit() const = 0;
 

@@ -213,6 +213,19 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
                        std::move(pack));
 }
 
+void prepare_launch(const Kernel& kernel, const LaunchConfig& config) {
+  Stream stream = config.stream ? config.stream : default_stream();
+  std::shared_ptr<DeviceImpl> device = stream.impl().device();
+  device->check_open(fmt::format("prepare kernel '{}'", kernel.name()));
+  if (kernel.specializes())
+    throw LaunchError(fmt::format("kernel '{}' specialises on its arguments (KernelOptions::specialize), so which "
+                                  "version a launch runs depends on them: prepare_launch() cannot compile it "
+                                  "ahead; a first launch compiles each version",
+                                  kernel.name()));
+  std::shared_ptr<CompiledKernel> compiled = device->kernel(kernel.ir_ptr());
+  device->prepare_final(*compiled, config.grid, config.block);
+}
+
 std::string describe_wave_rows(const ir::Kernel& kernel) {
   const auto rows = ir::wave_rows_assumption(kernel);
   if (!rows) return {};

@@ -1,6 +1,9 @@
 // The seed documents' memory API, point by point, on the device under test.
 #include <catch2/catch.hpp>
 
+#include <bit>
+#include <cmath>
+#include <random>
 #include <algorithm>
 #include <chrono>
 #include <numeric>
@@ -8,6 +11,7 @@
 
 #include "e2e.hpp"
 #include "sample_kernels.hpp"
+#include "temporary_cache.hpp"
 
 using namespace rocjit;
 using Catch::Matchers::Contains;
@@ -115,12 +119,75 @@ TEST_CASE("kernels launch Numba-style on the default stream and compile once") {
   Kernel k = samples::saxpy();
   auto x = iota_floats(1000), y = iota_floats(1000, 1);
   DeviceArray<float> dx = to_device(x), dy = to_device(y);
-  k[{(1000 + 255) / 256, 256}](2.0f, dx, dy);
+  static_assert(ceil_div(1000, 256) == 4 && ceil_div(1024, 256) == 4 && ceil_div(0, 256) == 0);
+  k[{ceil_div(1000, 256), 256}](2.0f, dx, dy);  // grid in groups: ceil_div rounds up
   auto out = dy.copy_to_host();
   for (int i = 0; i < 1000; ++i) REQUIRE(out.data()[i] == 2.0f * i + (i + 1));
   // Second launch reuses the compiled kernel; a second Kernel object with its own IR compiles once more.
   k[{4, 256}](1.0f, dx, dy);
   CHECK(dy.copy_to_host().data()[10] == 2.0f * 10 + 11 + 10);
+}
+
+TEST_CASE("prepare_launch compiles a launch's final code ahead, then launches run it") {
+  testing::TemporaryCache cache;  // nothing cached: without prepare_launch the CPU would start at O1
+  Kernel k = samples::saxpy();
+  const int n = 1000;
+  auto x = iota_floats(n), y = iota_floats(n, 1);
+  DeviceArray<float> dx = to_device(x), dy = to_device(y);
+  const CpuTieringStats before = cpu_tiering_stats();
+  prepare_launch(k, {ceil_div(n, 128), 128});
+  for (int launch = 0; launch < 3; ++launch) k[{ceil_div(n, 128), 128}](1.0f, dx, dy);
+  HostArray<float> out = dy.copy_to_host();
+  for (int i = 0; i < n; ++i) REQUIRE(out.data()[i] == 3.0f * i + (i + 1));
+  if (testing::test_device().id() == "cpu") {
+    // The O3 code from the start: no O1 first launch, no background tier-up.
+    const CpuTieringStats after = cpu_tiering_stats();
+    CHECK(after.quick_compiles == before.quick_compiles);
+    CHECK(after.tier_ups == before.tier_ups);
+  }
+  // Bad geometry is refused as a launch refuses it; a specialising kernel cannot be prepared.
+  CHECK_THROWS_AS(prepare_launch(k, {1, 4096}), LaunchError);
+  Kernel specialised = samples::saxpy_with({.specialize = {"a"}});
+  CHECK_THROWS_WITH(prepare_launch(specialised, {1, 128}), Contains("specialises on its arguments"));
+}
+
+TEST_CASE("KernelOptions::contract fuses a * b + c in the IR: every device gives fma's bits") {
+  using namespace rocjit::dsl;
+  Kernel k = kernel("axpb", [](Array<float> x, Array<float> y, Array<float> z, Array<float> out) {
+    Int i = global_id(0);
+    If(i < out.shape(0), [&] { out(i) = x(i) * y(i) + z(i); });
+  }, {.param_names = {"x", "y", "z", "out"}, .contract = true});
+  const int n = 4096;
+  std::vector<float> x(n), y(n), z(n);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> d(-4.0f, 4.0f);
+  for (int i = 0; i < n; ++i) x[i] = d(rng), y[i] = d(rng), z[i] = d(rng);
+  DeviceArray<float> dx = to_device(x), dy = to_device(y), dz = to_device(z), dout = device_array<float>({n});
+  k[{ceil_div(n, 256), 256}](dx, dy, dz, dout);
+  HostArray<float> out = dout.copy_to_host();
+  int differs_from_unfused = 0;
+  for (int i = 0; i < n; ++i) {
+    INFO(i);
+    REQUIRE(std::bit_cast<uint32_t>(out.data()[i]) == std::bit_cast<uint32_t>(std::fma(x[i], y[i], z[i])));
+    volatile float product = x[i] * y[i];
+    if (out.data()[i] != product + z[i]) ++differs_from_unfused;
+  }
+  CHECK(differs_from_unfused > 0);  // the inputs tell a fused result from an unfused one
+}
+
+TEST_CASE("HostArray elements by operator[] and by iteration, in memory order") {
+  auto dx = to_device(iota_floats(6), {2, 3});
+  HostArray<float> h = dx.copy_to_host();
+  for (int64_t i = 0; i < h.size(); ++i) CHECK(h[i] == static_cast<float>(i));
+  CHECK(h[4] == h(1, 1));
+  float sum = 0;
+  for (float v : h) sum += v;
+  CHECK(sum == 15.0f);
+  for (float& v : h) v *= 2;
+  const HostArray<float>& c = h;
+  CHECK(std::accumulate(c.begin(), c.end(), 0.0f) == 30.0f);
+  CHECK(c[5] == 10.0f);
+  CHECK(std::vector<float>(c.span().begin(), c.span().end()) == h.to_vector());
 }
 
 TEST_CASE("matmul with 2-D geometry through the runtime") {
@@ -292,7 +359,7 @@ TEST_CASE("one kernel launched with many work-group shapes computes right with e
   DeviceArray<float> dx = to_device(x), dy = to_device(y);
   float expected_step = 0;
   for (int64_t block : {256, 64, 100, 1, 37, 128, 256, 7}) {
-    k[{(n + block - 1) / block, block}](0.5f, dx, dy);
+    k[{ceil_div(n, block), block}](0.5f, dx, dy);
     expected_step += 0.5f;
     HostArray<float> out = dy.copy_to_host();
     for (int i = 0; i < n; ++i) REQUIRE(out.data()[i] == Approx(1.0f + expected_step * float(i)));

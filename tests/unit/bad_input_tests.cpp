@@ -171,7 +171,17 @@ TEST_CASE("divergence through loaded memory, variables, loop bounds and Break is
   CHECK_THROWS_WITH(kernel("load_bound", [](Array<int32_t> n) {
                       For(0, n(0), [&](Int) { barrier(); });
                     }),
-                    Contains("loop condition") && Contains("a value loaded from memory"));
+                    Contains("loop condition") && Contains("a value loaded from memory") &&
+                        Contains("say so with uniform(value)"));
+  // What that hint says to write is accepted.
+  CHECK_NOTHROW(kernel("load_bound_uniform", [](Array<int32_t> n) {
+    For(0, uniform(n(0)), [&](Int) { barrier(); });
+  }));
+  // The hint is only for values from memory: a work-item id cannot be promised uniform.
+  CHECK_THROWS_WITH(kernel("id_bound", [](Array<int32_t> n) {
+                      For(0, local_id(0), [&](Int) { barrier(); });
+                    }),
+                    Contains("loop condition") && !Contains("uniform(value)"));
   // A Var assigned under a divergent If becomes divergent.
   CHECK_THROWS_WITH(kernel("var_flow", [](Array<float> x) {
                       Var<int32_t> flag = 0;

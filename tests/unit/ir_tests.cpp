@@ -616,3 +616,41 @@ TEST_CASE("a cloned kernel keeps every atomic's and fence's order and scope, pri
   // All but the relaxed device-scope atomics carry a non-default attribute.
   CHECK(ordered > 150);
 }
+
+TEST_CASE("contract rewrites a * b + c whose product has no other use into fma, for f32 and f64 only") {
+  auto count = [](const Kernel& k, ir::OpKind kind) {
+    int n = 0;
+    ir::walk(k.ir().body, [&](const ir::Op& op) { n += op.kind == kind && (kind != ir::OpKind::math || op.math_fn() == ir::MathFn::fma); });
+    return n;
+  };
+  auto body = [](auto x, auto out) {
+    Int i = global_id(0);
+    out(i) = x(i) * x(i + 1) + x(i + 2);  // product on the left
+    out(i + 1) = x(i + 3) + x(i) * 2.0f;  // and on the right
+  };
+  const Kernel off = kernel("off", [&](Array<float> x, Array<float> out) { body(x, out); });
+  const Kernel on = kernel("on", [&](Array<float> x, Array<float> out) { body(x, out); }, {.contract = true});
+  CHECK(count(off, ir::OpKind::math) == 0);
+  CHECK(count(on, ir::OpKind::math) == 2);
+  CHECK_THAT(on.print(), Contains("math.fma") || Contains("fma"));
+  const Kernel f64 = kernel("f64", [&](Array<double> x, Array<double> out) { body(x, out); }, {.contract = true});
+  CHECK(count(f64, ir::OpKind::math) == 2);
+  // A product also used elsewhere stays a product; integers and 16-bit floats are not contracted.
+  const Kernel reused = kernel("reused", [](Array<float> x, Array<float> out) {
+    Int i = global_id(0);
+    Float p = x(i) * x(i + 1);
+    out(i) = p + 1.0f;
+    out(i + 1) = p;
+  }, {.contract = true});
+  CHECK(count(reused, ir::OpKind::math) == 0);
+  const Kernel ints = kernel("ints", [](Array<int32_t> x, Array<int32_t> out) {
+    Int i = global_id(0);
+    out(i) = x(i) * x(i + 1) + x(i + 2);
+  }, {.contract = true});
+  CHECK(count(ints, ir::OpKind::math) == 0);
+  const Kernel halves = kernel("halves", [](Array<half> x, Array<half> out) {
+    Int i = global_id(0);
+    out(i) = x(i) * x(i + 1) + x(i + 2);
+  }, {.contract = true});
+  CHECK(count(halves, ir::OpKind::math) == 0);
+}

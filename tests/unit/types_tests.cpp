@@ -65,6 +65,44 @@ TEST_CASE("half rounds to nearest even like _Float16, from doubles, floats and e
   CHECK(float(std::numeric_limits<half>::max()) == 65504.0f);
 }
 
+TEST_CASE("the hardware half conversions (F16C, _Float16) give the software reference's bits") {
+  // Widening: every binary16 pattern, NaN payloads and signalling NaNs included.
+  for (uint32_t b = 0; b < 65536; ++b) {
+    const auto h = static_cast<uint16_t>(b);
+    INFO(b);
+    REQUIRE(std::bit_cast<uint32_t>(rocjit::detail::half_value(h)) == std::bit_cast<uint32_t>(rocjit::detail::half_value_reference(h)));
+  }
+  // Rounding: around every midpoint between neighbouring binary16 values (the ties, a float's and
+  // a double's ulp either side) and a sweep of floats through and beyond binary16's range.
+  auto same = [](double x) {
+    INFO(x);
+    REQUIRE(rocjit::detail::half_bits(x) == rocjit::detail::half_bits_reference(x));
+  };
+  for (uint32_t b = 0; b < 0x7c00; ++b) {
+    const double lo = rocjit::detail::half_value_reference(static_cast<uint16_t>(b));
+    const double hi = rocjit::detail::half_value_reference(static_cast<uint16_t>(b + 1));
+    const double mid = (lo + hi) / 2;
+    for (double x : {mid, std::nextafter(mid, 0.0), std::nextafter(mid, 1e9),
+                     static_cast<double>(std::nextafter(static_cast<float>(mid), 0.0f)),
+                     static_cast<double>(std::nextafter(static_cast<float>(mid), 1e9f)), lo}) {
+      same(x);
+      same(-x);
+    }
+  }
+  for (uint32_t f = 0x30000000u; f < 0x48000000u; f += 997) same(std::bit_cast<float>(f));
+  // bfloat16 from floats by the bit rule, against the reference: every 251st float pattern (all
+  // exponents, subnormals and the largest finite values that round to infinity included).
+  for (uint64_t f = 0; f <= 0xffffffffu; f += 251) {
+    const float x = std::bit_cast<float>(static_cast<uint32_t>(f));
+    if (std::isnan(x)) continue;
+    INFO(f);
+    REQUIRE(rocjit::detail::bfloat16_bits(x) == rocjit::detail::bfloat16_bits_reference(x));
+  }
+  for (double x : {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), std::nan(""),
+                   -std::nan(""), 1e300, -1e300, 65520.0, 65519.99, 0x1p-25, 0x1p-26, -0x1p-25})
+    CHECK(rocjit::detail::half_bits(x) == rocjit::detail::half_bits_reference(x));
+}
+
 TEST_CASE("bfloat16 rounds to nearest even as the bit rule does, once from doubles and 64-bit integers") {
   std::mt19937 rng(2);
   for (int i = 0; i < 200000; ++i) {

@@ -25,6 +25,13 @@ uint16_t bfloat16_bits(uint64_t x);
 ///@}
 /// The value of binary16 bits (exact in float).
 float half_value(uint16_t bits);
+/// half_bits(double), half_value and bfloat16_bits(double) computed in software only: the
+/// reference the fast paths (F16C, _Float16, the bfloat16 bit rule) are tested against.
+///@{
+uint16_t half_bits_reference(double x);
+float half_value_reference(uint16_t bits);
+uint16_t bfloat16_bits_reference(double x);
+///@}
 /// The value of bfloat16 bits (exact in float).
 inline float bfloat16_value(uint16_t bits) {
   uint32_t word = uint32_t{bits} << 16;

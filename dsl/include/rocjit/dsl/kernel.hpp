@@ -33,6 +33,11 @@ struct KernelOptions {
   /// Contraction and approximate functions for this kernel (README, "fast_math"); the same as
   /// CompileOptions::fast_math on every compile of it.
   bool fast_math = false;
+  /// Contraction in the IR: every f32/f64 `a * b + c` whose product has no other use becomes
+  /// fma(a, b, c) when the kernel is defined, so every device computes the same fused, once-rounded
+  /// result (fast_math lets LLVM contract per target instead, so devices may differ). Off by
+  /// default. (HIP's clang contracts by default: -ffp-contract=fast-honor-pragmas.)
+  bool contract = false;
   /// Runtime specialisation (README, "Runtime specialisation"): the scalar parameters named here
   /// become constants of the launch's values; each distinct tuple of values is compiled (and
   /// cached) as its own version of the kernel.

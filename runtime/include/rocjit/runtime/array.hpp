@@ -88,8 +88,23 @@ class HostArray {
   bool is_pinned() const;
   /// The elements as a span.
   std::span<T> span() { return {data_, static_cast<size_t>(size())}; }
+  /// The elements as a span.
+  std::span<const T> span() const { return {data_, static_cast<size_t>(size())}; }
   /// A copy of the elements.
   std::vector<T> to_vector() const { return std::vector<T>(data_, data_ + size()); }
+  /// The element at position `i` of the elements in memory order (the span's): for a 1-D array,
+  /// element i. Unchecked, like std::vector's.
+  ///@{
+  T& operator[](int64_t i) { return data_[i]; }
+  const T& operator[](int64_t i) const { return data_[i]; }
+  ///@}
+  /// Iteration over the elements in memory order: `for (float& v : host) ...`, std algorithms.
+  ///@{
+  T* begin() { return data_; }
+  T* end() { return data_ + size(); }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size(); }
+  ///@}
 
   /// The element at `index...`.
   template <class... I>

@@ -33,6 +33,9 @@ struct LaunchConfig {
 
 namespace runtime {
 
+/// prepare_launch(kernel, config) (namespace rocjit) through the device of config.stream.
+void prepare_launch(const Kernel& kernel, const LaunchConfig& config);
+
 /// One launch argument, type-erased: a device array view or a scalar's bits and type.
 struct LaunchArgument {
   /// The array, for array arguments.
@@ -113,5 +116,19 @@ class Launcher {
 };
 
 inline Launcher Kernel::operator[](const LaunchConfig& config) const { return Launcher(*this, config); }
+
+/// Compiles what a launch of `kernel` with `config` (its device, through the stream, and its
+/// work-group shape) will run, in its final form, without running anything: before timing a
+/// kernel, or to take compile time out of a first launch. On the CPU device that is the O3 code
+/// for the shape (a first launch would otherwise run O1 code and compile O3 in the background);
+/// on the interpreter, HIP and simulated devices the compiled and loaded kernel. Checks the
+/// geometry as a launch does (LaunchError). A kernel that specialises on its arguments
+/// (KernelOptions::specialize) is refused: its version depends on the arguments.
+inline void prepare_launch(const Kernel& kernel, const LaunchConfig& config) { runtime::prepare_launch(kernel, config); }
+
+/// On the host: how many groups of `block` items cover `n` items, rounding up (n + block - 1) /
+/// block, for grid sizes: `k[{{ceil_div(m, 16), ceil_div(n, 16)}, {16, 16}}]`. `block` must be
+/// positive; `n` at least 0. (In kernels, dsl::ceil_div does the same on values.)
+constexpr int64_t ceil_div(int64_t n, int64_t block) { return (n + block - 1) / block; }
 
 }  // namespace rocjit
