@@ -159,9 +159,9 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
   options.bounds_check = options.bounds_check || settings.bounds_check;
   const dump::Request dump = dump::from_settings(settings);
   if (dump.stages || options.emit_llvm_ir || options.emit_llvm_ir_optimized || options.emit_assembly ||
-      options.emit_object || !settings.llvm_args.empty()) {
-    // These always compile afresh (the cache holds no texts or objects, and LLVM options may
-    // change the code), so no fingerprint.
+      options.emit_object || !settings.llvm_args.empty() || !settings.disabled_workarounds.empty()) {
+    // These always compile afresh (the cache holds no texts or objects, and LLVM options and
+    // disabled workarounds change the code), so no fingerprint.
     passes::check(kernel);
     time_trace::current_record_cache("bypassed");
     if (dump.stages) return compile_and_dump(kernel, target, options, settings, dump);

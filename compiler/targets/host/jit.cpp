@@ -155,8 +155,8 @@ std::string fresh_symbol(const std::string& kernel, bool for_cache) {
 }
 
 // Lowering, optimisation and object emission; fills `impl` except `entry`. Returns the object.
-llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions& options, HostJit& h,
-                                 const std::string& symbol, HostKernel::Impl& impl) {
+llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions& options, const Settings& settings,
+                                 HostJit& h, const std::string& symbol, HostKernel::Impl& impl) {
   std::optional<time_trace::Phase> lower_phase;
   llvm::LLVMContext context;
   std::array<int32_t, 3> block = {0, 0, 0};
@@ -167,7 +167,7 @@ llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions&
   lower_phase.emplace("lower");
   targets::host::HostModule lowered =
       targets::host::lower(prepared.get(), context, symbol, impl.bounds_check, block, impl.fast_math,
-                           options.opt_level >= 2);
+                           options.opt_level >= 2, settings);
   llvm::Module& module = *lowered.module;
   module.setDataLayout(h.jit->getDataLayout());
   module.setTargetTriple(h.jit->getTargetTriple());
@@ -272,10 +272,10 @@ HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested, co
   const bool bounds_check = options.bounds_check || settings.bounds_check;
   // Plain compiles go through the kernel cache. Bounds-checked kernels do not (their reports
   // carry source locations, which the IR fingerprint leaves out), nor do compiles that ask for
-  // texts, dump stages, or run under ROCJIT_LLVM_ARGS.
+  // texts, dump stages, or run under ROCJIT_LLVM_ARGS or with workarounds disabled.
   const bool cacheable = options.cache && options.jit && !bounds_check &&
                          !options.emit_llvm_ir && !options.emit_llvm_ir_optimized && !options.emit_assembly &&
-                         dump.stages == 0 && settings.llvm_args.empty();
+                         dump.stages == 0 && settings.llvm_args.empty() && settings.disabled_workarounds.empty();
   std::string fingerprint;
   if (cacheable)
     fingerprint = checked_fingerprint();  // verifies, or knows this immutable kernel was verified
@@ -331,7 +331,7 @@ HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested, co
         [&]() -> std::pair<cache::AnyValue, std::string> {
           auto impl = fresh();
           const std::string symbol = fresh_symbol(kernel.name, true);
-          llvm::SmallVector<char, 0> object = build(kernel, options, h, symbol, *impl);
+          llvm::SmallVector<char, 0> object = build(kernel, options, settings, h, symbol, *impl);
           load_object(h, kernel.name, symbol, llvm::StringRef(object.data(), object.size()), *impl);
           std::string payload = encode(*impl, symbol, object);
           return {std::move(impl), std::move(payload)};
@@ -342,7 +342,7 @@ HostKernel compile(const ir::Kernel& kernel, const CompileOptions& requested, co
   time_trace::current_record_cache("bypassed");
   auto impl = fresh();
   const std::string symbol = fresh_symbol(kernel.name, false);
-  llvm::SmallVector<char, 0> object = build(kernel, options, h, symbol, *impl);
+  llvm::SmallVector<char, 0> object = build(kernel, options, settings, h, symbol, *impl);
   if (options.jit) load_object(h, kernel.name, symbol, llvm::StringRef(object.data(), object.size()), *impl);
   dump::write_texts(dump, kernel.name, host, *impl, requested);
   HostKernel result(std::move(impl));
