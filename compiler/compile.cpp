@@ -145,10 +145,10 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
 
   // The cache holds loadable code and its facts: compiles that want texts, the unlinked object,
   // dump files or code that is not loaded (CompileOptions::jit false) run afresh, as do those
-  // under Settings::llvm_args (LLVM options may change the code).
+  // under Settings::llvm_args or disabled workarounds (both change the code).
   const bool cacheable = options.cache && options.jit && !options.emit_llvm_ir && !options.emit_llvm_ir_optimized &&
                          !options.emit_assembly && !options.emit_object && dump.stages == 0 &&
-                         settings.llvm_args.empty();
+                         settings.llvm_args.empty() && settings.disabled_workarounds.empty();
   std::string key;
   if (cacheable) {
     std::string fingerprint = verified_fingerprint(kernel, shared);  // verifies (once for immutable kernels)

@@ -12,6 +12,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -93,6 +95,31 @@ void read_dump_stages(Reader& r, DumpStages& stages) {
   }
 }
 
+// ROCJIT_DISABLE_WORKAROUNDS: names from the workaround table, or `all`.
+void read_disabled_workarounds(Reader& r, std::set<Workaround>& disabled) {
+  const char* spec = r.text("ROCJIT_DISABLE_WORKAROUNDS");
+  if (!spec) return;
+  std::string_view rest = spec;
+  while (true) {
+    const size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+    if (item == "all") {
+      for (const WorkaroundInfo& entry : workaround_table()) disabled.insert(entry.id);
+    } else if (std::optional<Workaround> w = workaround_named(item)) {
+      disabled.insert(*w);
+    } else if (!item.empty()) {
+      std::string names;
+      for (const WorkaroundInfo& entry : workaround_table()) names += fmt::format("{}, ", entry.name);
+      r.warn(fmt::format("ROCJIT_DISABLE_WORKAROUNDS: unknown workaround '{}' ignored; the workarounds are {}or all",
+                         item, names));
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+}
+
 // Which variables already tune glibc's malloc (then ROCJIT_MALLOC_TUNING=1 leaves it alone).
 std::string malloc_tuned_by(const Reader& r) {
   if (const char* t = r.text("GLIBC_TUNABLES"); t && std::strstr(t, "glibc.malloc.")) return "GLIBC_TUNABLES";
@@ -125,6 +152,7 @@ Settings read_settings(const Lookup& lookup, std::vector<std::string>& warnings)
   if (const char* v = r.text("ROCJIT_BOUNDS_CHECK")) s.bounds_check = std::string_view(v) != "0";
   r.string("ROCJIT_DEVICE_LIBS", s.device_libs);
   r.string("ROCJIT_LLVM_ARGS", s.llvm_args);
+  read_disabled_workarounds(r, s.disabled_workarounds);
   if (const char* v = r.text("ROCJIT_MALLOC_TUNING")) {
     if (std::string_view(v) == "1") {
       if (std::string by = malloc_tuned_by(r); !by.empty())
@@ -212,6 +240,9 @@ std::vector<std::pair<const char*, std::string>> spelled(const Settings& s) {
                                                 {s.dump.assembly, "asm"}, {s.dump.meta, "meta"}};
   for (const auto& [on, name] : named)
     if (on) stages += (stages.empty() ? "" : ",") + std::string(name);
+  std::string disabled;
+  for (Workaround w : s.disabled_workarounds)
+    disabled += (disabled.empty() ? "" : ",") + std::string(workaround_info(w).name);
   const char* passes = s.log_passes == PassLog::off ? "0" : s.log_passes == PassLog::ir ? "ir" : "1";
   return {{"ROCJIT_DEVICE", s.device},
           {"ROCJIT_CPU_THREADS", std::to_string(s.cpu_threads)},
@@ -225,6 +256,7 @@ std::vector<std::pair<const char*, std::string>> spelled(const Settings& s) {
           {"ROCJIT_DEVICE_LIBS", s.device_libs},
           {"ROCJIT_LLVM_ARGS", s.llvm_args},
           {"ROCJIT_MALLOC_TUNING", flag(s.tune_malloc)},
+          {"ROCJIT_DISABLE_WORKAROUNDS", disabled},
           {"ROCJIT_CACHE", flag(s.disk_cache)},
           {"ROCJIT_CACHE_DIR", s.cache_dir},
           {"ROCJIT_CACHE_MAX_MB", std::to_string(s.cache_max_mb)},

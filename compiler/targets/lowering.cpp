@@ -14,8 +14,8 @@ namespace rocjit::targets {
 using ir::OpKind;
 using ir::Type;
 
-KernelLowering::KernelLowering(const ir::Kernel& kernel, llvm::Module& module)
-    : kernel_(kernel), module_(module), context_(module.getContext()), builder_(module.getContext()) {}
+KernelLowering::KernelLowering(const ir::Kernel& kernel, llvm::Module& module, const Settings& settings)
+    : kernel_(kernel), module_(module), context_(module.getContext()), builder_(module.getContext()), settings_(settings) {}
 
 void KernelLowering::enable_fast_math() {
   fast_math_ = true;
@@ -462,7 +462,8 @@ llvm::Value* KernelLowering::cast(const ir::Op& op) {
   if (is_narrow_float(to)) {
     llvm::Value* r = ir::is_float(from) ? narrow_float(a, to) : int_to_narrow_float(a, from, to);
     // cast<half>(i) / 2^-14 widened to f32 gave 65536 instead of inf without the guard.
-    if (to == Type::f16 && !llvm::isa<llvm::Constant>(r)) r = half_conversion_guard(r);
+    if (to == Type::f16 && !llvm::isa<llvm::Constant>(r) && workaround(Workaround::half_conversion_fence))
+      r = half_conversion_guard(r);
     return r;
   }
   if (is_narrow_float(from)) a = widen_narrow_float(a);  // exact; then as from f32

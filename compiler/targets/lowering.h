@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "rocjit/compiler/ir.hpp"
+#include "rocjit/settings.hpp"
+#include "rocjit/workarounds.hpp"
 
 namespace rocjit::targets {
 
@@ -23,7 +25,8 @@ struct ArrayArgs {
 
 class KernelLowering {
  public:
-  KernelLowering(const ir::Kernel& kernel, llvm::Module& module);
+  // `settings`: the compile's; they must outlive the lowering (which workarounds apply).
+  KernelLowering(const ir::Kernel& kernel, llvm::Module& module, const Settings& settings);
   virtual ~KernelLowering() = default;
 
   llvm::Type* llvm_type(ir::Type t) const;
@@ -36,6 +39,8 @@ class KernelLowering {
   std::vector<llvm::Type*> argument_types(unsigned global_address_space) const;
 
  protected:
+  // Whether this compile applies workaround `w` (rocjit/workarounds.def).
+  bool workaround(Workaround w) const { return workaround_enabled(w, settings_); }
   // Emits the kernel body into the current insertion point; `args` are the LLVM arguments in
   // the order argument_names() gives.
   void lower_body(const std::vector<llvm::Value*>& args);
@@ -144,6 +149,7 @@ class KernelLowering {
   llvm::Module& module_;
   llvm::LLVMContext& context_;
   llvm::IRBuilder<> builder_;
+  const Settings& settings_;
   llvm::Function* function_ = nullptr;
   unsigned private_address_space_ = 0;
 

@@ -14,8 +14,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
+
+#include "rocjit/workarounds.hpp"
 
 namespace rocjit {
 
@@ -106,6 +109,11 @@ struct Settings {
   /// in (up to 3x faster warm compiles). Ignored (with a warning) from the environment when
   /// GLIBC_TUNABLES or MALLOC_*_ variables already tune malloc. Once applied it stays.
   bool tune_malloc = false;
+  /// ROCJIT_DISABLE_WORKAROUNDS (comma-separated names of rocjit/workarounds.def, or `all`): the
+  /// workarounds for LLVM bugs that compiles leave out, e.g. to check whether a newer LLVM still
+  /// needs one. An unknown name is a warning listing the known ones. Compiles with any workaround
+  /// disabled bypass the kernel cache. Read at each compile.
+  std::set<Workaround> disabled_workarounds;
 
   // ---- the kernel cache ------------------------------------------------------------------------
 

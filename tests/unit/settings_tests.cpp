@@ -44,6 +44,7 @@ TEST_CASE("settings: an empty environment gives the defaults, without a message"
   CHECK(s.time_trace.empty());
   CHECK(s.time_trace_granularity_us == 500);
   CHECK(s.log_level == LogLevel::info);
+  CHECK(s.disabled_workarounds.empty());
   CHECK(log.size() == 0);
   // Set but empty is the same as unset.
   CHECK(settings_from_variables({{"ROCJIT_CPU_THREADS", ""}, {"ROCJIT_DEVICE", ""}, {"ROCJIT_DUMP", ""}}) == Settings{});
@@ -75,6 +76,7 @@ TEST_CASE("settings: each variable sets its field") {
       {"ROCJIT_TIME_TRACE", "/tmp/trace.json"},
       {"ROCJIT_TIME_TRACE_GRANULARITY_US", "0"},
       {"ROCJIT_LOG_LEVEL", "debug"},
+      {"ROCJIT_DISABLE_WORKAROUNDS", "host_rem_index, or_with_half_ones"},
   });
   CHECK(log.size() == 0);
   CHECK(s.device == "sim:gfx90a");
@@ -99,6 +101,7 @@ TEST_CASE("settings: each variable sets its field") {
   CHECK(s.time_trace == "/tmp/trace.json");
   CHECK(s.time_trace_granularity_us == 0);
   CHECK(s.log_level == LogLevel::debug);
+  CHECK(s.disabled_workarounds == std::set<Workaround>{Workaround::host_rem_index, Workaround::or_with_half_ones});
 
   // The spellings of the switches and lists.
   CHECK_FALSE(settings_from_variables({{"ROCJIT_BOUNDS_CHECK", "0"}}).bounds_check);
@@ -155,6 +158,14 @@ TEST_CASE("settings: a value that cannot be used is a warning through the log ha
     const Settings s = settings_from_variables({{"ROCJIT_DUMP", "llvm,bogus"}});
     CHECK(s.dump == DumpStages{.llvm = true});
     CHECK(log.has(LogLevel::warning, "ROCJIT_DUMP: unknown stage 'bogus' ignored; the stages are ir, llvm"));
+  }
+  SECTION("an unknown workaround name is ignored with a warning naming the known ones; the others stay") {
+    LogCapture log;
+    const Settings s = settings_from_variables({{"ROCJIT_DISABLE_WORKAROUNDS", "no_such_fix,fsub_of_positive_zero"}});
+    CHECK(s.disabled_workarounds == std::set<Workaround>{Workaround::fsub_of_positive_zero});
+    CHECK(log.size() == 1);
+    CHECK(log.has(LogLevel::warning, "ROCJIT_DISABLE_WORKAROUNDS: unknown workaround 'no_such_fix' ignored; the "
+                                     "workarounds are fsub_of_positive_zero, or_with_half_ones,"));
   }
   SECTION("ROCJIT_MALLOC_TUNING=1 leaves malloc alone when the environment already tunes it") {
     for (const char* tuner : {"GLIBC_TUNABLES", "MALLOC_TOP_PAD_", "MALLOC_MMAP_THRESHOLD_"}) {

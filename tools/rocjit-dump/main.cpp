@@ -26,6 +26,7 @@
 #include <rocjit/compiler/parser.hpp>
 #include <rocjit/compiler/printer.hpp>
 #include <rocjit/settings.hpp>
+#include <rocjit/workarounds.hpp>
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
@@ -66,6 +67,7 @@ struct Options {
   int code_object_version = 5;
   int opt_level = 3;
   bool list_targets = false;
+  bool list_workarounds = false;
   bool help = false;
 };
 
@@ -106,6 +108,9 @@ cl::opt<std::string> output_option("o", cl::Prefix, cl::value_desc("file"), cl::
                                    cl::desc("Write to <file> instead of standard output"));
 cl::opt<bool> list_targets_option("list-targets", cl::cat(output_category),
                                   cl::desc("List the targets and AMDGPU processors, then exit"));
+cl::opt<bool> list_workarounds_option("workarounds", cl::cat(output_category),
+                                      cl::desc("List rocjit's workarounds for LLVM bugs (ROCJIT_DISABLE_WORKAROUNDS "
+                                               "names), whether each is in force, then exit"));
 cl::opt<bool> short_help_option("h", cl::cat(output_category), cl::desc("Show this help, then exit (same as --help)"));
 cl::list<std::string> inputs_option(cl::Positional, cl::desc("INPUT.rjir|-"), cl::cat(output_category));
 
@@ -191,7 +196,8 @@ Options parse_command_line(int argc, char** argv) {
   Options o;
   o.help = short_help_option;
   o.list_targets = list_targets_option;
-  if (o.help || o.list_targets) return o;
+  o.list_workarounds = list_workarounds_option;
+  if (o.help || o.list_targets || o.list_workarounds) return o;
   o.emit = parse_emit(emit_option);
   o.target = target_option;
   if (!llvm::codegen::getMCPU().empty()) o.mcpu = llvm::codegen::getMCPU();
@@ -233,6 +239,24 @@ void list_targets(std::ostream& out) {
   const auto processors = amdgpu_processors();
   for (size_t i = 0; i < processors.size(); ++i) out << (i % 8 == 0 ? "  " : " ") << processors[i] << (i % 8 == 7 ? "\n" : "");
   if (processors.size() % 8) out << "\n";
+}
+
+// The workaround table (rocjit/workarounds.def), and which entries compiles with the settings in
+// force apply.
+void list_workarounds(std::ostream& out) {
+  const rocjit::Settings settings = rocjit::settings();
+  out << "rocjit's workarounds for LLVM bugs (this is LLVM " << rocjit::llvm_major_version()
+      << "; ROCJIT_DISABLE_WORKAROUNDS=name,... turns them off; tests/smith/known-external.md):\n";
+  for (const rocjit::WorkaroundInfo& e : rocjit::workaround_table()) {
+    const char* state = !rocjit::workaround_applies(e.id)            ? "not for this LLVM"
+                        : rocjit::workaround_enabled(e.id, settings) ? "on"
+                                                                     : "disabled";
+    out << fmt::format("\n{} [{}]\n  {}\n  LLVM component: {}\n  LLVM versions: {}{}\n  reproducer: "
+                       "tests/smith/known-external/{}\n  regression checks (rocjit-smith --regressions): {}\n",
+                       e.name, state, e.what, e.component, e.first_llvm,
+                       e.last_llvm == 0 ? std::string(" and later (no fixed release known)") : fmt::format(" to {}", e.last_llvm),
+                       e.reproducer, e.regression);
+  }
 }
 
 std::string read_input(const std::string& path) {
@@ -336,6 +360,10 @@ int main(int argc, char** argv) {
     }
     if (options.list_targets) {
       list_targets(std::cout);
+      return 0;
+    }
+    if (options.list_workarounds) {
+      list_workarounds(std::cout);
       return 0;
     }
     check_options(options);

@@ -27,7 +27,8 @@
 #include "smith.hpp"
 
 namespace smith {
-int run_regressions(const std::vector<std::string>& executors);
+int run_regressions(const std::vector<std::string>& executors, const std::vector<std::string>& only);
+int run_workaround_test(const std::string& name);
 namespace {
 
 // The reduced kernel's launch and input arrays as text (floats also as their bits), for
@@ -361,7 +362,7 @@ int usage() {
   std::cerr << "usage: rocjit-smith [--seed=S] [--count=N | --kernels=N] [--executors=cpu,sim:gfx942,sim:gfx90a,sim:gfx1100,pocl]\n"
                "                    [--print] [--out=DIR] [--no-reduce] [--no-approx] [--no-atomics] [--no-i64-atomics] [--no-f64-approx] [--local-dynamic]\n"
                "                    [--no-small-types] [--no-wave-ops] [--no-wave-barriers]\n"
-               "                    [--regressions] [--verbose] [--first=I] [--jobs=J]\n"
+               "                    [--regressions [--only=CHECK,...]] [--workaround-test=NAME] [--verbose] [--first=I] [--jobs=J]\n"
                "                    [--reduce-budget=N] [--inject=EXECUTOR] [--one=KERNEL_SEED] [--stop-after=M]\n";
   return 2;
 }
@@ -380,6 +381,8 @@ int main_impl(int argc, char** argv) {
   Options o;
   int64_t one = -1;
   bool local_dynamic_forced = false, regressions = false, verbose = false;
+  std::vector<std::string> only;  // --only: the regression checks to run
+  std::string workaround_test;    // --workaround-test
   int first_kernel = 0, jobs = 1;
   double max_rss_growth_mib = -1;  // --max-rss-growth: fail when the resident set grows more
   for (int i = 1; i < argc; ++i) {
@@ -412,13 +415,19 @@ int main_impl(int argc, char** argv) {
     else if (a == "--no-wave-barriers") o.gen.wave_barriers = false;
     else if (a == "--local-dynamic") local_dynamic_forced = true;
     else if (a == "--regressions") regressions = true;
+    else if (const char* v = val("--only=")) {
+      std::stringstream ss(v);
+      std::string e;
+      while (std::getline(ss, e, ',')) only.push_back(e);
+    } else if (const char* v = val("--workaround-test=")) workaround_test = v;
     else if (a == "--verbose") verbose = true;
     else if (const char* v = val("--first=")) first_kernel = std::atoi(v);
     else if (const char* v = val("--jobs=")) jobs = std::max(1, std::atoi(v));
     else if (const char* v = val("--max-rss-growth=")) max_rss_growth_mib = std::atof(v);
     else return usage();
   }
-  if (regressions) return run_regressions(o.executors);
+  if (!workaround_test.empty()) return smith::run_workaround_test(workaround_test);
+  if (regressions) return run_regressions(o.executors, only);
   if (o.executors.size() < 2) {
     std::cerr << "rocjit-smith: give at least two executors\n";
     return 2;

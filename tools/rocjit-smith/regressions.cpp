@@ -1,6 +1,9 @@
 // Reduced kernels of the bugs rocjit-smith found, as fixed regression tests with host-computed
 // expectations: rocjit-smith --regressions --executors=cpu,sim:gfx942,... (ctest
-// rocjit-smith-regressions). The generator's kernels depend on its version; these do not.
+// rocjit-smith-regressions); --only=name,... runs those checks alone. The generator's kernels
+// depend on its version; these do not. The checks named by an entry of the workaround table
+// (include/rocjit/workarounds.def) are that workaround's regression tests: ctest
+// workaround-<name> runs them with the workaround disabled (they must fail) and enabled.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -39,12 +42,15 @@ struct Failure {
 
 }  // namespace
 
-int run_regressions(const std::vector<std::string>& executors) {
+int run_regressions(const std::vector<std::string>& executors, const std::vector<std::string>& only) {
   std::vector<Failure> failures;
   int checks = 0;
+  std::vector<std::string> seen;  // the names of the checks, to refuse an unknown --only name
   for (const std::string& dev : executors) {
     if (dev == "pocl") continue;  // these exercise rocjit devices
     auto check = [&](const char* name, auto&& body) {
+      if (std::find(seen.begin(), seen.end(), name) == seen.end()) seen.push_back(name);
+      if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) return;
       ++checks;
       try {
         std::string what = body(dev);
@@ -301,19 +307,22 @@ int run_regressions(const std::vector<std::string>& executors) {
         If(i < in.shape(0), [&] {
           Int x = cast<int32_t>(in(i));
           Half h = cast<half>(x & 1023);
-          out(2 * i) = cast<float>(h / Half(half::from_bits(0x0400)));  // h * 2^14
-          out(2 * i + 1) = cast<float>(cast<half>(cast<float>(x & 255) * 512.0f));
+          out(3 * i) = cast<float>(h / Half(half::from_bits(0x0400)));  // h * 2^14
+          out(3 * i + 1) = cast<float>(cast<half>(cast<float>(x & 255) * 512.0f));
+          // The same through a u8 conversion (few significant bits without an `and`).
+          out(3 * i + 2) = cast<float>(cast<half>(cast<uint8_t>(x)) / Half(half::from_bits(0x0400)));
         });
       });
       std::vector<float> in = {0, 1, 3, 4, 1023, -1, 127, 128};
-      auto out = run1<float>(k, d, in, 2 * in.size(), 64);
+      auto out = run1<float>(k, d, in, 3 * in.size(), 64);
       for (size_t i = 0; i < in.size(); ++i) {
         const int32_t x = static_cast<int32_t>(in[i]);
-        const double a = (x & 1023) * 16384.0, b = (x & 255) * 512.0;
-        const float wants[2] = {a > 65504 ? INFINITY : static_cast<float>(a), b > 65504 ? INFINITY : static_cast<float>(b)};
-        for (int j = 0; j < 2; ++j)
-          if (std::bit_cast<uint32_t>(out[2 * i + j]) != std::bit_cast<uint32_t>(wants[j]))
-            return "element " + std::to_string(2 * i + j) + ": " + std::to_string(out[2 * i + j]) + ", want " + std::to_string(wants[j]);
+        const double a = (x & 1023) * 16384.0, b = (x & 255) * 512.0, c = static_cast<uint8_t>(x) * 16384.0;
+        const float wants[3] = {a > 65504 ? INFINITY : static_cast<float>(a), b > 65504 ? INFINITY : static_cast<float>(b),
+                                c > 65504 ? INFINITY : static_cast<float>(c)};
+        for (int j = 0; j < 3; ++j)
+          if (std::bit_cast<uint32_t>(out[3 * i + j]) != std::bit_cast<uint32_t>(wants[j]))
+            return "element " + std::to_string(3 * i + j) + ": " + std::to_string(out[3 * i + j]) + ", want " + std::to_string(wants[j]);
       }
       return std::string();
     });
@@ -375,7 +384,143 @@ int run_regressions(const std::vector<std::string>& executors) {
         if (out[i] != 1227384201) return "element " + std::to_string(i) + ": " + std::to_string(out[i]) + ", want 1227384201";
       return std::string();
     });
+    // LLVM 22's SIFoldOperands turned the wave32 lane mask `trips == 0 || local_id(0) == 0` into
+    // `trips == 0` (`S_OR_B32 c, -1` folded to c) when only instruction selection knew that the
+    // id of a one-work-item group is 0 (kernel 2028009966, the reduced kernel with one constant
+    // changed so these inputs take the loop: `v0 /= local_id(0)` must leave 0; sim:gfx1100 gave
+    // -770). rocjit gives the work-item ids their range, so the IR folds the comparison first.
+    check("or-known-true-lane-mask", [](const std::string& d) {
+      auto norm = [](const Operand& e, int n) { return ((e % n) + n) % n; };
+      Kernel k = kernel("or_known_true_lane_mask", [&](Array<int32_t> in_i, Array<int32_t> out_i, Array<double> ap_d) {
+        Int gx = global_id(0), gy = global_id(1), gz = global_id(2);
+        Int lin = gx + 1 * (gy + 1 * gz);
+        Bool inb = gx < 1 && gy < 1 && gz < 1;
+        Var<int32_t> v0 = Int(-770);
+        Var<int32_t> w2 = 0;
+        While([&] { return w2 < 2; }, [&] {
+          w2 += 1;
+          Value t = rsqrt(Double(0.0));
+          If(inb, [&] { ap_d(lin * 2 + 1) = t; });
+          If(in_i(norm(Int(0), 57)) > Int(0), [&] {
+          }).Else([&] {
+            For(-2, norm(in_i(norm(select(in_i(norm(Int(0), 57)) != Int(0), v0, v0 / in_i(norm(Int(1), 57))), 57)), 4) + -2,
+                [&](Int) { v0 /= local_id(0); });
+          });
+        });
+        Value t = v0;
+        If(inb, [&] { out_i(lin * 4 + 3) = t; });
+      }, {.max_block_size = 1});
+      Device dev = get_device(d);
+      Stream s = stream(dev);
+      std::vector<int32_t> in(57);
+      for (int i = 0; i < 57; ++i) in[i] = i % 5;  // in_i(28) = 3: the For takes 3 trips
+      auto din = to_device(in, s, dev);
+      auto dout = to_device(std::vector<int32_t>(4, 99), s, dev);
+      auto dap = to_device(std::vector<double>(2), s, dev);
+      k[{{1}, {1}, s}](din, dout, dap);
+      std::vector<int32_t> out(4);
+      dout.copy_to_host(std::span<int32_t>(out), s);
+      s.synchronize();
+      if (out[3] != 0) return "out_i[3] = " + std::to_string(out[3]) + ", want 0 (-770 / 0 is 0)";
+      return std::string();
+    });
+    // LLVM 22's type legaliser aborts the process on llvm.amdgcn.readfirstlane.i8 ("Do not know how
+    // to promote this operator"); rocjit reads values narrower than 16 bits through an i32.
+    check("wave-read-first-i8", [](const std::string& d) {
+      Kernel k = kernel("wave_read_first_i8", [](Array<int32_t> in, Array<int32_t> out) {
+        Int i = global_id(0);
+        Value first = wave::read_first(cast<int8_t>(in(i) * 3 + 1));
+        Value sum = wave::reduce_add(cast<uint8_t>(in(i)));
+        If(i < out.shape(0), [&] { out(i) = cast<int32_t>(first) * 1000 + cast<int32_t>(sum); });
+      }, {.max_block_size = 64});
+      std::vector<int32_t> in(64);
+      for (int i = 0; i < 64; ++i) in[i] = 50 + i;
+      auto out = run1<int32_t>(k, d, in, in.size(), 64);
+      // Every wave's first lane and u8 sum, for waves of 64 and of 32 lanes.
+      for (int wave : {64, 32}) {
+        bool all = true;
+        for (int i = 0; i < 64 && all; ++i) {
+          const int base = i / wave * wave;
+          int sum = 0;
+          for (int j = base; j < base + wave; ++j) sum += in[j];
+          const int want = static_cast<int8_t>(in[base] * 3 + 1) * 1000 + static_cast<uint8_t>(sum);
+          all = out[i] == want;
+        }
+        if (all) return std::string();
+      }
+      return "element 0: " + std::to_string(out[0]) + ", want " +
+             std::to_string(static_cast<int8_t>(in[0] * 3 + 1) * 1000) + " + the wave's u8 sum";
+    });
+    // LLVM 22's X86 lowering of llvm.minimumnum/maximumnum returned the NaN when the other operand
+    // is known never to be NaN (a converted integer); the host lowers fmin/fmax with minnum/maxnum
+    // and orders the zeros itself.
+    check("fmin-of-converted-int-and-nan", [](const std::string& d) {
+      Kernel k = kernel("fmin_of_converted_int_and_nan", [](Array<double> in, Array<double> out) {
+        Int i = global_id(0);
+        If(i < in.shape(0), [&] {
+          out(2 * i) = fmin(cast<double>(cast<uint32_t>(i)), in(i));
+          out(2 * i + 1) = fmax(cast<double>(cast<uint32_t>(i)), in(i));
+        });
+      });
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      std::vector<double> in = {nan, nan, 0.5, -0.0, nan, 7.0};
+      auto out = run1<double>(k, d, in, 2 * in.size(), 64);
+      for (size_t i = 0; i < in.size(); ++i) {
+        const double x = static_cast<double>(i);
+        const double wants[2] = {std::isnan(in[i]) ? x : std::fmin(x, in[i]), std::isnan(in[i]) ? x : std::fmax(x, in[i])};
+        for (int j = 0; j < 2; ++j)
+          if (std::bit_cast<uint64_t>(out[2 * i + j]) != std::bit_cast<uint64_t>(wants[j]))
+            return "element " + std::to_string(2 * i + j) + ": " + std::to_string(out[2 * i + j]) + ", want " +
+                   std::to_string(wants[j]);
+      }
+      return std::string();
+    });
+    // LLVM 22's loop vectorizer loaded s(t % 4) in the host's work-item loop as consecutive
+    // elements (s(4), s(5), ... for t = 4, 5, ...; tests/e2e/memory_model_tests.cpp found it);
+    // the host hides the result of every rem and and from scalar evolution. Needs the O3 compile
+    // (ROCJIT_CPU_TIERING=0, or a shape's later launches).
+    check("shared-read-at-id-mod-4", [](const std::string& d) {
+      // The e2e kernel that found it: the work-group shape comes from the launch, and the
+      // dynamic shared array makes the read region's loop one the vectorizer takes.
+      Kernel k = kernel("shared_read_at_id_mod_4", [](Array<float> x) {
+        auto fixed = shared::array<float>({4}, "fixed");
+        auto tile = shared::dynamic<float>("tile");
+        Int t = local_id(0);
+        Int n = local_size(0);
+        Int i = global_id(0);
+        If(t < 4, [&] { fixed(t) = -1.0f - cast<float>(t); });
+        tile(t) = x(i);
+        barrier();
+        x(i) = tile(n - 1 - t) + fixed(t % 4) + fixed(t & 3);
+      });
+      Device dev = get_device(d);
+      Stream s = stream(dev);
+      for (int block : {16, 96})
+        for (int launch = 0; launch < 3; ++launch) {  // the O3 code also when tiering is on
+          const int groups = 3;
+          std::vector<float> h(groups * block);
+          for (size_t j = 0; j < h.size(); ++j) h[j] = static_cast<float>(j);
+          auto dx = to_device(h, s, dev);
+          k[{{groups}, {block}, s, (block + 8) * sizeof(float)}](dx);
+          std::vector<float> out(h.size());
+          dx.copy_to_host(std::span<float>(out), s);
+          s.synchronize();
+          for (int g = 0; g < groups; ++g)
+            for (int t = 0; t < block; ++t) {
+              const float want = h[g * block + block - 1 - t] + 2 * (-1.0f - static_cast<float>(t % 4));
+              if (out[g * block + t] != want)
+                return "block " + std::to_string(block) + " group " + std::to_string(g) + " t " + std::to_string(t) + ": " +
+                       std::to_string(out[g * block + t]) + ", want " + std::to_string(want);
+            }
+        }
+      return std::string();
+    });
   }
+  for (const std::string& name : only)
+    if (std::find(seen.begin(), seen.end(), name) == seen.end()) {
+      std::printf("rocjit-smith: --only: no regression check is called '%s'\n", name.c_str());
+      return 2;
+    }
   for (auto& f : failures) std::printf("FAIL %s on %s: %s\n", f.name.c_str(), f.device.c_str(), f.what.c_str());
   std::printf("regressions: %d checks, %zu failures\n", checks, failures.size());
   return failures.empty() ? 0 : 1;

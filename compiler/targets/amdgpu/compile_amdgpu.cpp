@@ -86,7 +86,7 @@ CodeObject build(const ir::Kernel& kernel, const Target& target, const CompileOp
   const passes::PreparedKernel prepared = passes::prepare(kernel, target);
   std::optional<time_trace::Phase> lower_phase(std::in_place, "lower");
   LoweredModule lowered = lower(prepared.get(), context, *machine, options.code_object_version,
-                                options.bounds_check, options.fast_math);
+                                options.bounds_check, options.fast_math, settings);
   llvm::Module& module = *lowered.module;
   if (options.emit_llvm_ir) out.llvm_ir = to_string(module);
   std::string broken;
@@ -111,17 +111,17 @@ CodeObject build(const ir::Kernel& kernel, const Target& target, const CompileOp
     {
       time_trace::Phase phase("optimise");
       optimize(module, *machine, options.opt_level, false, has_16_bit_values(prepared.get()));
-      apply_workarounds(module);
+      apply_workarounds(module, settings);
       merge_split_element_addresses(module);
     }
     if (options.emit_llvm_ir_optimized) out.llvm_ir_optimized = to_string(module);
     if (options.emit_assembly) {
       auto clone = llvm::CloneModule(module);
-      auto text = emit(*clone, *machine, true, add_codegen_workarounds);
+      auto text = emit(*clone, *machine, true, [&](llvm::TargetPassConfig& c) { add_codegen_workarounds(c, settings); });
       out.assembly.assign(text.begin(), text.end());
     }
     time_trace::Phase phase("codegen");
-    object = emit(module, *machine, false, add_codegen_workarounds);
+    object = emit(module, *machine, false, [&](llvm::TargetPassConfig& c) { add_codegen_workarounds(c, settings); });
   }
   if (!errors.empty())
     throw CompileError(fmt::format("kernel '{}': code generation for {} failed: {}", kernel.name, target.str(),

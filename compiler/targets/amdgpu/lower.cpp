@@ -20,8 +20,8 @@ constexpr unsigned global_as = 1, local_as = 3, private_as = 5;
 
 class AmdgpuLowering : public KernelLowering {
  public:
-  AmdgpuLowering(const ir::Kernel& k, llvm::Module& m, unsigned wave_size, bool check_uniform)
-      : KernelLowering(k, m), wave_(wave_size), check_uniform_(check_uniform) {
+  AmdgpuLowering(const ir::Kernel& k, llvm::Module& m, unsigned wave_size, bool check_uniform, const Settings& settings)
+      : KernelLowering(k, m, settings), wave_(wave_size), check_uniform_(check_uniform) {
     private_address_space_ = private_as;
     if (check_uniform_) group_reached_ = passes::group_reached_uniform_ops(k);
   }
@@ -91,6 +91,7 @@ class AmdgpuLowering : public KernelLowering {
     auto local_id = [&] {
       llvm::CallInst* id =
           builder_.CreateIntrinsic(local_ids[dim], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+      if (!workaround(Workaround::workitem_id_range)) return id;
       const unsigned limit = std::clamp<unsigned>(kernel_.max_block_size, 1, 1024);
       id->addRetAttr(llvm::Attribute::get(context_, llvm::Attribute::Range,
                                           llvm::ConstantRange(llvm::APInt(32, 0), llvm::APInt(32, limit))));
@@ -164,7 +165,8 @@ class AmdgpuLowering : public KernelLowering {
   // `v` of the first active lane. LLVM 22's readfirstlane cannot legalise i8 (it aborts: "Do not
   // know how to promote this operator"), so 8-bit values and booleans go through an i32.
   llvm::Value* read_first_lane(llvm::Value* v) {
-    if (v->getType()->isIntegerTy() && v->getType()->getIntegerBitWidth() < 16) {
+    if (v->getType()->isIntegerTy() && v->getType()->getIntegerBitWidth() < 16 &&
+        workaround(Workaround::read_first_lane_i8)) {
       llvm::Value* wide = intrinsic(llvm::Intrinsic::amdgcn_readfirstlane, {builder_.getInt32Ty()},
                                     {builder_.CreateZExt(v, builder_.getInt32Ty())});
       return builder_.CreateTrunc(wide, v->getType());
@@ -439,12 +441,12 @@ class AmdgpuLowering : public KernelLowering {
 }  // namespace
 
 LoweredModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, llvm::TargetMachine& tm,
-                    int code_object_version, bool check_uniform, bool fast_math) {
+                    int code_object_version, bool check_uniform, bool fast_math, const Settings& settings) {
   auto module = std::make_unique<llvm::Module>(kernel.name, context);
   module->setTargetTriple(llvm::Triple(triple));
   module->setDataLayout(tm.createDataLayout());
   AmdgpuLowering lowering(kernel, *module,
-                          wavefront_size(tm.getTargetCPU().str(), tm.getTargetFeatureString().str()), check_uniform);
+                          wavefront_size(tm.getTargetCPU().str(), tm.getTargetFeatureString().str()), check_uniform, settings);
   if (fast_math || kernel.fast_math) lowering.enable_fast_math();
   LoweredModule out = lowering.run(module.get(), code_object_version);
   out.module = std::move(module);

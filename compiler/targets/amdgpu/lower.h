@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rocjit/compiler/ir.hpp"
+#include "rocjit/settings.hpp"
 
 namespace rocjit::targets::amdgpu {
 
@@ -21,6 +22,6 @@ struct LoweredModule {
 
 // check_uniform: uniform(x) checks the promise and traps when it is broken (bounds checking).
 LoweredModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, llvm::TargetMachine& tm,
-                    int code_object_version, bool check_uniform, bool fast_math = false);
+                    int code_object_version, bool check_uniform, bool fast_math, const Settings& settings);
 
 }  // namespace rocjit::targets::amdgpu

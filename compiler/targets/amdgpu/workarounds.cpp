@@ -13,6 +13,8 @@
 #include <llvm/Transforms/Utils.h>
 #include <llvm/Support/KnownBits.h>
 
+#include "rocjit/workarounds.hpp"
+
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -176,11 +178,11 @@ int guard_mixed_precision_multiply(llvm::Module& module) {
       });
 }
 
-void apply_workarounds(llvm::Module& module) {
-  guard_fsub_of_positive_zero(module);
-  guard_or_with_half_ones(module);
-  guard_dynamic_vector_index(module);
-  guard_mixed_precision_multiply(module);
+void apply_workarounds(llvm::Module& module, const Settings& settings) {
+  if (workaround_enabled(Workaround::fsub_of_positive_zero, settings)) guard_fsub_of_positive_zero(module);
+  if (workaround_enabled(Workaround::or_with_half_ones, settings)) guard_or_with_half_ones(module);
+  if (workaround_enabled(Workaround::dynamic_vector_index, settings)) guard_dynamic_vector_index(module);
+  if (workaround_enabled(Workaround::mixed_precision_multiply, settings)) guard_mixed_precision_multiply(module);
 }
 
 namespace {
@@ -291,9 +293,9 @@ void add_structurizer_workarounds(llvm::TargetPassConfig& config) {
   config.insertPass(before, new StructurizerHoistGuard());
 }
 
-void add_codegen_workarounds(llvm::TargetPassConfig& config) {
-  add_structurizer_workarounds(config);
-  add_machine_workarounds(config);
+void add_codegen_workarounds(llvm::TargetPassConfig& config, const Settings& settings) {
+  if (workaround_enabled(Workaround::structurizer_phi_hoist, settings)) add_structurizer_workarounds(config);
+  if (workaround_enabled(Workaround::copy_of_64_bit_immediate, settings)) add_machine_workarounds(config);
 }
 
 }  // namespace rocjit::targets::amdgpu

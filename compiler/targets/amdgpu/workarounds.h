@@ -1,12 +1,15 @@
 // Rewrites of optimised LLVM IR that keep known AMDGPU back-end bugs of LLVM 22 away from rocjit's
 // kernels (tests/smith/known-external.md). Each runs after the -O pipeline, right before codegen,
-// so no later InstCombine undoes it.
+// so no later InstCombine undoes it. Each is an entry of rocjit/workarounds.def, applied only
+// when workaround_enabled() says so for the compile's settings.
 #pragma once
 
 #include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/CodeGen/TargetPassConfig.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Module.h>
+
+#include "rocjit/settings.hpp"
 
 namespace rocjit::targets::amdgpu {
 
@@ -41,8 +44,10 @@ int guard_dynamic_vector_index(llvm::Module& module);
 // extracted and truncated: seed-2051 kernel 2051008432). Returns how many.
 int guard_mixed_precision_multiply(llvm::Module& module);
 
-// All of the above, in that order: what the AMDGPU compile runs after optimisation.
-void apply_workarounds(llvm::Module& module);
+// All of the above that `settings` enable (Workaround::fsub_of_positive_zero, or_with_half_ones,
+// dynamic_vector_index, mixed_precision_multiply), in that order: what the AMDGPU compile runs
+// after optimisation.
+void apply_workarounds(llvm::Module& module, const Settings& settings);
 
 // LLVM 22's peephole optimiser (SIInstrInfo::foldImmediate) turns a COPY of a 64-bit constant
 // (S_MOV_B64_IMM_PSEUDO) into `S_MOV_B64 imm` for any imm, but S_MOV_B64 encodes a 32-bit literal:
@@ -50,6 +55,7 @@ void apply_workarounds(llvm::Module& module);
 // the peephole optimiser, gives every such move whose immediate is not a sign-extended 32-bit
 // value back to the pseudo, which is expanded after register allocation into what the processor
 // can encode.
+// (Workaround::copy_of_64_bit_immediate)
 void add_machine_workarounds(llvm::TargetPassConfig& config);
 
 // LLVM 22's StructurizeCFG hoists a zero-cost instruction of an "else" block that feeds a phi of
@@ -63,10 +69,12 @@ void add_machine_workarounds(llvm::TargetPassConfig& config);
 int hoist_zero_cost_phi_operands(llvm::Function& function, const llvm::DominatorTree& dominators,
                                  const llvm::TargetTransformInfo& costs);
 
-// Inserts a pass running hoist_zero_cost_phi_operands right before StructurizeCFG.
+// Inserts a pass running hoist_zero_cost_phi_operands right before StructurizeCFG
+// (Workaround::structurizer_phi_hoist).
 void add_structurizer_workarounds(llvm::TargetPassConfig& config);
 
-// Both of the above: what the AMDGPU compile inserts into its code-generation pipeline.
-void add_codegen_workarounds(llvm::TargetPassConfig& config);
+// Both of the above, those `settings` enable: what the AMDGPU compile inserts into its
+// code-generation pipeline.
+void add_codegen_workarounds(llvm::TargetPassConfig& config, const Settings& settings);
 
 }  // namespace rocjit::targets::amdgpu

@@ -156,8 +156,8 @@ std::string fresh_symbol(const std::string& kernel, bool for_cache) {
 }
 
 // Lowering, optimisation and object emission; fills `impl` except `entry`. Returns the object.
-llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions& options, HostJit& h,
-                                 const std::string& symbol, HostKernel::Impl& impl) {
+llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions& options, const Settings& settings,
+                                 HostJit& h, const std::string& symbol, HostKernel::Impl& impl) {
   std::optional<time_trace::Phase> lower_phase;
   llvm::LLVMContext context;
   std::array<int32_t, 3> block = {0, 0, 0};
@@ -168,7 +168,7 @@ llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions&
   lower_phase.emplace("lower");
   targets::host::HostModule lowered =
       targets::host::lower(prepared.get(), context, symbol, impl.bounds_check, block, impl.fast_math,
-                           options.opt_level >= 2);
+                           options.opt_level >= 2, settings);
   llvm::Module& module = *lowered.module;
   module.setDataLayout(h.jit->getDataLayout());
   module.setTargetTriple(h.jit->getTargetTriple());
@@ -335,7 +335,7 @@ class HostBackend final : public Backend {
     HostJit& h = host_jit();
     auto impl = fresh(job);
     const std::string symbol = fresh_symbol(job.kernel.name, false);
-    llvm::SmallVector<char, 0> object = rocjit::build(job.kernel, job.options, h, symbol, *impl);
+    llvm::SmallVector<char, 0> object = rocjit::build(job.kernel, job.options, job.settings, h, symbol, *impl);
     if (job.options.jit) load_object(h, job.kernel.name, symbol, llvm::StringRef(object.data(), object.size()), *impl);
     CodeObject co = wrap(impl);
     // The kernel keeps the texts its caller asked for; those a dump needs are in `co`.
@@ -367,7 +367,7 @@ class HostBackend final : public Backend {
         [&]() -> std::pair<cache::AnyValue, std::string> {
           auto impl = fresh(job);
           const std::string symbol = fresh_symbol(job.kernel.name, true);
-          llvm::SmallVector<char, 0> object = rocjit::build(job.kernel, job.options, h, symbol, *impl);
+          llvm::SmallVector<char, 0> object = rocjit::build(job.kernel, job.options, job.settings, h, symbol, *impl);
           load_object(h, job.kernel.name, symbol, llvm::StringRef(object.data(), object.size()), *impl);
           std::string payload = encode(*impl, symbol, object);
           return {std::move(impl), std::move(payload)};

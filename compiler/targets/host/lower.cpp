@@ -68,8 +68,9 @@ bool has_return(const ir::Region& body) {
 
 class HostLowering : public KernelLowering {
  public:
-  HostLowering(const ir::Kernel& k, llvm::Module& m, bool bounds_check, const std::array<int32_t, 3>& block)
-      : KernelLowering(k, m),
+  HostLowering(const ir::Kernel& k, llvm::Module& m, bool bounds_check, const std::array<int32_t, 3>& block,
+               const Settings& settings)
+      : KernelLowering(k, m, settings),
         bounds_check_(bounds_check),
         divergent_control_(passes::analyze_uniformity(k).divergent_control),
         fixed_block_(block) {}
@@ -364,6 +365,7 @@ class HostLowering : public KernelLowering {
   // bits gives -0 for min(+0, -0) and AND-ing gives +0 for max, and equal non-zero values are
   // unchanged. Cheap and vectorisable (a compare, a bitwise op, a select).
   llvm::Value* float_min_max(bool max, llvm::Value* a, llvm::Value* b) override {
+    if (!workaround(Workaround::host_min_max)) return KernelLowering::float_min_max(max, a, b);
     llvm::Value* r = builder_.CreateBinaryIntrinsic(max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, a, b);
     llvm::Type* bits = builder_.getIntNTy(a->getType()->getPrimitiveSizeInBits());
     llvm::Value* ia = builder_.CreateBitCast(a, bits);
@@ -883,6 +885,7 @@ class HostLowering : public KernelLowering {
   // evolution, so such an index is computed per work-item. A freeze would not do: InstCombine
   // drops it. Cost: one xor.
   llvm::Value* integer_wrap_guard(llvm::Value* v) override {
+    if (!workaround(Workaround::host_rem_index)) return v;
     if (!host_zero_) {
       llvm::BasicBlock& entry = function_->getEntryBlock();
       llvm::IRBuilder<> b(&entry, entry.getTerminator() ? entry.getTerminator()->getIterator() : entry.end());
@@ -1038,9 +1041,10 @@ class HostLowering : public KernelLowering {
 }  // namespace
 
 HostModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, const std::string& function_name,
-                 bool bounds_check, const std::array<int32_t, 3>& block, bool fast_math, bool version_guards) {
+                 bool bounds_check, const std::array<int32_t, 3>& block, bool fast_math, bool version_guards,
+                 const Settings& settings) {
   auto module = std::make_unique<llvm::Module>(kernel.name, context);
-  HostLowering lowering(kernel, *module, bounds_check, block);
+  HostLowering lowering(kernel, *module, bounds_check, block, settings);
   lowering.version_guards = version_guards && !bounds_check;
   if (fast_math || kernel.fast_math) lowering.enable_fast_math();
   HostModule out = lowering.run(function_name);

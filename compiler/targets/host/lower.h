@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rocjit/compiler/ir.hpp"
+#include "rocjit/settings.hpp"
 
 namespace rocjit::targets::host {
 
@@ -41,7 +42,7 @@ struct HostModule {
 // `version_guards`: a region whose bounds guards hold for a whole work-group gets a copy without
 // them, chosen per group (worth its compile time when optimising: O2 and O3).
 HostModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, const std::string& function_name,
-                 bool bounds_check, const std::array<int32_t, 3>& block, bool fast_math = false,
-                 bool version_guards = false);
+                 bool bounds_check, const std::array<int32_t, 3>& block, bool fast_math, bool version_guards,
+                 const Settings& settings);
 
 }  // namespace rocjit::targets::host

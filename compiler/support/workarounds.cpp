@@ -1,0 +1,51 @@
+// The table of workarounds (rocjit/workarounds.def) and the question every workaround site asks.
+#include "rocjit/workarounds.hpp"
+
+#include <llvm/Config/llvm-config.h>
+
+#include <array>
+
+#include "rocjit/settings.hpp"
+
+namespace rocjit {
+namespace {
+
+constexpr WorkaroundInfo table[] = {
+#define ROCJIT_WORKAROUND(name, component, first_llvm, last_llvm, reproducer, regression, shows_on, what) \
+  {Workaround::name, #name, component, first_llvm, last_llvm, reproducer, regression, shows_on, what},
+#include "rocjit/workarounds.def"
+#undef ROCJIT_WORKAROUND
+};
+
+// The enumerators are the table's indices.
+constexpr bool in_order() {
+  for (size_t i = 0; i < std::size(table); ++i)
+    if (static_cast<size_t>(table[i].id) != i) return false;
+  return true;
+}
+static_assert(in_order());
+
+}  // namespace
+
+std::span<const WorkaroundInfo> workaround_table() { return table; }
+
+const WorkaroundInfo& workaround_info(Workaround w) { return table[static_cast<size_t>(w)]; }
+
+std::optional<Workaround> workaround_named(std::string_view name) {
+  for (const WorkaroundInfo& entry : table)
+    if (entry.name == name) return entry.id;
+  return std::nullopt;
+}
+
+int llvm_major_version() { return LLVM_VERSION_MAJOR; }
+
+bool workaround_applies(Workaround w) {
+  const WorkaroundInfo& entry = workaround_info(w);
+  return LLVM_VERSION_MAJOR >= entry.first_llvm && (entry.last_llvm == 0 || LLVM_VERSION_MAJOR <= entry.last_llvm);
+}
+
+bool workaround_enabled(Workaround w, const Settings& settings) {
+  return workaround_applies(w) && !settings.disabled_workarounds.contains(w);
+}
+
+}  // namespace rocjit
