@@ -81,6 +81,10 @@ std::vector<std::string> amdgpu_processors() { return targets::amdgpu::processor
 
 uint64_t amdgpu_lds_limit(const std::string& processor) { return targets::amdgpu::lds_limit(processor); }
 
+unsigned amdgpu_wavefront_size(const std::string& processor, const std::string& features) {
+  return targets::amdgpu::wavefront_size(processor, features);
+}
+
 const std::string& amdgpu_math_library() {
   return targets::amdgpu::math_library(support::current_settings()->device_libs);
 }

@@ -251,6 +251,10 @@ class HipDevice : public DeviceImpl {
   std::shared_ptr<EventImpl> create_event() override { return std::make_shared<HipEvent>(api_, index_); }
 
   uint64_t shared_memory_limit() const override { return amdgpu_lds_limit(processor_); }
+  unsigned wave_size() const override { return amdgpu_wavefront_size(processor_, features_); }
+  unsigned compute_units() const override { return static_cast<unsigned>(std::max(props_.multiProcessorCount, 1)); }
+  unsigned max_group_size() const override { return static_cast<unsigned>(props_.maxThreadsPerBlock); }
+  bool is_simulator() const override { return kind_ == "sim"; }
 
   void check_geometry(const CompiledKernel& k, Dim3 grid, Dim3 block) override {
     int64_t g[] = {grid.x, grid.y, grid.z}, b[] = {block.x, block.y, block.z};

@@ -132,6 +132,11 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   virtual void check_geometry(const CompiledKernel& k, Dim3 grid, Dim3 block) = 0;
   // Bytes of shared memory (static + dynamic) one work-group may use on this device.
   virtual uint64_t shared_memory_limit() const = 0;
+  // Device queries (Device::wave_size ...).
+  virtual unsigned wave_size() const = 0;
+  virtual unsigned compute_units() const = 0;
+  virtual unsigned max_group_size() const = 0;
+  virtual bool is_simulator() const { return false; }
 
   std::shared_ptr<StreamImpl> default_stream();
   void synchronize();

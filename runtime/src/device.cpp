@@ -219,6 +219,12 @@ std::string Device::id() const { return impl().id(); }
 std::string Device::target() const { return impl().target(); }
 uint64_t Device::total_memory() const { return impl().total_memory(); }
 uint64_t Device::free_memory() const { return impl().free_memory(); }
+std::string Device::processor() const { return impl().target(); }
+unsigned Device::wave_size() const { return impl().wave_size(); }
+unsigned Device::compute_units() const { return impl().compute_units(); }
+uint64_t Device::shared_memory_per_group() const { return impl().shared_memory_limit(); }
+unsigned Device::max_group_size() const { return impl().max_group_size(); }
+bool Device::is_simulator() const { return impl().is_simulator(); }
 void Device::synchronize() const { impl().synchronize(); }
 void Device::close() const { impl().close(); }
 bool Device::closed() const { return impl().closed(); }

@@ -86,4 +86,8 @@ const std::string& amdgpu_math_library();
 /// Bytes of LDS a work-group may allocate on `processor` (65536, or 163840 on gfx950).
 uint64_t amdgpu_lds_limit(const std::string& processor);
 
+/// Work-items per wavefront of code compiled for `processor` with LLVM `features`: 64 on gfx9,
+/// 32 on gfx10+ unless the features hold "+wavefrontsize64".
+unsigned amdgpu_wavefront_size(const std::string& processor, const std::string& features = "");
+
 }  // namespace rocjit
