@@ -150,9 +150,13 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
                                  arr.allocation()->device->id(), device->id()));
     arr.allocation()->device->check_open(fmt::format("pass argument '{}' to kernel '{}'", p.name, kernel.name()));
     if (m.layout == ir::Layout::C && !arr.is_c_contiguous())
-      refuse(kernel, fmt::format("argument {} ('{}') must be C-contiguous", i, p.name));
+      refuse(kernel, fmt::format("argument {} ('{}') must be C-contiguous, but it is a view with strides ({}) bytes; "
+                                 "declare the parameter Array<T, N, ir::Layout::strided> to take views such as slices",
+                                 i, p.name, fmt::join(arr.strides(), ", ")));
     if (m.layout == ir::Layout::F && !arr.is_f_contiguous())
-      refuse(kernel, fmt::format("argument {} ('{}') must be F-contiguous", i, p.name));
+      refuse(kernel, fmt::format("argument {} ('{}') must be F-contiguous, but it is a view with strides ({}) bytes; "
+                                 "declare the parameter Array<T, N, ir::Layout::strided> to take views such as slices",
+                                 i, p.name, fmt::join(arr.strides(), ", ")));
     for (int64_t e : arr.shape())
       if (e > std::numeric_limits<int32_t>::max())
         refuse(kernel, fmt::format("argument {} ('{}') has extent {}; kernels index with 32-bit extents", i, p.name, e));
