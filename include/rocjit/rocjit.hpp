@@ -36,6 +36,7 @@
 #include "rocjit/runtime/array.hpp"
 #include "rocjit/runtime/device.hpp"
 #include "rocjit/runtime/host_runner.hpp"
+#include "rocjit/runtime/interop.hpp"
 #include "rocjit/runtime/launch.hpp"
 #include "rocjit/runtime/memory.hpp"
 #include "rocjit/runtime/smart_array.hpp"

@@ -75,13 +75,18 @@ class HipStream : public StreamImpl {
       api_->check(api_->hipStreamCreateWithFlags(&stream_, non_blocking ? hipStreamNonBlocking : hipStreamDefault),
                   "hipStreamCreateWithFlags");
   }
+  // A stream the application made (external_stream): used, never destroyed.
+  HipStream(std::shared_ptr<DeviceImpl> d, const Api* api, int device, hipStream_t external, bool non_blocking)
+      : StreamImpl(std::move(d), false, non_blocking), api_(api), device_(device), stream_(external),
+        external_(true) {}
   ~HipStream() override {
     if (stream_) {
       (void)api_->hipStreamSynchronize(stream_);  // destructors cannot report; drain() runs callbacks
       drain();
-      (void)api_->hipStreamDestroy(stream_);
+      if (!external_) (void)api_->hipStreamDestroy(stream_);
     }
   }
+  void* native_handle() const override { return stream_; }
 
   void copy(void* dst, const void* src, size_t bytes, CopyKind kind, std::vector<std::shared_ptr<void>> keep) override {
     hipMemcpyKind k = kind == CopyKind::host_to_device   ? hipMemcpyHostToDevice
@@ -174,6 +179,7 @@ class HipStream : public StreamImpl {
   const Api* api_;
   int device_;
   hipStream_t stream_ = nullptr;
+  bool external_ = false;
   std::mutex lock_;
   std::deque<Pending*> done_;
 };
@@ -249,6 +255,14 @@ class HipDevice : public DeviceImpl {
     return std::make_shared<HipStream>(shared_from_this(), api_, index_, true, false);
   }
   std::shared_ptr<EventImpl> create_event() override { return std::make_shared<HipEvent>(api_, index_); }
+  std::shared_ptr<StreamImpl> wrap_stream(void* native) override {
+    auto stream = static_cast<hipStream_t>(native);
+    unsigned flags = 0;
+    select();
+    api_->check(api_->hipStreamGetFlags(stream, &flags), "hipStreamGetFlags (external_stream)");
+    return std::make_shared<HipStream>(shared_from_this(), api_, index_, stream, (flags & hipStreamNonBlocking) != 0);
+  }
+  int native_index() const override { return index_; }
 
   uint64_t shared_memory_limit() const override { return amdgpu_lds_limit(processor_); }
   unsigned wave_size() const override { return amdgpu_wavefront_size(processor_, features_); }

@@ -15,7 +15,13 @@ namespace rocjit {
 namespace runtime {
 
 Allocation::~Allocation() {
-  if (device && pointer) device->deallocate(pointer);
+  if (device && pointer && !external) device->deallocate(pointer);
+}
+
+std::shared_ptr<StreamImpl> DeviceImpl::wrap_stream(void*) {
+  throw DeviceError(fmt::format("external_stream: device '{}' has no native streams to wrap (HIP and simulator "
+                                "devices do); use stream() on it",
+                                id()));
 }
 
 HostStorage::~HostStorage() {
@@ -309,6 +315,7 @@ void Stream::wait(const Event& e) const {
 Device Stream::device() const { return Device(impl().device()); }
 bool Stream::is_default() const { return !impl_ || impl_->is_default(); }
 bool Stream::is_non_blocking() const { return impl_ && impl_->is_non_blocking(); }
+void* Stream::native_handle() const { return impl().native_handle(); }
 
 AutoSynchronize::~AutoSynchronize() noexcept(false) {
   if (std::uncaught_exceptions() > 0) {
