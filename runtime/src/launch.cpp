@@ -217,6 +217,21 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
                        std::move(pack));
 }
 
+LaunchConfig forall_config(const Kernel& kernel, int64_t n, const Stream& stream) {
+  if (n < 0) throw LaunchError(fmt::format("kernel '{}': forall({}) needs a non-negative count", kernel.name(), n));
+  Stream s = stream ? stream : default_stream();
+  Device device = s.device();
+  const int64_t wave = device.wave_size();
+  int64_t block = std::min<int64_t>({256, kernel.ir().max_block_size, device.max_group_size()});
+  if (block >= wave) block -= block % wave;
+  const int64_t groups = (n + block - 1) / block;
+  if (groups > std::numeric_limits<int32_t>::max() / block)
+    throw LaunchError(fmt::format("kernel '{}': forall({}) needs more than 2^31 - 1 work-items in one dimension; "
+                                  "split the work",
+                                  kernel.name(), n));
+  return LaunchConfig(Dim3(groups), Dim3(block), s);
+}
+
 std::string describe_wave_rows(const ir::Kernel& kernel) {
   const auto rows = ir::wave_rows_assumption(kernel);
   if (!rows) return {};

@@ -277,3 +277,52 @@ TEST_CASE("out-of-range slices are MemoryErrors naming the dimension and the cal
   CHECK_THROWS_WITH(v.copy_to_device(std::vector<float>(11)), Contains("nothing was copied"));
   CHECK(a.copy_to_host()(3, 5) == 35.0f);
 }
+
+// ---- forall ------------------------------------------------------------------------------
+
+TEST_CASE("forall(n) picks the grid and block of a 1-D launch for the device") {
+  using namespace rocjit::dsl;
+  Kernel k = kernel("forall_square", [](Array<int32_t> out, Int n) {
+    Int i = global_id(0);
+    If(i < n, [&] { out(i) = i * i; });
+  });
+  const int64_t wave = test_device().wave_size();
+  for (int64_t n : {1, 63, 64, 65, 1000, 70000}) {
+    auto out = device_array<int32_t>({n});
+    out.fill(-1);
+    k.forall(n)(out, static_cast<int32_t>(n));
+    HostArray<int32_t> h = out.copy_to_host();
+    INFO("n = " << n);
+    for (int64_t i = 0; i < n; i += 1 + n / 100) REQUIRE(h(i) == static_cast<int32_t>(i * i));
+    REQUIRE(h(n - 1) == static_cast<int32_t>((n - 1) * (n - 1)));
+    LaunchConfig c = runtime::forall_config(k, n, {});
+    CHECK(c.block.x == std::min<int64_t>(256, test_device().max_group_size()) / wave * wave);
+    CHECK(c.grid.x == (n + c.block.x - 1) / c.block.x);
+    CHECK(c.grid.y == 1);
+    CHECK(c.block.y == 1);
+  }
+  // The kernel's declared maximum bounds the block; a multiple of the wave size when possible.
+  Kernel small = kernel("forall_small", [](Array<int32_t> out) {
+    Int i = global_id(0);
+    If(i < out.shape(0), [&] { out(i) = local_size(0); });
+  }, {.max_block_size = 100});
+  auto out = device_array<int32_t>({500});
+  small.forall(500)(out);
+  const int64_t expect = 100 >= wave ? 100 / wave * wave : 100;
+  for (int32_t v : out.copy_to_host().to_vector()) REQUIRE(v == expect);
+  // On a stream, and nothing at all for n = 0.
+  Stream s = stream();
+  auto out2 = device_array<int32_t>({10});
+  out2.zero(s);
+  k.forall(10, s)(out2, 10);
+  HostArray<int32_t> h2 = out2.copy_to_host(s);
+  s.synchronize();
+  CHECK(h2(9) == 81);
+  auto untouched = device_array<int32_t>({1});
+  untouched.fill(7);
+  k.forall(0)(untouched, 0);
+  CHECK(untouched.copy_to_host()(0) == 7);
+  CHECK_THROWS_AS(k.forall(-1), LaunchError);
+  CHECK_THROWS_WITH(k.forall(-1), Contains("forall_square") && Contains("forall(-1)"));
+  CHECK_THROWS_WITH(k.forall(int64_t(1) << 40), Contains("more than 2^31 - 1 work-items"));
+}
