@@ -39,6 +39,7 @@
 #include "rocjit/runtime/interop.hpp"
 #include "rocjit/runtime/launch.hpp"
 #include "rocjit/runtime/memory.hpp"
+#include "rocjit/runtime/module.hpp"
 #include "rocjit/runtime/smart_array.hpp"
 #include "rocjit/runtime/stream.hpp"
 #include "rocjit/settings.hpp"

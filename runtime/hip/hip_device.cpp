@@ -263,6 +263,21 @@ class HipDevice : public DeviceImpl {
     return std::make_shared<HipStream>(shared_from_this(), api_, index_, stream, (flags & hipStreamNonBlocking) != 0);
   }
   int native_index() const override { return index_; }
+  std::shared_ptr<CompiledKernel> load_prebuilt(const CodeObject& code, const KernelMetadata& m) override {
+    auto k = std::make_shared<HipKernel>();
+    k->code = code;
+    k->api = api_;
+    k->device = index_;
+    k->name = m.name;
+    k->max_block_size = m.max_flat_workgroup_size ? m.max_flat_workgroup_size : 1024;
+    k->static_shared_bytes = m.group_segment_fixed_size;
+    k->wave_size = m.wavefront_size ? m.wavefront_size : wave_size();
+    select();
+    api_->check(api_->hipModuleLoadData(&k->module, k->code.elf.data()), "hipModuleLoadData (load_code_object)");
+    api_->check(api_->hipModuleGetFunction(&k->function, k->module, m.name.c_str()),
+                "hipModuleGetFunction (load_code_object)");
+    return k;
+  }
 
   uint64_t shared_memory_limit() const override { return amdgpu_lds_limit(processor_); }
   unsigned wave_size() const override { return amdgpu_wavefront_size(processor_, features_); }

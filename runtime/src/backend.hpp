@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "rocjit/compiler/code_object.hpp"
 #include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/ir.hpp"
 #include "rocjit/runtime/device.hpp"
@@ -130,6 +131,9 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   virtual std::shared_ptr<EventImpl> create_event() = 0;
   // A stream over a native stream the application owns (never destroyed by rocjit).
   virtual std::shared_ptr<StreamImpl> wrap_stream(void* native);
+  // Loads `kernel` of a code object rocjit did not build (Module::kernel); DeviceError on devices
+  // that do not run AMDGPU code.
+  virtual std::shared_ptr<CompiledKernel> load_prebuilt(const CodeObject& code, const KernelMetadata& kernel);
   // The device's index in its native API (HIP's device ordinal; 0 for the CPU).
   virtual int native_index() const { return 0; }
   // Compiles (or finds) the kernel for this device. The device remembers the most recently used

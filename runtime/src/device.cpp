@@ -18,6 +18,10 @@ Allocation::~Allocation() {
   if (device && pointer && !external) device->deallocate(pointer);
 }
 
+std::shared_ptr<CompiledKernel> DeviceImpl::load_prebuilt(const CodeObject&, const KernelMetadata& kernel) {
+  throw DeviceError(fmt::format("device '{}' cannot run the AMDGPU code object's kernel '{}'", id(), kernel.name));
+}
+
 std::shared_ptr<StreamImpl> DeviceImpl::wrap_stream(void*) {
   throw DeviceError(fmt::format("external_stream: device '{}' has no native streams to wrap (HIP and simulator "
                                 "devices do); use stream() on it",

@@ -42,7 +42,7 @@ class Device {
   uint64_t shared_memory_per_group() const;
   /// The most work-items a work-group may have on the device (1024 on AMD GPUs and the CPU).
   unsigned max_group_size() const;
-  /// Whether the device is the AMDGPU simulator (ids sim:<processor>).
+  /// Whether the device is the AMDGPU simulator (ids sim:gfx942, sim:gfx90a, ...).
   bool is_simulator() const;
   /// Waits for all work on every stream of the device.
   void synchronize() const;

@@ -21,7 +21,7 @@ struct ExternalArrayOptions {
   std::vector<int64_t> strides;
   /// Element order when `strides` is empty.
   Order order = Order::C;
-  /// The device whose memory it is: a HIP device pointer for hip:N and sim:<processor> (memory
+  /// The device whose memory it is: a HIP device pointer for hip:N and sim:* devices (memory
   /// from that device's hipMalloc), a host pointer for cpu and interp. Empty: the default device.
   Device device;
   /// Kept alive (and released when the last view and the last pending operation using the memory
@@ -73,7 +73,7 @@ DeviceArray<T> from_dlpack(DLManagedTensor* tensor, const Device& device = {},
 }
 
 /// Exports an array or view as a DLPack tensor without a copy (kDLCPU for cpu and interp,
-/// kDLROCM with the HIP device index for hip:N and sim:<processor>; data is the allocation's
+/// kDLROCM with the HIP device index for hip:N and sim:*; data is the allocation's
 /// start and byte_offset the view's offset; strides in elements). The tensor keeps the memory
 /// alive until its consumer calls its deleter.
 DLManagedTensor* to_dlpack(const DeviceArrayBase& array);
