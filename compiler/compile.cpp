@@ -20,6 +20,7 @@
 #include "dump/dump.h"
 #include "passes/pipeline.h"
 #include "targets/amdgpu/device_libs.h"
+#include "targets/amdgpu/metadata.h"
 #include "targets/amdgpu/target_machine.h"
 #include "targets/codegen.h"
 #include "targets/backend.h"
@@ -79,6 +80,19 @@ std::string Target::str() const {
 std::vector<std::string> amdgpu_processors() { return targets::amdgpu::processors(); }
 
 uint64_t amdgpu_lds_limit(const std::string& processor) { return targets::amdgpu::lds_limit(processor); }
+
+CodeObject read_code_object(std::vector<uint8_t> elf) {
+  CodeObject co;
+  co.target = Target::amdgpu(targets::amdgpu::read_processor(elf));
+  co.kernels = targets::amdgpu::read_metadata(elf, {});
+  co.code_object_version = 0;  // not recorded by read_metadata; the loader reads it from the note
+  co.elf = std::move(elf);
+  return co;
+}
+
+unsigned amdgpu_wavefront_size(const std::string& processor, const std::string& features) {
+  return targets::amdgpu::wavefront_size(processor, features);
+}
 
 const std::string& amdgpu_math_library() {
   return targets::amdgpu::math_library(support::current_settings()->device_libs);

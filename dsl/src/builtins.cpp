@@ -130,6 +130,14 @@ Int num_groups(int dim, std::source_location loc) { return workitem(ir::WorkItem
 Int global_id(int dim, std::source_location loc) { return workitem(ir::WorkItem::global_id, dim, loc); }
 Int global_size(int dim, std::source_location loc) { return workitem(ir::WorkItem::global_size, dim, loc); }
 
+Int work_dim(std::source_location loc) {
+  Value has_z = detail::compare(ir::ComparePred::gt, Operand(global_size(2, loc), loc), Operand(1, loc));
+  Value has_y = detail::compare(ir::ComparePred::gt, Operand(global_size(1, loc), loc), Operand(1, loc));
+  Int one(1, loc), two(2, loc), three(3, loc);
+  Value y_or_x = select(Operand(has_y, loc), Operand(two, loc), Operand(one, loc));
+  return Int(select(Operand(has_z, loc), Operand(three, loc), Operand(y_or_x, loc)), loc);
+}
+
 Value ceil_div(const Operand& a, const Operand& b) {
   ir::Type t = detail::common_type(a, b);
   if (!ir::is_integer(t)) detail::fail(a.loc(), fmt::format("ceil_div needs integers, got {}", ir::type_name(t)));

@@ -548,6 +548,9 @@ class CpuDevice : public DeviceImpl {
     k.compile_final(block);
   }
   uint64_t shared_memory_limit() const override { return host_shared_bytes_limit; }
+  unsigned wave_size() const override { return host_wave_size; }
+  unsigned compute_units() const override { return host_thread_count(); }
+  unsigned max_group_size() const override { return host_max_group_size; }
 
  protected:
   std::shared_ptr<CompiledKernel> compile(const std::shared_ptr<const ir::Kernel>& ir) override {

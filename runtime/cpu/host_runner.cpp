@@ -89,11 +89,11 @@ void check_host_geometry(const std::string& name, uint32_t max_block_size, Dim3 
   }
   int64_t threads = 0;
   if (__builtin_mul_overflow(b[0], b[1], &threads) || __builtin_mul_overflow(threads, b[2], &threads))
-    throw LaunchError(fmt::format("kernel '{}': a block of {}x{}x{} work-items exceeds the limit of 1024", name, b[0],
-                                  b[1], b[2]));
-  if (threads > 1024)
-    throw LaunchError(fmt::format("kernel '{}': a block of {}x{}x{} = {} work-items exceeds the limit of 1024", name,
-                                  b[0], b[1], b[2], threads));
+    throw LaunchError(fmt::format("kernel '{}': a block of {}x{}x{} work-items exceeds the limit of {}", name, b[0],
+                                  b[1], b[2], host_max_group_size));
+  if (threads > host_max_group_size)
+    throw LaunchError(fmt::format("kernel '{}': a block of {}x{}x{} = {} work-items exceeds the limit of {}", name,
+                                  b[0], b[1], b[2], threads, host_max_group_size));
   if (threads > max_block_size)
     throw LaunchError(fmt::format("kernel '{}': a block of {} work-items exceeds the kernel's declared maximum of {} "
                                   "(KernelOptions::max_block_size)",

@@ -34,6 +34,7 @@ struct Api {
   X(hipMemcpyAsync, hipError_t (*)(void*, const void*, size_t, hipMemcpyKind, hipStream_t))            \
   X(hipStreamCreateWithFlags, hipError_t (*)(hipStream_t*, unsigned))                                  \
   X(hipStreamDestroy, hipError_t (*)(hipStream_t))                                                     \
+  X(hipStreamGetFlags, hipError_t (*)(hipStream_t, unsigned*))                                         \
   X(hipStreamSynchronize, hipError_t (*)(hipStream_t))                                                 \
   X(hipStreamWaitEvent, hipError_t (*)(hipStream_t, hipEvent_t, unsigned))                             \
   X(hipStreamAddCallback, hipError_t (*)(hipStream_t, hipStreamCallback_t, void*, unsigned))           \

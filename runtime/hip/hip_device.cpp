@@ -75,13 +75,18 @@ class HipStream : public StreamImpl {
       api_->check(api_->hipStreamCreateWithFlags(&stream_, non_blocking ? hipStreamNonBlocking : hipStreamDefault),
                   "hipStreamCreateWithFlags");
   }
+  // A stream the application made (external_stream): used, never destroyed.
+  HipStream(std::shared_ptr<DeviceImpl> d, const Api* api, int device, hipStream_t external, bool non_blocking)
+      : StreamImpl(std::move(d), false, non_blocking), api_(api), device_(device), stream_(external),
+        external_(true) {}
   ~HipStream() override {
     if (stream_) {
       (void)api_->hipStreamSynchronize(stream_);  // destructors cannot report; drain() runs callbacks
       drain();
-      (void)api_->hipStreamDestroy(stream_);
+      if (!external_) (void)api_->hipStreamDestroy(stream_);
     }
   }
+  void* native_handle() const override { return stream_; }
 
   void copy(void* dst, const void* src, size_t bytes, CopyKind kind, std::vector<std::shared_ptr<void>> keep) override {
     hipMemcpyKind k = kind == CopyKind::host_to_device   ? hipMemcpyHostToDevice
@@ -174,6 +179,7 @@ class HipStream : public StreamImpl {
   const Api* api_;
   int device_;
   hipStream_t stream_ = nullptr;
+  bool external_ = false;
   std::mutex lock_;
   std::deque<Pending*> done_;
 };
@@ -249,8 +255,35 @@ class HipDevice : public DeviceImpl {
     return std::make_shared<HipStream>(shared_from_this(), api_, index_, true, false);
   }
   std::shared_ptr<EventImpl> create_event() override { return std::make_shared<HipEvent>(api_, index_); }
+  std::shared_ptr<StreamImpl> wrap_stream(void* native) override {
+    auto stream = static_cast<hipStream_t>(native);
+    unsigned flags = 0;
+    select();
+    api_->check(api_->hipStreamGetFlags(stream, &flags), "hipStreamGetFlags (external_stream)");
+    return std::make_shared<HipStream>(shared_from_this(), api_, index_, stream, (flags & hipStreamNonBlocking) != 0);
+  }
+  int native_index() const override { return index_; }
+  std::shared_ptr<CompiledKernel> load_prebuilt(const CodeObject& code, const KernelMetadata& m) override {
+    auto k = std::make_shared<HipKernel>();
+    k->code = code;
+    k->api = api_;
+    k->device = index_;
+    k->name = m.name;
+    k->max_block_size = m.max_flat_workgroup_size ? m.max_flat_workgroup_size : 1024;
+    k->static_shared_bytes = m.group_segment_fixed_size;
+    k->wave_size = m.wavefront_size ? m.wavefront_size : wave_size();
+    select();
+    api_->check(api_->hipModuleLoadData(&k->module, k->code.elf.data()), "hipModuleLoadData (load_code_object)");
+    api_->check(api_->hipModuleGetFunction(&k->function, k->module, m.name.c_str()),
+                "hipModuleGetFunction (load_code_object)");
+    return k;
+  }
 
   uint64_t shared_memory_limit() const override { return amdgpu_lds_limit(processor_); }
+  unsigned wave_size() const override { return amdgpu_wavefront_size(processor_, features_); }
+  unsigned compute_units() const override { return static_cast<unsigned>(std::max(props_.multiProcessorCount, 1)); }
+  unsigned max_group_size() const override { return static_cast<unsigned>(props_.maxThreadsPerBlock); }
+  bool is_simulator() const override { return kind_ == "sim"; }
 
   void check_geometry(const CompiledKernel& k, Dim3 grid, Dim3 block) override {
     int64_t g[] = {grid.x, grid.y, grid.z}, b[] = {block.x, block.y, block.z};

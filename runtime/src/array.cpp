@@ -7,6 +7,7 @@
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/runtime/memory.hpp"
+#include "runtime/src/array_ops.h"
 #include "runtime/src/backend.hpp"
 
 namespace rocjit {
@@ -112,6 +113,14 @@ void DeviceArrayBase::copy_from_host(const void* host, const ArrayLayout& hl, co
   Stream s = stream ? stream : default_stream(device());
   if (s.device().impl_ptr() != allocation_->device)
     throw MemoryError("copy_to_device: the stream belongs to another device than the array");
+  if (!runtime::is_dense(layout_)) {
+    // A strided view (a slice): the host data goes to a dense array on the device, then a copy
+    // kernel scatters it into the view; the gaps between the view's elements stay untouched.
+    DeviceArrayBase dense = runtime::allocate_array(layout_.shape, layout_.dtype, Order::C, device());
+    dense.copy_from_host(host, hl, s, std::move(keep_alive));
+    runtime::copy_with_kernel(*this, dense, s);
+    return;
+  }
   std::vector<std::shared_ptr<void>> keep{allocation_};
   if (keep_alive) keep.push_back(keep_alive);
   ArrayLayout flat_host = hl;
@@ -137,6 +146,15 @@ void DeviceArrayBase::copy_to_host_memory(void* host, const ArrayLayout& hl, con
                                   "element types must match (nothing was copied)",
                                   describe(hl), describe(layout_)));
   Stream s = stream ? stream : default_stream(device());
+  if (s.device().impl_ptr() != allocation_->device)
+    throw MemoryError("copy_to_host: the stream belongs to another device than the array");
+  if (!runtime::is_dense(layout_)) {
+    // A strided view: a copy kernel gathers it into a dense array on the device, which is copied.
+    DeviceArrayBase dense = runtime::allocate_array(layout_.shape, layout_.dtype, Order::C, device());
+    runtime::copy_with_kernel(dense, *this, s);
+    dense.copy_to_host_memory(host, hl, s, std::move(keep_alive));
+    return;
+  }
   std::vector<std::shared_ptr<void>> keep{allocation_};
   if (keep_alive) keep.push_back(keep_alive);
   ArrayLayout flat_host = hl;
@@ -172,6 +190,52 @@ DeviceArrayBase DeviceArrayBase::reshaped(const Shape& shape, Order order) const
 
 DeviceArrayBase DeviceArrayBase::raveled(Order order) const { return reshaped({layout_.size()}, order); }
 
+DeviceArrayBase DeviceArrayBase::sliced(std::span<const Slice> slices, const std::source_location& loc) const {
+  const std::string where = fmt::format("{}:{}", loc.file_name(), loc.line());
+  if (!allocation_) throw MemoryError(fmt::format("slice at {}: this DeviceArray is empty", where));
+  if (slices.size() > layout_.ndim())
+    throw MemoryError(fmt::format("slice at {}: {} slices for an array of {} dimension(s), {}", where, slices.size(),
+                                  layout_.ndim(), describe(layout_)));
+  ArrayLayout l;
+  l.dtype = layout_.dtype;
+  int64_t offset = offset_;
+  for (size_t d = 0; d < layout_.ndim(); ++d) {
+    const Slice s = d < slices.size() ? slices[d] : Slice{};
+    const int64_t extent = layout_.shape[d];
+    const int64_t stop = s.stop == Slice::end ? extent : s.stop;
+    auto refuse = [&](const std::string& what) {
+      throw MemoryError(fmt::format("slice at {}: dimension {} of {} (extent {}): {}; a slice keeps start, start + "
+                                    "step, ... below stop, with 0 <= start <= stop <= {} and step >= 1 (nothing "
+                                    "was sliced)",
+                                    where, d, describe(layout_), extent, what, extent));
+    };
+    if (s.drop && (s.start < 0 || s.start >= extent))
+      refuse(fmt::format("index {} is outside 0 .. {}", s.start, extent - 1));
+    if (s.step < 1) refuse(fmt::format("step {} is not positive", s.step));
+    if (s.start < 0 || s.start > extent) refuse(fmt::format("start {} is outside 0 .. {}", s.start, extent));
+    if (stop < s.start || stop > extent)
+      refuse(fmt::format("stop {} is outside {} .. {}", stop, s.start, extent));
+    offset += s.start * layout_.strides[d];
+    if (s.drop) continue;
+    l.shape.push_back((stop - s.start + s.step - 1) / s.step);
+    l.strides.push_back(layout_.strides[d] * s.step);
+  }
+  if (l.shape.empty())
+    throw MemoryError(fmt::format("slice at {}: Slice::at drops every dimension of {}; arrays keep at least one "
+                                  "(use {{i, i + 1}} for the last)",
+                                  where, describe(layout_)));
+  return DeviceArrayBase(allocation_, offset, std::move(l));
+}
+
+void DeviceArrayBase::fill_bits(const void* bits, const Stream& stream) const {
+  if (!allocation_) throw MemoryError("fill: this DeviceArray is empty");
+  allocation_->device->check_open("fill a device array");
+  Stream s = stream ? stream : default_stream(device());
+  if (s.device().impl_ptr() != allocation_->device)
+    throw MemoryError("fill: the stream belongs to another device than the array");
+  runtime::fill_with_kernel(*this, bits, s);
+}
+
 namespace runtime {
 
 DeviceArrayBase allocate_array(const Shape& shape, ir::Type dtype, Order order, const Device& device) {
@@ -205,12 +269,21 @@ void check_host_size(const char* what, size_t elements, const Shape& shape) {
 }
 
 void copy_device_to_device(const DeviceArrayBase& dst, const DeviceArrayBase& src, const Stream& stream) {
-  if (dst.dtype() != src.dtype() || dst.shape() != src.shape() || dst.strides() != src.strides())
-    throw MemoryError(fmt::format("copy_to_device: source {} and destination {} differ in shape, order or element type",
+  if (!dst || !src) throw MemoryError("copy_to_device: an empty DeviceArray");
+  if (dst.dtype() != src.dtype() || dst.shape() != src.shape())
+    throw MemoryError(fmt::format("copy_to_device: source {} and destination {} differ in shape or element type",
                                   describe(src.layout()), describe(dst.layout())));
   if (dst.device().impl_ptr() != src.device().impl_ptr())
     throw MemoryError("copy_to_device: copies between arrays of different devices go through the host");
+  dst.allocation()->device->check_open("copy between device arrays");
   Stream s = stream ? stream : default_stream(dst.device());
+  if (s.device().impl_ptr() != dst.allocation()->device)
+    throw MemoryError("copy_to_device: the stream belongs to another device than the arrays");
+  if (dst.strides() != src.strides() || !is_dense(dst.layout())) {
+    // Different orders or strided views: a copy kernel, element by element.
+    copy_with_kernel(dst, src, s);
+    return;
+  }
   s.impl().copy(dst.device_pointer(), src.device_pointer(), static_cast<size_t>(dst.nbytes()),
                 CopyKind::device_to_device, {dst.allocation(), src.allocation()});
 }

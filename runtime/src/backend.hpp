@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "rocjit/compiler/code_object.hpp"
 #include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/ir.hpp"
 #include "rocjit/runtime/device.hpp"
@@ -20,11 +21,14 @@ namespace rocjit::runtime {
 class DeviceImpl;
 class StreamImpl;
 
-// Device memory owned by a device; freed by the device when the last reference goes.
+// Device memory owned by a device; freed by the device when the last reference goes, unless it
+// is external (external_array, from_dlpack): then only `owner` is released.
 struct Allocation {
   std::shared_ptr<DeviceImpl> device;
   void* pointer = nullptr;
   size_t bytes = 0;
+  bool external = false;
+  std::shared_ptr<void> owner;  // external memory: what the application asked to keep alive
   ~Allocation();
 };
 
@@ -94,6 +98,8 @@ class StreamImpl {
   virtual void wait(std::shared_ptr<EventImpl> e) = 0;
   virtual void synchronize() = 0;
   bool is_default() const { return is_default_; }
+  // The backend's own handle (hipStream_t), or nullptr (CPU streams, HIP's null stream).
+  virtual void* native_handle() const { return nullptr; }
   // Created with StreamOptions::non_blocking: the default stream does not wait for it.
   bool is_non_blocking() const { return non_blocking_; }
   std::shared_ptr<DeviceImpl> device() const { return device_ ? device_ : weak_device_.lock(); }
@@ -127,6 +133,13 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // The synchronous default stream (called once, under the device's lock).
   virtual std::shared_ptr<StreamImpl> create_stream_locked_default() = 0;
   virtual std::shared_ptr<EventImpl> create_event() = 0;
+  // A stream over a native stream the application owns (never destroyed by rocjit).
+  virtual std::shared_ptr<StreamImpl> wrap_stream(void* native);
+  // Loads `kernel` of a code object rocjit did not build (Module::kernel); DeviceError on devices
+  // that do not run AMDGPU code.
+  virtual std::shared_ptr<CompiledKernel> load_prebuilt(const CodeObject& code, const KernelMetadata& kernel);
+  // The device's index in its native API (HIP's device ordinal; 0 for the CPU).
+  virtual int native_index() const { return 0; }
   // Compiles (or finds) the kernel for this device. The device remembers the most recently used
   // kernels (ROCJIT_DEVICE_KERNELS, default 1024) by IR; a forgotten one is freed (HIP module
   // unloaded, host code removed from the JIT) once no pending launch uses it.
@@ -141,6 +154,11 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   }
   // Bytes of shared memory (static + dynamic) one work-group may use on this device.
   virtual uint64_t shared_memory_limit() const = 0;
+  // Device queries (Device::wave_size ...).
+  virtual unsigned wave_size() const = 0;
+  virtual unsigned compute_units() const = 0;
+  virtual unsigned max_group_size() const = 0;
+  virtual bool is_simulator() const { return false; }
 
   std::shared_ptr<StreamImpl> default_stream();
   void synchronize();

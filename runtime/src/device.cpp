@@ -15,7 +15,17 @@ namespace rocjit {
 namespace runtime {
 
 Allocation::~Allocation() {
-  if (device && pointer) device->deallocate(pointer);
+  if (device && pointer && !external) device->deallocate(pointer);
+}
+
+std::shared_ptr<CompiledKernel> DeviceImpl::load_prebuilt(const CodeObject&, const KernelMetadata& kernel) {
+  throw DeviceError(fmt::format("device '{}' cannot run the AMDGPU code object's kernel '{}'", id(), kernel.name));
+}
+
+std::shared_ptr<StreamImpl> DeviceImpl::wrap_stream(void*) {
+  throw DeviceError(fmt::format("external_stream: device '{}' has no native streams to wrap (HIP and simulator "
+                                "devices do); use stream() on it",
+                                id()));
 }
 
 HostStorage::~HostStorage() {
@@ -219,6 +229,12 @@ std::string Device::id() const { return impl().id(); }
 std::string Device::target() const { return impl().target(); }
 uint64_t Device::total_memory() const { return impl().total_memory(); }
 uint64_t Device::free_memory() const { return impl().free_memory(); }
+std::string Device::processor() const { return impl().target(); }
+unsigned Device::wave_size() const { return impl().wave_size(); }
+unsigned Device::compute_units() const { return impl().compute_units(); }
+uint64_t Device::shared_memory_per_group() const { return impl().shared_memory_limit(); }
+unsigned Device::max_group_size() const { return impl().max_group_size(); }
+bool Device::is_simulator() const { return impl().is_simulator(); }
 void Device::synchronize() const { impl().synchronize(); }
 void Device::close() const { impl().close(); }
 bool Device::closed() const { return impl().closed(); }
@@ -303,6 +319,7 @@ void Stream::wait(const Event& e) const {
 Device Stream::device() const { return Device(impl().device()); }
 bool Stream::is_default() const { return !impl_ || impl_->is_default(); }
 bool Stream::is_non_blocking() const { return impl_ && impl_->is_non_blocking(); }
+void* Stream::native_handle() const { return impl().native_handle(); }
 
 AutoSynchronize::~AutoSynchronize() noexcept(false) {
   if (std::uncaught_exceptions() > 0) {

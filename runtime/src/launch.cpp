@@ -150,9 +150,13 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
                                  arr.allocation()->device->id(), device->id()));
     arr.allocation()->device->check_open(fmt::format("pass argument '{}' to kernel '{}'", p.name, kernel.name()));
     if (m.layout == ir::Layout::C && !arr.is_c_contiguous())
-      refuse(kernel, fmt::format("argument {} ('{}') must be C-contiguous", i, p.name));
+      refuse(kernel, fmt::format("argument {} ('{}') must be C-contiguous, but it is a view with strides ({}) bytes; "
+                                 "declare the parameter Array<T, N, ir::Layout::strided> to take views such as slices",
+                                 i, p.name, fmt::join(arr.strides(), ", ")));
     if (m.layout == ir::Layout::F && !arr.is_f_contiguous())
-      refuse(kernel, fmt::format("argument {} ('{}') must be F-contiguous", i, p.name));
+      refuse(kernel, fmt::format("argument {} ('{}') must be F-contiguous, but it is a view with strides ({}) bytes; "
+                                 "declare the parameter Array<T, N, ir::Layout::strided> to take views such as slices",
+                                 i, p.name, fmt::join(arr.strides(), ", ")));
     for (int64_t e : arr.shape())
       if (e > std::numeric_limits<int32_t>::max())
         refuse(kernel, fmt::format("argument {} ('{}') has extent {}; kernels index with 32-bit extents", i, p.name, e));
@@ -224,6 +228,21 @@ void prepare_launch(const Kernel& kernel, const LaunchConfig& config) {
                                   kernel.name()));
   std::shared_ptr<CompiledKernel> compiled = device->kernel(kernel.ir_ptr());
   device->prepare_final(*compiled, config.grid, config.block);
+}
+
+LaunchConfig forall_config(const Kernel& kernel, int64_t n, const Stream& stream) {
+  if (n < 0) throw LaunchError(fmt::format("kernel '{}': forall({}) needs a non-negative count", kernel.name(), n));
+  Stream s = stream ? stream : default_stream();
+  Device device = s.device();
+  const int64_t wave = device.wave_size();
+  int64_t block = std::min<int64_t>({256, kernel.ir().max_block_size, device.max_group_size()});
+  if (block >= wave) block -= block % wave;
+  const int64_t groups = (n + block - 1) / block;
+  if (groups > std::numeric_limits<int32_t>::max() / block)
+    throw LaunchError(fmt::format("kernel '{}': forall({}) needs more than 2^31 - 1 work-items in one dimension; "
+                                  "split the work",
+                                  kernel.name(), n));
+  return LaunchConfig(Dim3(groups), Dim3(block), s);
 }
 
 std::string describe_wave_rows(const ir::Kernel& kernel) {

@@ -4,7 +4,11 @@
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/BinaryFormat/MsgPackDocument.h>
 #include <llvm/Object/ELF.h>
+#include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Error.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <optional>
 
 #include "rocjit/compiler/error.hpp"
 
@@ -27,6 +31,22 @@ std::string text(llvm::msgpack::MapDocNode& map, const char* key) {
 }
 
 }  // namespace
+
+std::string read_processor(const std::vector<uint8_t>& elf) {
+  llvm::StringRef bytes(reinterpret_cast<const char*>(elf.data()), elf.size());
+  auto object = llvm::object::ObjectFile::createELFObjectFile(llvm::MemoryBufferRef(bytes, "code object"));
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    throw CompileError("the code object is not a valid ELF file");
+  }
+  const auto* e = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(object->get());
+  if (!e || (*object)->getArch() != llvm::Triple::amdgcn)
+    throw CompileError("the code object is not an AMDGPU (amdgcn) ELF file");
+  const std::optional<llvm::StringRef> cpu = e->tryGetCPUName();
+  const std::string processor = cpu ? cpu->str() : std::string();
+  if (processor.empty()) throw CompileError("the code object's ELF header names no AMDGPU processor");
+  return processor;
+}
 
 std::vector<KernelMetadata> read_metadata(const std::vector<uint8_t>& elf, const std::vector<std::string>& names) {
   llvm::StringRef bytes(reinterpret_cast<const char*>(elf.data()), elf.size());

@@ -9,6 +9,10 @@
 
 namespace rocjit::targets::amdgpu {
 
+// The processor an AMDGPU ELF object is for ("gfx942"), from its header's e_flags; throws
+// CompileError when the bytes are not an AMDGPU ELF object.
+std::string read_processor(const std::vector<uint8_t>& elf);
+
 // `argument_names` labels the explicit arguments in order (the code object has no names).
 std::vector<KernelMetadata> read_metadata(const std::vector<uint8_t>& elf, const std::vector<std::string>& argument_names);
 

@@ -647,6 +647,14 @@ AMDSIM_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned 
   return hipSuccess;
 }
 
+AMDSIM_EXPORT hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int* flags) {
+  AMDSIM_INIT();
+  if (!flags) return hipErrorInvalidValue;
+  if (!valid_stream(stream)) return hipErrorInvalidHandle;
+  *flags = !stream || stream->blocking ? hipStreamDefault : hipStreamNonBlocking;
+  return hipSuccess;
+}
+
 AMDSIM_EXPORT hipError_t hipStreamDestroy(hipStream_t stream) {
   AMDSIM_INIT();
   if (!stream) return hipErrorInvalidHandle;

@@ -86,4 +86,15 @@ const std::string& amdgpu_math_library();
 /// Bytes of LDS a work-group may allocate on `processor` (65536, or 163840 on gfx950).
 uint64_t amdgpu_lds_limit(const std::string& processor);
 
+/// Reads an AMDGPU code object rocjit did not build (an .hsaco from clang, hipcc or rocjit-dump):
+/// its processor from the ELF header (Target::amdgpu(processor)), its bytes, and every kernel's
+/// metadata (.args with their offsets, sizes and value kinds; explicit arguments are named by the
+/// metadata's .name, when it has one). Throws CompileError when the bytes are not an AMDGPU ELF
+/// object with kernel metadata.
+CodeObject read_code_object(std::vector<uint8_t> elf);
+
+/// Work-items per wavefront of code compiled for `processor` with LLVM `features`: 64 on gfx9,
+/// 32 on gfx10+ unless the features hold "+wavefrontsize64".
+unsigned amdgpu_wavefront_size(const std::string& processor, const std::string& features = "");
+
 }  // namespace rocjit

@@ -20,6 +20,13 @@ Int global_id(int dim, std::source_location loc = std::source_location::current(
 Int global_size(int dim, std::source_location loc = std::source_location::current());
 ///@}
 
+/// The number of dimensions of the launch grid, as OpenCL's get_work_dim(): 3 when the grid has
+/// more than one work-item along z (global_size(2) > 1), else 2 when it has more than one along y,
+/// else 1. rocjit's launch configuration (Dim3) does not record how many extents were written, so
+/// a launch `{{n, 1}, {64, 1}}` counts as 1-D. Computed from global_size(1) and global_size(2), so
+/// it is the same on every target and uniform across the grid.
+Int work_dim(std::source_location loc = std::source_location::current());
+
 /// The work-item's lane in its wavefront (0 .. wave_size() - 1) and the wavefront size, a
 /// constant of the compiled target: 64 on gfx9, 32 on gfx10+ (64 with +wavefrontsize64), and
 /// rocjit::host_wave_size on the CPU. Lanes are consecutive linear local ids (x fastest).

@@ -52,6 +52,7 @@ struct KernelOptions {
 
 class Kernel;
 /// \cond INTERNAL
+class Stream;
 namespace dsl::detail {
 struct Specializations;
 Kernel finish(Trace& t, const KernelOptions& options);
@@ -97,6 +98,13 @@ class Kernel {
   /// Numba-style launch: k[{grid, block}](args...) or k[{grid, block, stream}](args...).
   /// Defined in rocjit/runtime/launch.hpp (included by rocjit/rocjit.hpp).
   Launcher operator[](const LaunchConfig& config) const;
+  /// A one-dimensional launch over `n` work-items, like Numba's kernel.forall(n):
+  /// `k.forall(n)(args...)` runs global ids 0 .. at least n - 1 (the kernel guards `i < n`) in
+  /// work-groups the runtime picks for the device (runtime::forall_config); forall(0) launches
+  /// nothing. Defined in rocjit/runtime/launch.hpp.
+  Launcher forall(int64_t n) const;
+  /// forall(n) on `stream` (and its device).
+  Launcher forall(int64_t n, const Stream& stream) const;
 
   /// Whether launches specialise this kernel (KernelOptions::specialize, specialize_shapes).
   bool specializes() const { return specializations_ != nullptr; }

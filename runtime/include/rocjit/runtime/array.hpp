@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <memory>
+#include <source_location>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,7 +34,31 @@ constexpr ir::Type dtype_of() {
 namespace runtime {
 struct HostStorage;    ///< host memory: ordinary, pinned (page-locked) or borrowed
 struct Allocation;     ///< device memory, owned by a device
+struct ArrayAccess;    ///< the runtime's access to a view's internals
 }  // namespace runtime
+
+/// One dimension of DeviceArray::slice(): the elements start, start + step, ... below stop, as
+/// Python's `start:stop:step` with a positive step. `{}` (or Slice::all()) keeps the whole
+/// dimension, `{2}` keeps elements 2 .. end, `{2, 8, 3}` keeps 2, 5. Slice::at(i) keeps element i
+/// only and drops the dimension, like NumPy's `a[i]`. Indices are never negative and never wrap
+/// or clamp: a start beyond the extent, a stop beyond it or before start, or a step below 1 is a
+/// MemoryError.
+struct Slice {
+  /// `stop` of a slice that runs to the end of its dimension.
+  static constexpr int64_t end = std::numeric_limits<int64_t>::max();
+  /// First element.
+  int64_t start = 0;
+  /// One past the last element considered (Slice::end: the extent).
+  int64_t stop = end;
+  /// Distance between kept elements (at least 1).
+  int64_t step = 1;
+  /// Whether the dimension is dropped (Slice::at).
+  bool drop = false;
+  /// The whole dimension.
+  static Slice all() { return {}; }
+  /// Element `i` only, with the dimension dropped.
+  static Slice at(int64_t i) { return {i, i + 1, 1, true}; }
+};
 
 /// Shape/stride bookkeeping shared by host and device arrays. Strides are in bytes, as in NumPy.
 struct ArrayLayout {
@@ -176,6 +202,12 @@ class DeviceArrayBase {
   DeviceArrayBase reshaped(const Shape& shape, Order order) const;
   /// A one-dimensional view (MemoryError if that would need a copy).
   DeviceArrayBase raveled(Order order) const;
+  /// A view of some of the elements (MemoryError for an out-of-range slice, naming `loc`).
+  DeviceArrayBase sliced(std::span<const Slice> slices, const std::source_location& loc) const;
+  /// Sets every element to the `itemsize()` bytes at `bits`, without a user kernel.
+  void fill_bits(const void* bits, const Stream& stream) const;
+
+  friend struct runtime::ArrayAccess;
 
   /// The memory (shared with views and pending work).
   std::shared_ptr<runtime::Allocation> allocation_;
@@ -226,6 +258,30 @@ class DeviceArray : public DeviceArrayBase {
   DeviceArray ravel(Order order = Order::C) const { return DeviceArray(raveled(order)); }
   /// A view with another shape (never a copy).
   DeviceArray reshape(const Shape& shape, Order order = Order::C) const { return DeviceArray(reshaped(shape, order)); }
+
+  /// A view of some of the elements, one Slice per leading dimension (the dimensions after them
+  /// are kept whole): `a.slice({{1, 5}, {0, Slice::end, 2}})` is NumPy's `a[1:5, ::2]`,
+  /// `a.slice({Slice::at(3)})` is `a[3]` (one dimension fewer). The view shares the memory;
+  /// launches take it as an Array<T, N, ir::Layout::strided> parameter (or as C / F when it
+  /// is still contiguous in that order), copies and copy_to_host() accept it. A slice outside
+  /// the array is a MemoryError naming the dimension and the caller's file:line.
+  DeviceArray slice(std::initializer_list<Slice> slices,
+                    std::source_location loc = std::source_location::current()) const {
+    return DeviceArray(sliced(std::span<const Slice>(slices.begin(), slices.size()), loc));
+  }
+  /// The same with the slices in a vector.
+  DeviceArray slice(const std::vector<Slice>& slices, std::source_location loc = std::source_location::current()) const {
+    return DeviceArray(sliced(std::span<const Slice>(slices), loc));
+  }
+
+  /// Sets every element of the array or view to `value`, in order on `stream` (default: the
+  /// device's default stream), on every device, without a user kernel (rocjit launches its own).
+  void fill(const T& value, const Stream& stream = {}) const { fill_bits(&value, stream); }
+  /// Sets every element to zero (all bits clear).
+  void zero(const Stream& stream = {}) const {
+    unsigned char none[sizeof(T)] = {};
+    fill_bits(none, stream);
+  }
 
  private:
   ArrayLayout host_layout(size_t elements) const {

@@ -27,6 +27,23 @@ class Device {
   uint64_t total_memory() const;
   /// Bytes of device memory free now.
   uint64_t free_memory() const;
+  /// The processor rocjit compiles for: the gfx name ("gfx942", "gfx90a", "gfx1100"), or "host" for
+  /// the CPU and the interpreter (the same as target()).
+  std::string processor() const;
+  /// Work-items per wavefront in the code rocjit runs on the device (what the DSL's
+  /// wave::wave_size() returns there): 64 on gfx9, 32 on gfx10+, rocjit::host_wave_size (64) on
+  /// the CPU and the interpreter.
+  unsigned wave_size() const;
+  /// Compute units (HIP's multiProcessorCount; the simulator reports its worker threads), or, for
+  /// the CPU and the interpreter, the worker threads that run work-groups.
+  unsigned compute_units() const;
+  /// Bytes of shared memory (static plus dynamic) one work-group may use: 65536 on AMD GPUs
+  /// (163840 on gfx950), rocjit::host_shared_bytes_limit on the CPU and the interpreter.
+  uint64_t shared_memory_per_group() const;
+  /// The most work-items a work-group may have on the device (1024 on AMD GPUs and the CPU).
+  unsigned max_group_size() const;
+  /// Whether the device is the AMDGPU simulator (ids sim:gfx942, sim:gfx90a, ...).
+  bool is_simulator() const;
   /// Waits for all work on every stream of the device.
   void synchronize() const;
   /// Releases the device: arrays, streams and kernels that still refer to it fail with a

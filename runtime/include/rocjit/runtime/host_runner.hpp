@@ -10,6 +10,9 @@
 
 namespace rocjit {
 
+/// The most work-items of a work-group on the CPU and the interpreter devices.
+inline constexpr unsigned host_max_group_size = 1024;
+
 /// Checks grid (work-groups per dimension) and block (work-items per group) against the kernel
 /// and the host limits; throws LaunchError naming the kernel and the bad dimension.
 void check_host_geometry(const HostKernel& kernel, Dim3 grid, Dim3 block);

@@ -75,6 +75,13 @@ LaunchArgument make_argument(A& a) {
 /// Launches `kernel` with packed arguments (checked against its parameters).
 void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<LaunchArgument>& args);
 
+/// The launch Kernel::forall(n) makes on `stream` (empty: the default device's default stream):
+/// work-groups of min(256, the kernel's max_block_size, the device's max_group_size()) work-items,
+/// rounded down to a multiple of the device's wave size when at least one wave, and
+/// ceil(n / block) of them (none for n = 0). A negative n, or more groups than a launch may
+/// have, is a LaunchError naming the kernel.
+LaunchConfig forall_config(const Kernel& kernel, int64_t n, const Stream& stream);
+
 }  // namespace runtime
 
 /// Checks the arguments against the kernel's signature, compiles on first use for the stream's
@@ -83,10 +90,14 @@ class Launcher {
  public:
   /// Launches `kernel` with `config`.
   Launcher(Kernel kernel, LaunchConfig config) : kernel_(std::move(kernel)), config_(std::move(config)) {}
+  /// With `nothing`: a launch over no work-items (forall(0)), which does nothing.
+  Launcher(Kernel kernel, LaunchConfig config, bool nothing)
+      : kernel_(std::move(kernel)), config_(std::move(config)), nothing_(nothing) {}
 
   /// Launches the kernel with `args` (checked against its parameters).
   template <class... A>
   void operator()(A&&... args) const {
+    if (nothing_) return;  // forall(0): nothing to run
     std::vector<runtime::LaunchArgument> list;
     (push(list, args), ...);
     runtime::launch(kernel_, config_, list);
@@ -113,9 +124,14 @@ class Launcher {
 
   Kernel kernel_;
   LaunchConfig config_;
+  bool nothing_ = false;
 };
 
 inline Launcher Kernel::operator[](const LaunchConfig& config) const { return Launcher(*this, config); }
+inline Launcher Kernel::forall(int64_t n) const { return forall(n, Stream()); }
+inline Launcher Kernel::forall(int64_t n, const Stream& stream) const {
+  return Launcher(*this, runtime::forall_config(*this, n, stream), n == 0);
+}
 
 /// Compiles what a launch of `kernel` with `config` (its device, through the stream, and its
 /// work-group shape) will run, in its final form, without running anything: before timing a

@@ -44,6 +44,10 @@ class Stream {
   bool is_default() const;
   /// Whether it was made with StreamOptions::non_blocking (the default stream: false).
   bool is_non_blocking() const;
+  /// The native stream: the hipStream_t (as void*) on HIP and simulator devices, where the
+  /// default stream is HIP's null stream (nullptr); nullptr on the CPU and the interpreter, whose
+  /// streams are rocjit's own queues. Valid while the Stream lives.
+  void* native_handle() const;
 
   /// RAII scope that synchronises the stream when it ends: `{ auto s = st.auto_synchronize(); ... }`
   [[nodiscard]] class AutoSynchronize auto_synchronize() const;
