@@ -64,15 +64,24 @@ class Reader {
   std::vector<std::string>& warnings_;
 };
 
+// Calls `item` with each entry of a comma-separated list, spaces and tabs around it trimmed.
+template <class F>
+void for_each_list_item(std::string_view rest, F&& item) {
+  while (true) {
+    const size_t comma = rest.find(',');
+    std::string_view one = rest.substr(0, comma);
+    while (!one.empty() && (one.front() == ' ' || one.front() == '\t')) one.remove_prefix(1);
+    while (!one.empty() && (one.back() == ' ' || one.back() == '\t')) one.remove_suffix(1);
+    item(one);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+}
+
 void read_dump_stages(Reader& r, DumpStages& stages) {
   const char* spec = r.text("ROCJIT_DUMP");
   if (!spec) return;
-  std::string_view rest = spec;
-  while (true) {
-    const size_t comma = rest.find(',');
-    std::string_view item = rest.substr(0, comma);
-    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
-    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+  for_each_list_item(spec, [&](std::string_view item) {
     if (item == "all") {
       stages = {true, true, true, true, true};
     } else if (item == "ir") {
@@ -90,21 +99,14 @@ void read_dump_stages(Reader& r, DumpStages& stages) {
                          "all)",
                          item));
     }
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
+  });
 }
 
 // ROCJIT_DISABLE_WORKAROUNDS: names from the workaround table, or `all`.
 void read_disabled_workarounds(Reader& r, std::set<Workaround>& disabled) {
   const char* spec = r.text("ROCJIT_DISABLE_WORKAROUNDS");
   if (!spec) return;
-  std::string_view rest = spec;
-  while (true) {
-    const size_t comma = rest.find(',');
-    std::string_view item = rest.substr(0, comma);
-    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
-    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+  for_each_list_item(spec, [&](std::string_view item) {
     if (item == "all") {
       for (const WorkaroundInfo& entry : workaround_table()) disabled.insert(entry.id);
     } else if (std::optional<Workaround> w = workaround_named(item)) {
@@ -115,9 +117,7 @@ void read_disabled_workarounds(Reader& r, std::set<Workaround>& disabled) {
       r.warn(fmt::format("ROCJIT_DISABLE_WORKAROUNDS: unknown workaround '{}' ignored; the workarounds are {}or all",
                          item, names));
     }
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
+  });
 }
 
 // Which variables already tune glibc's malloc (then ROCJIT_MALLOC_TUNING=1 leaves it alone).

@@ -3,6 +3,7 @@
 // under test (cpu, interp, sim:<processor>, hip:N).
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <numeric>
 
 #include "e2e.hpp"
@@ -268,6 +269,7 @@ TEST_CASE("out-of-range slices are MemoryErrors naming the dimension and the cal
   CHECK_THROWS_WITH(a.slice({{0, 4, -1}}), Contains("step -1 is not positive"));
   CHECK_THROWS_WITH(a.slice({{}, {}, {}}), Contains("3 slices for an array of 2 dimension(s)"));
   CHECK_THROWS_WITH(a.slice({Slice::at(4)}), Contains("index 4 is outside 0 .. 3"));
+  CHECK_THROWS_WITH(a.slice({Slice::at(std::numeric_limits<int64_t>::max())}), Contains("is outside 0 .. 3"));
   CHECK_THROWS_WITH(a.slice({Slice::at(1), Slice::at(1)}), Contains("drops every dimension"));
   CHECK_THROWS_WITH(DeviceArray<float>().slice({{}}), Contains("empty"));
   // Views that would need a copy to reshape are refused as before.

@@ -57,7 +57,7 @@ struct Slice {
   /// The whole dimension.
   static Slice all() { return {}; }
   /// Element `i` only, with the dimension dropped.
-  static Slice at(int64_t i) { return {i, i + 1, 1, true}; }
+  static Slice at(int64_t i) { return {i, i == end ? end : i + 1, 1, true}; }  // no overflow at the largest i
 };
 
 /// Shape/stride bookkeeping shared by host and device arrays. Strides are in bytes, as in NumPy.
