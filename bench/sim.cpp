@@ -102,7 +102,8 @@ int main(int argc, char** argv) {
       std::vector<size_t> array_of_param(c.kernel.ir().params.size(), 0);
       for (const rocjit::AbiArgument& arg : rocjit::kernel_abi(c.kernel.ir()).arguments) {
         std::vector<uint8_t> v(arg.size, 0);
-        if (arg.kind == rocjit::AbiArgument::Kind::dynamic_shared) {  // none of these kernels has any
+        if (arg.kind == rocjit::AbiArgument::Kind::dynamic_shared ||
+            arg.kind == rocjit::AbiArgument::Kind::print_buffer) {  // none of these kernels has any
           values.push_back(std::move(v));
           continue;
         }
@@ -126,6 +127,7 @@ int main(int argc, char** argv) {
           case rocjit::AbiArgument::Kind::scalar:
             std::memcpy(v.data(), &c.scalar, std::min<size_t>(arg.size, 4));
             break;
+          case rocjit::AbiArgument::Kind::print_buffer:
           case rocjit::AbiArgument::Kind::dynamic_shared: break;
         }
         values.push_back(std::move(v));

@@ -168,6 +168,9 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
     std::string fingerprint = verified_fingerprint(kernel, shared);  // verifies (once for immutable kernels)
     // Bounds-checked code names source lines in its reports: the key includes them.
     if (options.bounds_check) fingerprint += "|" + located_fingerprint(kernel);
+    // What device_assert compiles to (targets/lowering.cpp, device_output).
+    if (settings.asserts != AssertMode::report)
+      fingerprint += settings.asserts == AssertMode::off ? "|asserts off" : "|asserts trap";
     key = cache::key(fingerprint, backend.identity(job), options);
   } else {
     passes::check(kernel);

@@ -30,12 +30,15 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <string>
 #include <unordered_map>
 
 #include "passes/pipeline.h"
+#include "support/settings.h"
+#include "rocjit/compiler/device_print.hpp"
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/verifier.hpp"
 
@@ -721,6 +724,7 @@ class Interpreter {
       case OpKind::barrier: case OpKind::wavebarrier: case OpKind::fence: case OpKind::uniform:
       case OpKind::make_vector: case OpKind::extract: case OpKind::if_: case OpKind::for_: case OpKind::while_:
       case OpKind::condition: case OpKind::break_: case OpKind::continue_: case OpKind::return_:
+      case OpKind::print: case OpKind::assert_:
         break;
     }
     throw Error(fmt::format("internal error: {} is not a collective computation", ir::op_kind_name(op.kind)));
@@ -816,6 +820,10 @@ class Interpreter {
         case OpKind::fence: case OpKind::uniform: case OpKind::make_vector: case OpKind::extract:
           execute(it, op);
           break;
+        case OpKind::print:
+        case OpKind::assert_:
+          device_output(it, op);
+          break;
       }
     }
   }
@@ -845,6 +853,48 @@ class Interpreter {
         [[fallthrough]];
       case Frame::Kind::while_step: f = Frame{&f.loop->regions[0], 0, Frame::Kind::while_cond, f.loop}; return;
     }
+  }
+
+  // --- Device output ---------------------------------------------------------------------------
+
+  // print and assert: the record every target writes (device_print.hpp), into the launch's
+  // print buffer, by the algorithm of the compiled code (targets/lowering.cpp, device_output).
+  void device_output(const Item& it, const Op& op) {
+    const bool is_assert = op.kind == OpKind::assert_;
+    if (is_assert && (options_.asserts == AssertMode::off || it.values[op.operands[0]] != 0)) return;
+    if (print_sites_.empty()) print_sites_ = print_site_ids(k_);
+    std::byte* buffer = static_cast<std::byte*>(options_.print_buffer);
+    if (!buffer) launch_error(fmt::format("the {} at {} has no print buffer (InterpretOptions::print_buffer)",
+                                          ir::op_kind_name(op.kind), op.loc.str()));
+    auto u32 = [&](uint32_t at) -> uint32_t& { return *reinterpret_cast<uint32_t*>(buffer + at); };
+    std::vector<uint64_t> words;
+    for (size_t i = is_assert ? 1 : 0; i < op.operands.size(); ++i) {
+      const ir::ValueId v = op.operands[i];
+      const Type t = k_.value_type(v);
+      for (unsigned lane = 0; lane < t.lanes; ++lane)
+        words.push_back(normalise(t.element_of(), t.lanes > 1 ? it.lanes[lane_base_[v] + lane] : it.values[v]));
+    }
+    auto write_record = [&](uint32_t at) {
+      uint32_t head[8] = {print_sites_.at(&op)};
+      for (unsigned d = 0; d < 3; ++d) {
+        head[1 + d] = static_cast<uint32_t>(group_[d]);
+        head[4 + d] = static_cast<uint32_t>(it.local[d]);
+      }
+      std::memcpy(buffer + at, head, sizeof head);
+      std::memcpy(buffer + at + print_buffer::record_header, words.data(), 8 * words.size());
+    };
+    if (is_assert) {
+      if (u32(print_buffer::failures)++ == 0) write_record(print_buffer::assert_slot);
+      return;
+    }
+    const uint32_t bytes = print_buffer::record_header + 8 * static_cast<uint32_t>(words.size());
+    const uint32_t capacity = u32(print_buffer::capacity), used = u32(print_buffer::used);
+    if (used < capacity) {
+      u32(print_buffer::used) = used + bytes;
+      if (used + bytes <= capacity && used + bytes >= used) return write_record(records_offset_ + used);
+      u32(records_offset_ + used) = UINT32_MAX;  // the host reads no further
+    }
+    ++u32(print_buffer::dropped);
   }
 
   // --- Straight-line ops ---------------------------------------------------------------------
@@ -1028,6 +1078,7 @@ class Interpreter {
       // run_until_barrier runs these itself.
       case OpKind::barrier: case OpKind::wavebarrier: case OpKind::wave: case OpKind::if_: case OpKind::for_:
       case OpKind::while_: case OpKind::condition: case OpKind::break_: case OpKind::continue_: case OpKind::return_:
+      case OpKind::print: case OpKind::assert_:
         throw Error(fmt::format("internal error: {} reached Interpreter::execute", ir::op_kind_name(op.kind)));
     }
     if (op.result) it.values[op.result] = r;
@@ -1047,6 +1098,8 @@ class Interpreter {
   std::vector<Item> items_;
   int64_t group_[3] = {0, 0, 0};
   uint64_t operations_ = 0;
+  std::unordered_map<const ir::Op*, uint32_t> print_sites_;  // print_site_ids(k_), on first use
+  uint32_t records_offset_ = print_table(k_).records_offset();
 };
 
 }  // namespace
@@ -1132,7 +1185,17 @@ void check_interpretable(const ir::Kernel& kernel) { passes::check(kernel); }
 void interpret(const ir::Kernel& kernel, Dim3 grid, Dim3 block, std::span<const InterpretArgument> args,
                const InterpretOptions& options) {
   passes::check(kernel);
-  Interpreter(kernel, grid, block, args, options).run();
+  const PrintTable table = print_table(kernel);
+  if (table.empty() || options.print_buffer) return Interpreter(kernel, grid, block, args, options).run();
+  // A kernel that prints, run without a buffer of the caller's: its own, delivered at the end.
+  const auto capacity = static_cast<uint32_t>(support::current_settings()->print_buffer_bytes);
+  std::vector<uint8_t> buffer = print_buffer_header(table, capacity);
+  buffer.resize(buffer.size() + capacity);
+  InterpretOptions with_buffer = options;
+  with_buffer.print_buffer = buffer.data();
+  Interpreter(kernel, grid, block, args, with_buffer).run();
+  PrintDelivery d = deliver_prints(table, buffer, kernel.name, grid, block, support::current_settings()->print_sorted);
+  if (d.assertion) throw *d.assertion;
 }
 
 }  // namespace rocjit

@@ -224,6 +224,7 @@ std::string op_spelling(const Op& op) {
 unsigned value_operand_count(const Op& op) {
   const OpInfo& info = op_info(op.kind);
   if (info.operands == by_lanes) return op.type.lanes;
+  if (info.operands == variadic) return static_cast<unsigned>(op.operands.size());
   if (info.operands != by_member) return static_cast<unsigned>(info.operands);
   const auto members = family_members(info.family);
   const unsigned m = op.member();

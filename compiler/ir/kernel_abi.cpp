@@ -36,6 +36,13 @@ KernelAbi kernel_abi(const ir::Kernel& kernel) {
       for (uint32_t d = 0; d < m.rank; ++d)
         place({AbiArgument::Kind::stride, fmt::format("{}.stride{}", param.name, d), ir::Type::i64, 8, 8, 0, p, d});
   }
+  bool prints = false;
+  ir::walk(kernel.body, [&](const ir::Op& op) {
+    prints = prints || op.kind == ir::OpKind::print || op.kind == ir::OpKind::assert_;
+  });
+  if (prints)
+    place({AbiArgument::Kind::print_buffer, "print.buffer", ir::Type::u32, 8, 8, 0,
+           static_cast<uint32_t>(kernel.params.size()), 0});
   if (kernel.has_dynamic_shared())
     place({AbiArgument::Kind::dynamic_shared, "shared.dynamic_bytes", ir::Type::u32, 4, 4, 0,
            static_cast<uint32_t>(kernel.params.size()), 0});

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -215,17 +217,38 @@ class Parser {
     if (is_float(ty)) c.floating = round_to_type(ty, c.floating);
   }
 
+  // A quoted string's contents: \n, \t and \xHH as the printer writes them, any other escaped
+  // character as itself.
+  std::string string(const char* what) {
+    const Token t = expect(Tok::string, what);
+    const std::string_view quoted = t.text;
+    std::string out;
+    for (size_t i = 1; i + 1 < quoted.size(); ++i) {
+      char c = quoted[i];
+      if (c == '\\' && i + 2 < quoted.size()) {
+        c = quoted[++i];
+        if (c == 'n') c = '\n';
+        else if (c == 't') c = '\t';
+        else if (c == 'x') {
+          unsigned v = 0;
+          if (i + 3 > quoted.size() - 1 || std::sscanf(std::string(quoted.substr(i + 1, 2)).c_str(), "%2x", &v) != 1)
+            fail_at(t, "expected two hex digits after \\x in the string");
+          c = static_cast<char>(v);
+          i += 2;
+        }
+      }
+      out += c;
+    }
+    return out;
+  }
+
   // loc("file":line:column); the printer escapes '"' and '\' with a backslash.
   std::optional<SourceLoc> location() {
     if (!at_word("loc")) return std::nullopt;
     take();
     expect_punct('(');
     SourceLoc loc;
-    std::string_view quoted = expect(Tok::string, "a quoted file name").text;
-    for (size_t i = 1; i + 1 < quoted.size(); ++i) {
-      if (quoted[i] == '\\') ++i;
-      loc.file += quoted[i];
-    }
+    loc.file = string("a quoted file name");
     expect_punct(':');
     loc.line = static_cast<uint32_t>(unsigned_number("a line number", UINT32_MAX));
     expect_punct(':');
@@ -695,6 +718,16 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       break;
     }
     case OpKind::while_: unroll(op); break;
+    case OpKind::print:
+    case OpKind::assert_:
+      if (op.kind == OpKind::assert_) {
+        uses.push_back(use());
+        check_type(uses[0], Type::i1);
+        expect_punct(',');
+      }
+      op.get<PrintAttrs>().format = string("a quoted format such as \"x = {}\\n\"");
+      while (accept_punct(',')) uses.push_back(use());
+      break;
     case OpKind::wavebarrier: case OpKind::break_: case OpKind::continue_: case OpKind::return_: break;
   }
   for (const Use& u : uses) op.operands.push_back(u.id);

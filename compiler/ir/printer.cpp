@@ -10,11 +10,18 @@
 namespace rocjit::ir {
 namespace {
 
+// A string in double quotes: '"' and '\' escaped with a backslash, newline and tab as \n and \t,
+// other control characters as \xHH (the parser's unescape() reverses it).
 std::string quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    else {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
   }
   return out + "\"";
 }
@@ -184,6 +191,16 @@ class Printer {
         if (op.fences() & fence_local) flags = "local";
         if (op.fences() & fence_global) flags += flags.empty() ? "global" : "|global";
         out_ += "barrier " + (flags.empty() ? std::string("none") : flags);
+        break;
+      }
+      case OpKind::print: {
+        out_ += "print " + quote(op.format());
+        for (ValueId id : op.operands) out_ += ", " + v(id);
+        break;
+      }
+      case OpKind::assert_: {
+        out_ += "assert " + (op.operands.empty() ? std::string("%0") : v(op.operands[0])) + ", " + quote(op.format());
+        for (size_t i = 1; i < op.operands.size(); ++i) out_ += ", " + v(op.operands[i]);
         break;
       }
       case OpKind::wavebarrier: out_ += "wavebarrier"; break;

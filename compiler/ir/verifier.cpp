@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rocjit/compiler/device_print.hpp"
 #include "rocjit/compiler/error.hpp"
 
 namespace rocjit::ir {
@@ -121,7 +122,8 @@ class Verifier {
       fail(op.loc, fmt::format("{} uses %{} before it is defined", op_kind_name(op.kind), v));
     }
     const Type t = kernel_.values[v].type;
-    if (t.is_vector() && op.kind != OpKind::extract && op.kind != OpKind::store)
+    if (t.is_vector() && op.kind != OpKind::extract && op.kind != OpKind::store && op.kind != OpKind::print &&
+        op.kind != OpKind::assert_)
       fail(op.loc, fmt::format("{} cannot take the vector %{} ({}); vectors are read with extract and written "
                                "with store",
                                op_spelling(op), v, type_name(t)));
@@ -437,6 +439,19 @@ class Verifier {
         if (t != kernel_.slots[op.slot()].type)
           fail(op.loc, fmt::format("storing {} into variable '{}' of {} needs an explicit cast", type_name(t),
                                    kernel_.slots[op.slot()].name, type_name(kernel_.slots[op.slot()].type)));
+        break;
+      }
+      case OpKind::print:
+      case OpKind::assert_: {
+        const bool is_assert = op.kind == OpKind::assert_;
+        if (is_assert && op.operands.empty()) fail(op.loc, "assert without a condition");
+        if (is_assert && use(op, op.operands[0]) != Type::i1)
+          fail(op.loc, fmt::format("assert's condition is {}; it must be i1 (a comparison)",
+                                   type_name(use(op, op.operands[0]))));
+        std::vector<Type> types;
+        for (size_t i = is_assert ? 1 : 0; i < op.operands.size(); ++i) types.push_back(use(op, op.operands[i]));
+        if (std::string e = check_print_format(op.format(), types); !e.empty())
+          fail(op.loc, fmt::format("{} \"{}\": {}", op_kind_name(op.kind), op.format(), e));
         break;
       }
       case OpKind::barrier:

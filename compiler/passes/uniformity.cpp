@@ -226,7 +226,7 @@ class Uniformity {
         return;
       // No result; synchronisation points are checked against their control in check().
       case OpKind::store: case OpKind::barrier: case OpKind::wavebarrier: case OpKind::fence: case OpKind::condition:
-      case OpKind::return_:
+      case OpKind::return_: case OpKind::print: case OpKind::assert_:
         return;
     }
   }
@@ -356,7 +356,7 @@ class Uniformity {
       case OpKind::var_load: case OpKind::var_store: case OpKind::barrier: case OpKind::wavebarrier:
       case OpKind::fence: case OpKind::uniform: case OpKind::make_vector: case OpKind::extract: case OpKind::if_:
       case OpKind::for_: case OpKind::while_: case OpKind::condition: case OpKind::break_: case OpKind::continue_:
-      case OpKind::return_:
+      case OpKind::return_: case OpKind::print: case OpKind::assert_:
         break;
     }
     return fmt::format("{}{}", op_spelling(origin), where(origin, origin.result));

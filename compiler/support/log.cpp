@@ -15,6 +15,7 @@ namespace {
 struct Sink {
   std::mutex lock;
   std::shared_ptr<const LogHandler> handler;  // under lock; null: stderr
+  std::shared_ptr<const PrintHandler> print;  // under lock; null: stdout
 };
 
 // Never destroyed: messages may come while the process exits (the time trace is written then).
@@ -48,7 +49,32 @@ void set_log_handler(LogHandler handler) {
   s.handler.swap(shared);
 }  // the previous handler is released here, outside the lock
 
+void set_print_handler(PrintHandler handler) {
+  auto shared = handler ? std::make_shared<const PrintHandler>(std::move(handler)) : nullptr;
+  Sink& s = sink();
+  std::lock_guard<std::mutex> g(s.lock);
+  s.print.swap(shared);
+}
+
 namespace support {
+
+void print_output(std::string_view text) {
+  std::shared_ptr<const PrintHandler> handler;
+  {
+    Sink& s = sink();
+    std::lock_guard<std::mutex> g(s.lock);
+    handler = s.print;
+  }
+  if (!handler) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  try {
+    (*handler)(text);
+  } catch (...) {  // output must never become a failure of the launch that printed
+  }
+}
 
 bool log_enabled(LogLevel level) {
   return static_cast<int>(level) <= static_cast<int>(current_settings()->log_level);

@@ -17,6 +17,9 @@ bool log_enabled(LogLevel level);
 // Delivers `message` to the handler (whatever the level threshold: callers check log_enabled).
 void log_message(LogLevel level, std::string_view message);
 
+// Delivers device print output (one record's text) to the print handler (set_print_handler).
+void print_output(std::string_view text);
+
 template <class... Args>
 void log(LogLevel level, fmt::format_string<Args...> format, Args&&... args) {
   if (log_enabled(level)) log_message(level, fmt::format(format, std::forward<Args>(args)...));

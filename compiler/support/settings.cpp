@@ -166,6 +166,17 @@ Settings read_settings(const Lookup& lookup, std::vector<std::string>& warnings)
     }
   }
 
+  if (const char* v = r.text("ROCJIT_ASSERT")) {
+    const std::string_view mode(v);
+    if (mode == "report" || mode == "1") s.asserts = AssertMode::report;
+    else if (mode == "trap") s.asserts = AssertMode::trap;
+    else if (mode == "off" || mode == "0") s.asserts = AssertMode::off;
+    else r.warn(fmt::format("ROCJIT_ASSERT='{}' is not report, trap or off; using report", v));
+  }
+  r.integer("ROCJIT_PRINT_BUFFER", s.print_buffer_bytes, 256, int64_t(1) << 30, "a size from 256 bytes to 1 GiB",
+            "1048576");
+  if (const char* v = r.text("ROCJIT_PRINT_SORT")) s.print_sorted = std::string_view(v) != "0";
+
   if (const char* v = r.text("ROCJIT_CACHE")) s.disk_cache = std::string_view(v) != "0";
   r.string("ROCJIT_CACHE_DIR", s.cache_dir);
   r.integer("ROCJIT_CACHE_MAX_MB", s.cache_max_mb, 1, int64_t(1) << 40, "a size of at least 1 MiB", "512");
@@ -224,6 +235,10 @@ void validate(const Settings& s) {
   if (s.cache_max_mb < 1 || s.cache_max_mb > (uint64_t(1) << 40))
     refuse("cache_max_mb", s.cache_max_mb, "1 to 2^40");
   if (s.cache_memory_entries < 1) refuse("cache_memory_entries", s.cache_memory_entries, "at least 1");
+  if (s.print_buffer_bytes < 256 || s.print_buffer_bytes > (uint64_t(1) << 30))
+    refuse("print_buffer_bytes", s.print_buffer_bytes, "256 to 2^30");
+  if (static_cast<unsigned>(s.asserts) > static_cast<unsigned>(AssertMode::off))
+    refuse("asserts", static_cast<int>(s.asserts), "report, trap or off");
   if (s.time_trace_granularity_us > 100000000)
     refuse("time_trace_granularity_us", s.time_trace_granularity_us, "0 to 100000000");
   if (static_cast<unsigned>(s.log_level) > static_cast<unsigned>(LogLevel::debug))
@@ -257,6 +272,9 @@ std::vector<std::pair<const char*, std::string>> spelled(const Settings& s) {
           {"ROCJIT_LLVM_ARGS", s.llvm_args},
           {"ROCJIT_MALLOC_TUNING", flag(s.tune_malloc)},
           {"ROCJIT_DISABLE_WORKAROUNDS", disabled},
+          {"ROCJIT_ASSERT", s.asserts == AssertMode::report ? "report" : s.asserts == AssertMode::trap ? "trap" : "off"},
+          {"ROCJIT_PRINT_BUFFER", std::to_string(s.print_buffer_bytes)},
+          {"ROCJIT_PRINT_SORT", flag(s.print_sorted)},
           {"ROCJIT_CACHE", flag(s.disk_cache)},
           {"ROCJIT_CACHE_DIR", s.cache_dir},
           {"ROCJIT_CACHE_MAX_MB", std::to_string(s.cache_max_mb)},

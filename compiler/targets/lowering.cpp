@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include "rocjit/compiler/device_print.hpp"
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
 
@@ -50,7 +51,8 @@ std::vector<std::string> KernelLowering::argument_names() const {
 std::vector<llvm::Type*> KernelLowering::argument_types(unsigned global_address_space) const {
   std::vector<llvm::Type*> types;
   for (const AbiArgument& a : kernel_abi(kernel_).arguments)
-    types.push_back(a.kind == AbiArgument::Kind::pointer ? llvm::PointerType::get(context_, global_address_space)
+    types.push_back(a.kind == AbiArgument::Kind::pointer || a.kind == AbiArgument::Kind::print_buffer
+                        ? llvm::PointerType::get(context_, global_address_space)
                                                          : llvm_type(a.type));
   return types;
 }
@@ -91,12 +93,17 @@ void KernelLowering::bind_arguments(const std::vector<llvm::Value*>& args) {
       dynamic_shared_bytes_ = args[a];
       continue;
     }
+    if (arg.kind == AbiArgument::Kind::print_buffer) {
+      print_buffer_ = args[a];
+      continue;
+    }
     const ir::Param& p = kernel_.params[arg.param];
     switch (arg.kind) {
       case AbiArgument::Kind::scalar: values_[p.value] = args[a]; break;
       case AbiArgument::Kind::pointer: arrays_[p.memory].base = args[a]; break;
       case AbiArgument::Kind::extent: arrays_[p.memory].shape.push_back(args[a]); break;
       case AbiArgument::Kind::stride: arrays_[p.memory].strides.push_back(args[a]); break;
+      case AbiArgument::Kind::print_buffer:
       case AbiArgument::Kind::dynamic_shared: break;
     }
   }
@@ -571,6 +578,102 @@ llvm::AtomicOrdering KernelLowering::llvm_ordering(ir::MemoryOrder o) {
   return llvm::AtomicOrdering::Monotonic;
 }
 
+// dsl::print and dsl::device_assert: a record in the print buffer (layout: device_print.hpp).
+// A print claims its bytes with one atomic add on `used` (skipped once the buffer is full, so
+// the counter cannot wrap), writes the record if it fits and otherwise counts it in `dropped`
+// (marking where it would have started, so the host stops there). A failing assert counts
+// itself in `failures`; the first one writes its record to the assert slot.
+void KernelLowering::device_output(const ir::Op& op) {
+  const bool is_assert = op.kind == OpKind::assert_;
+  if (is_assert && settings_.asserts == AssertMode::off) return;  // the condition's ops are dead code
+  if (print_sites_.empty()) print_sites_ = print_site_ids(kernel_);
+  const uint32_t site = print_sites_.at(&op);
+  auto* i32 = builder_.getInt32Ty();
+  auto* i8 = builder_.getInt8Ty();
+  const auto scope = atomic_scope(ir::MemorySpace::global, ir::MemoryScope::device);
+  auto field = [&](llvm::Value* offset) { return builder_.CreateGEP(i8, print_buffer_, offset); };
+  auto add = [&](uint32_t at, llvm::Value* v) {
+    return builder_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, field(builder_.getInt32(at)), v, llvm::Align(4),
+                                    llvm::AtomicOrdering::Monotonic, scope);
+  };
+  // The record at byte `at` of the buffer (i32).
+  auto write_record = [&](llvm::Value* at) {
+    builder_.CreateAlignedStore(builder_.getInt32(site), field(at), llvm::Align(4));
+    for (unsigned d = 0; d < 3; ++d) {
+      builder_.CreateAlignedStore(workitem(ir::WorkItem::group_id, d),
+                                  field(builder_.CreateAdd(at, builder_.getInt32(4 + 4 * d))), llvm::Align(4));
+      builder_.CreateAlignedStore(workitem(ir::WorkItem::local_id, d),
+                                  field(builder_.CreateAdd(at, builder_.getInt32(16 + 4 * d))), llvm::Align(4));
+    }
+    builder_.CreateAlignedStore(builder_.getInt32(0), field(builder_.CreateAdd(at, builder_.getInt32(28))),
+                                llvm::Align(4));
+    uint32_t word = 0;
+    for (size_t i = is_assert ? 1 : 0; i < op.operands.size(); ++i) {
+      const ir::Type t = kernel_.value_type(op.operands[i]);
+      llvm::Value* v = value(op.operands[i]);
+      for (unsigned lane = 0; lane < t.lanes; ++lane, ++word) {
+        llvm::Value* x = t.lanes > 1 ? builder_.CreateExtractElement(v, builder_.getInt32(lane)) : v;
+        if (!x->getType()->isIntegerTy()) x = builder_.CreateBitCast(x, builder_.getIntNTy(t.bits));
+        x = builder_.CreateZExt(x, builder_.getInt64Ty());
+        llvm::Value* place = builder_.CreateAdd(at, builder_.getInt32(print_buffer::record_header + 8 * word));
+        builder_.CreateAlignedStore(x, field(place), llvm::Align(8));
+      }
+    }
+  };
+  auto* done = llvm::BasicBlock::Create(context_, is_assert ? "assert.done" : "print.done", function_);
+  if (is_assert) {
+    auto* failed = llvm::BasicBlock::Create(context_, "assert.failed", function_);
+    auto* first = llvm::BasicBlock::Create(context_, "assert.first", function_);
+    auto* recorded = llvm::BasicBlock::Create(context_, "assert.recorded", function_);
+    builder_.CreateCondBr(value(op.operands[0]), done, failed);
+    builder_.SetInsertPoint(failed);
+    llvm::Value* before = add(print_buffer::failures, builder_.getInt32(1));
+    builder_.CreateCondBr(builder_.CreateICmpEQ(before, builder_.getInt32(0)), first, recorded);
+    builder_.SetInsertPoint(first);
+    write_record(builder_.getInt32(print_buffer::assert_slot));
+    builder_.CreateBr(recorded);
+    builder_.SetInsertPoint(recorded);
+    if (settings_.asserts == AssertMode::trap) assert_trap();
+    builder_.CreateBr(done);
+    builder_.SetInsertPoint(done);
+    return;
+  }
+  const uint32_t bytes = print_buffer::record_header + 8 * static_cast<uint32_t>([&] {
+    unsigned lanes = 0;
+    for (ir::ValueId v : op.operands) lanes += kernel_.value_type(v).lanes;
+    return lanes;
+  }());
+  const uint32_t start = print_table(kernel_).records_offset();
+  auto* claim = llvm::BasicBlock::Create(context_, "print.claim", function_);
+  auto* write = llvm::BasicBlock::Create(context_, "print.write", function_);
+  auto* drop = llvm::BasicBlock::Create(context_, "print.drop", function_);
+  auto* mark = llvm::BasicBlock::Create(context_, "print.mark", function_);
+  auto* count = llvm::BasicBlock::Create(context_, "print.count", function_);
+  llvm::Value* capacity = builder_.CreateAlignedLoad(i32, field(builder_.getInt32(print_buffer::capacity)), llvm::Align(4));
+  auto* used_now = builder_.CreateAlignedLoad(i32, field(builder_.getInt32(print_buffer::used)), llvm::Align(4));
+  used_now->setAtomic(llvm::AtomicOrdering::Monotonic, scope);
+  builder_.CreateCondBr(builder_.CreateICmpULT(used_now, capacity), claim, count);
+  builder_.SetInsertPoint(claim);
+  llvm::Value* at = add(print_buffer::used, builder_.getInt32(bytes));
+  llvm::Value* end = builder_.CreateAdd(at, builder_.getInt32(bytes));
+  builder_.CreateCondBr(builder_.CreateAnd(builder_.CreateICmpULE(end, capacity), builder_.CreateICmpUGE(end, at)),
+                        write, drop);
+  builder_.SetInsertPoint(write);
+  write_record(builder_.CreateAdd(at, builder_.getInt32(start)));
+  builder_.CreateBr(done);
+  builder_.SetInsertPoint(drop);
+  // It started inside the record area: mark the spot, so the host reads no further.
+  builder_.CreateCondBr(builder_.CreateICmpULT(at, capacity), mark, count);
+  builder_.SetInsertPoint(mark);
+  builder_.CreateAlignedStore(builder_.getInt32(UINT32_MAX), field(builder_.CreateAdd(at, builder_.getInt32(start))),
+                              llvm::Align(4));
+  builder_.CreateBr(count);
+  builder_.SetInsertPoint(count);
+  add(print_buffer::dropped, builder_.getInt32(1));
+  builder_.CreateBr(done);
+  builder_.SetInsertPoint(done);
+}
+
 void KernelLowering::fence(const ir::Op& op) {
   builder_.CreateFence(llvm_ordering(op.order()), atomic_scope(ir::MemorySpace::global, op.scope()));
 }
@@ -660,6 +763,8 @@ void KernelLowering::operation(const ir::Op& op) {
     case OpKind::fence: fence(op); break;
     case OpKind::uniform: result = uniform(op); break;
     case OpKind::wave: wave(op); return;  // defines its result itself
+    case OpKind::print:
+    case OpKind::assert_: device_output(op); break;
     case OpKind::if_: lower_if(op); break;
     case OpKind::for_: lower_for(op); break;
     case OpKind::while_: lower_while(op); break;

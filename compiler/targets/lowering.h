@@ -70,6 +70,10 @@ class KernelLowering {
   // significant bits, forgetting that half overflows above 65504 (kernel 2028008126,
   // tests/smith/known-external.md). The host: llvm.arithmetic.fence (free on x86).
   virtual llvm::Value* half_conversion_guard(llvm::Value* h);
+  // print and assert (dsl::print, dsl::device_assert): a record in the print buffer.
+  void device_output(const ir::Op& op);
+  // After a failed assert's record under AssertMode::trap: AMDGPU traps; the host carries on.
+  virtual void assert_trap() {}
   // fence(scope, order).
   virtual void fence(const ir::Op& op);
   // uniform(x): the value itself (the host checks the promise when bounds checking).
@@ -144,6 +148,8 @@ class KernelLowering {
   void unroll_metadata(llvm::Instruction* back_edge, const ir::Op& loop);
   std::vector<llvm::Value*> values_;
   llvm::Value* dynamic_shared_bytes_ = nullptr;  // i32 argument, when the kernel has dynamic shared memory
+  llvm::Value* print_buffer_ = nullptr;  // the print buffer's address, when the kernel prints or asserts
+  std::unordered_map<const ir::Op*, uint32_t> print_sites_;  // print_site_ids(kernel_), on first use
 
   const ir::Kernel& kernel_;
   llvm::Module& module_;

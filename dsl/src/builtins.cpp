@@ -5,6 +5,8 @@
 
 #include <limits>
 #include <string_view>
+#include "rocjit/compiler/device_print.hpp"
+#include "rocjit/dsl/debug.hpp"
 
 namespace rocjit::dsl {
 namespace {
@@ -355,4 +357,49 @@ Value exclusive_scan_add(const Operand& v, std::source_location loc) {
 }
 }  // namespace wave
 
+}  // namespace rocjit::dsl
+
+// --- print and device_assert (debug.hpp) --------------------------------------------------------
+
+namespace rocjit::dsl {
+namespace detail {
+
+Value vector_value(const std::vector<Value>& lanes, const std::source_location& loc) {
+  std::vector<ir::ValueId> ids;
+  for (const Value& v : lanes) ids.push_back(use(v, loc));
+  return emit(ir::OpKind::make_vector, lanes.at(0).type().with_lanes(static_cast<unsigned>(lanes.size())),
+              std::move(ids), loc);
+}
+
+namespace {
+// Records a print or assert op; the format is checked against the values' types here, so the
+// error names the user's line (ir::verify checks the same again for .rjir text).
+void device_output(ir::OpKind kind, std::vector<ir::ValueId> operands, const Format& format,
+                   const std::vector<Value>& values) {
+  std::vector<ir::Type> types;
+  for (const Value& v : values) {
+    operands.push_back(use(v, format.loc));
+    types.push_back(v.type());
+  }
+  const char* name = kind == ir::OpKind::print ? "print" : "device_assert";
+  if (std::string e = check_print_format(format.text, types); !e.empty())
+    fail(format.loc, fmt::format("{}(\"{}\", ...): {}", name, format.text, e));
+  emit(kind, ir::Type::none, std::move(operands), format.loc, ir::PrintAttrs{std::string(format.text)});
+}
+}  // namespace
+
+void print(const Format& format, const std::vector<Value>& values) {
+  device_output(ir::OpKind::print, {}, format, values);
+}
+
+void device_assert(const Operand& condition, const Format& message, const std::vector<Value>& values) {
+  if (condition.type() != ir::Type::i1)
+    fail(message.loc, fmt::format("device_assert's condition is {}; it takes a comparison or a Bool (write x != 0 "
+                                  "for a number)",
+                                  ir::type_name(condition.type())));
+  const Value c = coerce(condition, ir::Type::i1, false, "device_assert's condition");
+  device_output(ir::OpKind::assert_, {use(c, message.loc)}, message, values);
+}
+
+}  // namespace detail
 }  // namespace rocjit::dsl

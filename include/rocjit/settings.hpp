@@ -34,6 +34,13 @@ enum class LogLevel {
 /// "error", "warning", "info", "debug".
 std::string_view log_level_name(LogLevel level);
 
+/// What dsl::device_assert compiles to (Settings::asserts, ROCJIT_ASSERT).
+enum class AssertMode {
+  report,  ///< a failing work-item records the failure and carries on; the host raises DeviceAssertion
+  trap,    ///< AMDGPU: it also traps (the launch fails; on a real GPU the queue is lost); CPU, interp: as report
+  off,     ///< compiled out: the condition is not evaluated (release builds)
+};
+
 /// What ROCJIT_LOG_PASSES asks for.
 enum class PassLog {
   off,     ///< nothing (unset, empty or "0")
@@ -115,6 +122,10 @@ struct Settings {
   /// disabled bypass the kernel cache. Read at each compile.
   std::set<Workaround> disabled_workarounds;
 
+  /// ROCJIT_ASSERT (`report`, default; `trap`; `off`): what dsl::device_assert compiles to. Part
+  /// of the kernel cache key. Read at each compile.
+  AssertMode asserts = AssertMode::report;
+
   // ---- the kernel cache ------------------------------------------------------------------------
 
   /// ROCJIT_CACHE (`0` disables): the on-disk kernel cache. The in-memory cache stays.
@@ -137,6 +148,13 @@ struct Settings {
   DumpStages dump;
   /// ROCJIT_DUMP_DIR: where `dump` writes (created if missing).
   std::string dump_dir = ".";
+  /// ROCJIT_PRINT_BUFFER (256 to 2^30): bytes of device print records one launch may write
+  /// (dsl::print; each record is 32 bytes plus 8 per value); records beyond it are dropped and
+  /// counted in a warning. Read at each launch of a kernel that prints.
+  uint64_t print_buffer_bytes = uint64_t(1) << 20;
+  /// ROCJIT_PRINT_SORT (`1`; default `0`): deliver each launch's print records ordered by
+  /// (group, work-item) instead of the order the device wrote them, for deterministic output.
+  bool print_sorted = false;
   /// ROCJIT_LOG_PASSES: log each pass of the compile pipeline (level info).
   PassLog log_passes = PassLog::off;
   /// ROCJIT_TIME_TRACE: a file to write Chrome trace events of every compile to when the process
@@ -176,6 +194,14 @@ Settings settings_from_variables(const std::map<std::string, std::string>& varia
 /// several at once; a message has no trailing newline (a multi-line one has newlines inside).
 /// Exceptions it throws are ignored.
 using LogHandler = std::function<void(LogLevel level, std::string_view message)>;
+/// Receives the text of device print records (dsl::print): one call per record, the record's
+/// prefix ("[group 3 item 17] ") included, ending in a newline. Called from the thread that
+/// synchronised the stream; exceptions it throws are ignored.
+using PrintHandler = std::function<void(std::string_view text)>;
+/// Sends device print output to `handler` from now on; nullptr restores the default, which
+/// writes each record to stdout (one write per record, then a flush).
+void set_print_handler(PrintHandler handler);
+
 /// Sends rocjit's messages to `handler` from now on; nullptr restores the default, which writes
 /// each message to stderr as one line "rocjit: <level>: <message>".
 void set_log_handler(LogHandler handler);

@@ -193,6 +193,7 @@ struct HostRunKernel : CompiledKernel {
 // shared or local memory and variables, work-items at different barriers.
 struct InterpKernel : HostRunKernel {
   KernelAbi abi;
+  AssertMode asserts = AssertMode::report;  // Settings::asserts when the device "compiled" it
 
   void prepare_launch(Dim3, Dim3) const override {}
   // The interpreter runs the IR itself: a queued launch holds it (the device refers to it weakly).
@@ -204,6 +205,7 @@ struct InterpKernel : HostRunKernel {
     std::vector<InterpretArgument> bound(k->params.size());
     InterpretOptions options;
     options.wave_size = wave_size;
+    options.asserts = asserts;
     for (size_t i = 0; i < abi.arguments.size(); ++i) {
       const AbiArgument& a = abi.arguments[i];
       switch (a.kind) {
@@ -239,6 +241,9 @@ struct InterpKernel : HostRunKernel {
           options.dynamic_shared_bytes = bytes;
           break;
         }
+        case AbiArgument::Kind::print_buffer:
+          std::memcpy(&options.print_buffer, cell(i), sizeof(void*));
+          break;
       }
     }
     // Each array's buffer: its elements (contiguous layouts) or up to its last strided element.
@@ -410,6 +415,10 @@ class CpuStream : public StreamImpl {
  public:
   CpuStream(std::shared_ptr<DeviceImpl> d, bool is_default, bool non_blocking)
       : StreamImpl(std::move(d), is_default, non_blocking) {}
+  ~CpuStream() override {
+    wait_idle();
+    deliver_prints_at_destruction();
+  }
 
   void copy(void* dst, const void* src, size_t bytes, CopyKind, std::vector<std::shared_ptr<void>> keep) override {
     submit([dst, src, bytes, keep = std::move(keep)] { std::memmove(dst, src, bytes); });
@@ -560,6 +569,7 @@ class CpuDevice : public DeviceImpl {
       check_interpretable(*ir);
       auto interp = std::make_shared<InterpKernel>();
       interp->abi = kernel_abi(*ir);
+      interp->asserts = settings().asserts;
       k = interp;
     } else {
       k = std::make_shared<CpuKernel>();

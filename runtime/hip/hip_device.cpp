@@ -83,6 +83,7 @@ class HipStream : public StreamImpl {
     if (stream_) {
       (void)api_->hipStreamSynchronize(stream_);  // destructors cannot report; drain() runs callbacks
       drain();
+      deliver_prints_at_destruction();
       if (!external_) (void)api_->hipStreamDestroy(stream_);
     }
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rocjit/compiler/code_object.hpp"
+#include "rocjit/compiler/device_print.hpp"
 #include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/ir.hpp"
 #include "rocjit/runtime/device.hpp"
@@ -54,6 +55,9 @@ struct CompiledKernel {
   // now (the CPU device: the O3 code for the shape, instead of O1 and a background tier-up).
   // Devices whose kernels are final once compiled have nothing to do.
   virtual void compile_final(Dim3 block) const { (void)block; }
+  // The kernel's print and assert sites (dsl::print, dsl::device_assert), from its IR; empty:
+  // launches pass no print buffer. Set by DeviceImpl::kernel().
+  std::shared_ptr<const PrintTable> prints;
 };
 
 // CompiledKernel::wave_rows for `kernel`.
@@ -98,6 +102,23 @@ class StreamImpl {
   virtual void wait(std::shared_ptr<EventImpl> e) = 0;
   virtual void synchronize() = 0;
   bool is_default() const { return is_default_; }
+
+  // Device output of one launch (dsl::print, dsl::device_assert): its print buffer, copied back
+  // to `host` by a copy enqueued after the launch, delivered once the stream has passed it.
+  struct PrintJob {
+    std::shared_ptr<const PrintTable> table;
+    std::shared_ptr<std::vector<uint8_t>> host;
+    std::string kernel;
+    Dim3 grid, block;
+    bool sorted = false;
+  };
+  void add_prints(PrintJob job) {
+    std::lock_guard<std::mutex> g(prints_lock_);
+    prints_.push_back(std::move(job));
+  }
+  // After the stream has been synchronised: prints every pending launch's records, in launch
+  // order, then throws the first failed assert's DeviceAssertion.
+  void deliver_prints();
   // The backend's own handle (hipStream_t), or nullptr (CPU streams, HIP's null stream).
   virtual void* native_handle() const { return nullptr; }
   // Created with StreamOptions::non_blocking: the default stream does not wait for it.
@@ -105,6 +126,11 @@ class StreamImpl {
   std::shared_ptr<DeviceImpl> device() const { return device_ ? device_ : weak_device_.lock(); }
 
  protected:
+  // Derived destructors call it once the stream has drained: what was printed is delivered, a
+  // failed assert that nobody synchronised for is logged as an error.
+  void deliver_prints_at_destruction() noexcept;
+  std::mutex prints_lock_;
+  std::vector<PrintJob> prints_;
   std::shared_ptr<DeviceImpl> device_;    // null for the default stream
   std::weak_ptr<DeviceImpl> weak_device_;
   bool is_default_;

@@ -5,14 +5,39 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/runtime/stream.hpp"
 #include "runtime/src/backend.hpp"
+#include "compiler/support/log.h"
 #include "compiler/support/settings.h"
 
 namespace rocjit {
 namespace runtime {
+
+void StreamImpl::deliver_prints() {
+  std::vector<PrintJob> jobs;
+  {
+    std::lock_guard<std::mutex> g(prints_lock_);
+    jobs.swap(prints_);
+  }
+  std::optional<DeviceAssertion> first;
+  for (const PrintJob& job : jobs) {
+    PrintDelivery d = rocjit::deliver_prints(*job.table, *job.host, job.kernel, job.grid, job.block, job.sorted);
+    if (d.assertion && !first) first = std::move(d.assertion);
+  }
+  if (first) throw *first;
+}
+
+void StreamImpl::deliver_prints_at_destruction() noexcept {
+  try {
+    deliver_prints();
+  } catch (const std::exception& e) {
+    support::log(LogLevel::error, "{} (the stream was destroyed before a synchronisation reported it)", e.what());
+  } catch (...) {
+  }
+}
 
 Allocation::~Allocation() {
   if (device && pointer && !external) device->deallocate(pointer);
@@ -50,6 +75,7 @@ std::shared_ptr<CompiledKernel> DeviceImpl::kernel(const std::shared_ptr<const i
   }
   // Compile outside the lock; a second thread racing here compiles too and one result wins.
   std::shared_ptr<CompiledKernel> compiled = compile(ir);
+  if (!compiled->prints) compiled->prints = std::make_shared<const PrintTable>(print_table(*ir));
   std::vector<LoadedKernel> forgotten;  // freed after the lock is released (HIP calls, JIT removal)
   std::lock_guard<std::mutex> g(lock_);
   if (closed_) return compiled;  // closed meanwhile: close() already forgot every kernel
@@ -118,6 +144,15 @@ void DeviceImpl::synchronize() {
     if (default_stream_) live.push_back(default_stream_);
   }
   for (auto& s : live) s->synchronize();
+  std::optional<DeviceAssertion> first;
+  for (auto& s : live) {
+    try {
+      s->deliver_prints();
+    } catch (const DeviceAssertion& e) {
+      if (!first) first = e;
+    }
+  }
+  if (first) throw *first;
 }
 
 void DeviceImpl::close() {
@@ -311,6 +346,7 @@ runtime::StreamImpl& Stream::impl() const {
 void Stream::synchronize() const {
   impl().device()->check_open("synchronize a stream");
   impl().synchronize();
+  impl().deliver_prints();
 }
 void Stream::wait(const Event& e) const {
   e.impl();  // a default-constructed Event throws here

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,6 +12,7 @@
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
 #include "rocjit/compiler/verifier.hpp"
+#include "rocjit/settings.hpp"
 #include "runtime/src/backend.hpp"
 
 namespace rocjit::runtime {
@@ -167,9 +169,15 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
   auto pack = std::make_shared<ArgumentPack>();
   const KernelAbi abi = kernel_abi(ir);
   pack->bytes.reserve(8 * abi.arguments.size());
+  size_t print_slot = SIZE_MAX;  // the print buffer's argument, filled once the kernel is compiled
   for (const AbiArgument& arg : abi.arguments) {
     if (arg.kind == AbiArgument::Kind::dynamic_shared) {
       put(*pack, static_cast<uint32_t>(std::min<uint64_t>(config.shared_bytes, UINT32_MAX)));
+      continue;
+    }
+    if (arg.kind == AbiArgument::Kind::print_buffer) {
+      print_slot = pack->bytes.size();
+      put(*pack, uint64_t{0});
       continue;
     }
     const LaunchArgument& a = args[arg.param];
@@ -186,6 +194,7 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
       case AbiArgument::Kind::stride:
         put(*pack, a.array->strides()[arg.dim] / static_cast<int64_t>(a.array->layout().itemsize()));
         break;
+      case AbiArgument::Kind::print_buffer:
       case AbiArgument::Kind::dynamic_shared: break;  // above
     }
   }
@@ -213,8 +222,34 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
                                   kernel.name(), compiled->static_shared_bytes + config.shared_bytes,
                                   compiled->static_shared_bytes, config.shared_bytes, limit, device->id(),
                                   device->target()));
-  stream.impl().launch(std::move(compiled), config.grid, config.block, static_cast<uint32_t>(config.shared_bytes),
-                       std::move(pack));
+  // Device output: a fresh print buffer for the launch, its header written before the kernel
+  // runs and the whole buffer copied back after it, delivered when the stream is synchronised
+  // (the synchronous default stream: now).
+  std::shared_ptr<const PrintTable> prints = compiled->prints;
+  if (!prints || prints->empty() || print_slot == SIZE_MAX) {
+    stream.impl().launch(std::move(compiled), config.grid, config.block, static_cast<uint32_t>(config.shared_bytes),
+                         std::move(pack));
+    return;
+  }
+  const Settings now = settings();
+  const bool any_print = std::any_of(prints->sites.begin(), prints->sites.end(),
+                                     [](const PrintSite& s) { return !s.is_assert; });
+  const auto capacity = static_cast<uint32_t>(any_print ? now.print_buffer_bytes / 8 * 8 : 0);
+  auto header = std::make_shared<std::vector<uint8_t>>(print_buffer_header(*prints, capacity));
+  auto buffer = std::make_shared<Allocation>();
+  buffer->bytes = header->size() + capacity;
+  buffer->pointer = device->allocate(buffer->bytes);
+  buffer->device = device;
+  std::memcpy(pack->bytes.data() + print_slot, &buffer->pointer, sizeof(void*));
+  pack->keep_alive.push_back(buffer);
+  StreamImpl& s = stream.impl();
+  s.copy(buffer->pointer, header->data(), header->size(), CopyKind::host_to_device, {buffer, header});
+  s.launch(std::move(compiled), config.grid, config.block, static_cast<uint32_t>(config.shared_bytes), std::move(pack));
+  auto host = std::make_shared<std::vector<uint8_t>>(buffer->bytes);
+  s.copy(host->data(), buffer->pointer, buffer->bytes, CopyKind::device_to_host, {buffer, host});
+  s.add_prints(StreamImpl::PrintJob{std::move(prints), std::move(host), kernel.name(), config.grid, config.block,
+                                    now.print_sorted});
+  if (s.is_default()) s.deliver_prints();
 }
 
 void prepare_launch(const Kernel& kernel, const LaunchConfig& config) {

@@ -490,6 +490,7 @@ template <class T>
 T other_than(T v) {
   if constexpr (std::is_enum_v<T>) return static_cast<T>(static_cast<std::underlying_type_t<T>>(v) == 1 ? 2 : 1);
   else if constexpr (std::is_floating_point_v<T>) return v == T(2.5) ? T(-1.25) : T(2.5);
+  else if constexpr (std::is_same_v<T, std::string>) return v == "x = {}" ? std::string("y") : std::string("x = {}");
   else return static_cast<T>(v == 1 ? 2 : 1);
 }
 }  // namespace

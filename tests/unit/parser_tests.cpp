@@ -73,6 +73,8 @@ Kernel every_op() {
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     barrier(0);
     wavebarrier();
+    print("i = {} \"quoted\"\ttab \\ {:.3e}\n", i, f(i));
+    device_assert(i >= 0, "i {} negative", i);
     If(n > 100, [&] { Return(); });
     counts(1) = wave::reduce_add(n) + lane_id() + wave_size();
   });

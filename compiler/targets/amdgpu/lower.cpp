@@ -299,6 +299,10 @@ class AmdgpuLowering : public KernelLowering {
     return x;
   }
 
+  void assert_trap() override {
+    builder_.CreateIntrinsic(llvm::Intrinsic::trap, llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+  }
+
   void barrier(const ir::Op&) override {
     auto workgroup = context_.getOrInsertSyncScopeID("workgroup");
     builder_.CreateFence(llvm::AtomicOrdering::Release, workgroup);

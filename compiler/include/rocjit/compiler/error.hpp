@@ -1,6 +1,8 @@
 // rocjit's exception hierarchy: every user mistake surfaces as one of these.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -26,6 +28,23 @@ class LaunchError : public Error {
  public:
   /// An error with `message` as its what().
   using Error::Error;
+};
+
+/// A dsl::device_assert failed in a kernel: raised by the host at the stream's next
+/// synchronisation (the default stream: when the launch returns). The device stays usable. The
+/// message names the kernel, the assert's file:line, the first failing work-item and the
+/// formatted message; the fields say the same.
+class DeviceAssertion : public LaunchError {
+ public:
+  /// An error with `message` as its what().
+  using LaunchError::LaunchError;
+  std::string kernel;                  ///< the kernel's name
+  std::string file;                    ///< the assert's source file
+  uint32_t line = 0;                   ///< and line
+  std::array<uint32_t, 3> group{};     ///< the first failing work-item's group
+  std::array<uint32_t, 3> item{};      ///< and local id
+  std::string text;                    ///< its formatted message
+  uint64_t failures = 0;               ///< failing work-items of the launch
 };
 
 /// An allocation or copy was refused.

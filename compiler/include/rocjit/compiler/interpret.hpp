@@ -22,6 +22,7 @@
 
 #include "rocjit/compiler/host.hpp"  // Dim3
 #include "rocjit/compiler/ir.hpp"
+#include "rocjit/settings.hpp"
 
 namespace rocjit {
 
@@ -101,6 +102,13 @@ struct InterpretOptions {
   /// Bytes of dynamic shared memory per work-group (the launch's shared_bytes). Reads of it are
   /// not checked for unwritten elements; it starts zeroed in each group.
   size_t dynamic_shared_bytes = 0;
+  /// The launch's print buffer (rocjit/compiler/device_print.hpp: print_buffer_header(), then
+  /// the record area) for kernels with print or assert ops; the caller delivers it
+  /// (deliver_prints). nullptr: interpret() makes one of Settings::print_buffer_bytes and
+  /// delivers it when the kernel has run, throwing the DeviceAssertion of a failed assert.
+  void* print_buffer = nullptr;
+  /// What device_assert does (Settings::asserts; trap acts as report here).
+  AssertMode asserts = AssertMode::report;
 };
 
 /// The definition of the wave operation `op` on one wavefront of `active` lanes (of `width`, a

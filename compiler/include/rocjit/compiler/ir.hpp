@@ -153,6 +153,8 @@ enum class SyncScope : uint8_t { none, wavefront, workgroup };
 inline constexpr int8_t by_member = -1;
 /// Operand count of an op that takes one operand per lane of its result (make_vector).
 inline constexpr int8_t by_lanes = -2;
+/// Operand count of an op that takes any number of operands (print, assert).
+inline constexpr int8_t variadic = -3;
 
 /// Static facts about one OpKind (op_info()).
 struct OpInfo {
@@ -161,7 +163,7 @@ struct OpInfo {
   std::string_view name;     ///< op_kind_name; the .rjir spelling of ops without a family
   /// The family whose member (`Op::sub`) selects the operation, if any.
   OpFamily family;
-  int8_t operands;           ///< value operands besides indices, or by_member, or by_lanes
+  int8_t operands;           ///< value operands besides indices, or by_member, by_lanes, variadic
   /// What `Op::ref` names: a memory, a slot or nothing.
   OpReference reference;
   /// Whether and how the op produces a value.
@@ -353,6 +355,15 @@ struct WaveAttrs {
   bool operator==(const WaveAttrs&) const = default;
 };
 /// for, while: the unroll request (0: LLVM decides; 1: none; N: unroll N times).
+/// print and assert: the fmt-style format of the output (assert: of the failure message), one
+/// replacement field per value operand (assert: after the condition).
+struct PrintAttrs {
+  static constexpr std::string_view name = "PrintAttrs";
+  std::string format;
+  ROCJIT_ATTR_FIELDS(format)
+  bool operator==(const PrintAttrs&) const = default;
+};
+
 struct LoopAttrs {
   static constexpr std::string_view name = "LoopAttrs";
   int64_t unroll = 0;
@@ -364,7 +375,7 @@ struct LoopAttrs {
 /// static_assert in ir.cpp checks).
 using OpAttrs = std::variant<NoAttrs, ConstantAttrs, BinaryAttrs, UnaryAttrs, CompareAttrs, MathAttrs,
                              WorkItemAttrs, ShapeAttrs, AccessAttrs, AtomicAttrs, SlotAttrs, BarrierAttrs,
-                             FenceAttrs, ExtractAttrs, WaveAttrs, LoopAttrs>;
+                             FenceAttrs, ExtractAttrs, WaveAttrs, PrintAttrs, LoopAttrs>;
 
 
 /// The attributes a new op of kind `k` starts with (its struct, default-constructed).
@@ -448,6 +459,8 @@ struct Op {
   /// The memory order and scope of an atomic or fence.
   MemoryOrder order() const;
   MemoryScope scope() const;
+  /// The format of a print or assert.
+  const std::string& format() const { return get<PrintAttrs>().format; }
   /// A for or while loop's unroll request.
   int64_t unroll() const { return get<LoopAttrs>().unroll; }
   /// A constant's value (integer types and i1; float types).

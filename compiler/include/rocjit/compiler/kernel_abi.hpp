@@ -20,6 +20,7 @@ struct AbiArgument {
     pointer,  ///< an array parameter's base address
     extent,   ///< one extent of an array (i32)
     stride,   ///< one element stride of a strided array (i64)
+    print_buffer,    ///< the print buffer (rocjit/compiler/device_print.hpp) of a kernel that prints or asserts
     dynamic_shared,  ///< bytes of dynamic shared memory of the launch (u32); the last argument
   };
   Kind kind = Kind::scalar;     ///< what it carries
@@ -28,14 +29,14 @@ struct AbiArgument {
   uint32_t size = 0;            ///< bytes in the argument segment
   uint32_t alignment = 0;       ///< bytes; the offset is a multiple of it
   uint32_t offset = 0;          ///< bytes from the start of the explicit arguments
-  uint32_t param = 0;           ///< index of the kernel parameter it belongs to (dynamic_shared: params.size())
+  uint32_t param = 0;           ///< index of the kernel parameter it belongs to (print_buffer, dynamic_shared: params.size())
   uint32_t dim = 0;             ///< extent and stride: the dimension
 };
 
 /// A kernel's explicit arguments in order: per array parameter its pointer, one i32 extent per
 /// dimension, then (strided layout only) one i64 element stride per dimension; per scalar
-/// parameter its value; last, when the kernel uses shared::dynamic, the launch's dynamic shared
-/// bytes. Each argument is naturally aligned, as in the AMDGPU kernarg segment.
+/// parameter its value; then, when the kernel has print or assert ops, the print buffer's
+/// address; last, when the kernel uses shared::dynamic, the launch's dynamic shared bytes. Each argument is naturally aligned, as in the AMDGPU kernarg segment.
 struct KernelAbi {
   std::vector<AbiArgument> arguments;  ///< in order
   uint32_t size = 0;                   ///< bytes of explicit arguments (end of the last one)

@@ -101,7 +101,7 @@
 //   spelling:   the op's name in .rjir; a family's members are spelled <prefix><member>
 //   family:     the sub-enum held in Op::sub (OpFamily)
 //   operands:   value operands besides indices; by_member: the family member's count; by_lanes:
-//               the result type's lane count
+//               the result type's lane count; variadic: any number (print, assert)
 //   reference:  what Op::ref names (OpReference); `indexed` ops take one index per array dimension
 //               before their value operands
 //   result:     OpResult
@@ -118,10 +118,15 @@
 // uniform; every back end checks the promise under ROCJIT_BOUNDS_CHECK).
 // Atomics carry an order and a scope too (default relaxed, device); atomic.load and atomic.store
 // are the plain accesses with those guarantees.
+// print and assert (device output, dsl::print / dsl::device_assert) format their operands with
+// PrintAttrs::format, fmt-style; assert's first operand is the i1 condition, the rest the
+// message's values. The records go to the kernel's print buffer, an explicit argument every
+// target passes (AbiArgument::Kind::print_buffer; layout in rocjit/compiler/device_print.hpp).
 // Vectors (types with 2 to 4 lanes, Type::lanes): `vector` builds one from its lanes, `extract`
 // reads lane Op::dim, and load/store move one whole vector: on a one-dimensional array of the
 // lanes' type, index i names elements N*i ... N*i+N-1, read or written as one access. No other op
-// takes or makes a vector (the DSL's Vec<T, N> computes lane by lane; LLVM packs the lanes again).
+// takes or makes a vector, but print and assert, which print them (the DSL's Vec<T, N> computes
+// lane by lane; LLVM packs the lanes again).
 // clang-format off
 #define ROCJIT_OPS(X)                                                                                              \
   X(constant,    "const",       none,     0,         none,    value,     none,          false, none,      0, ConstantAttrs)  \
@@ -145,6 +150,8 @@
   X(uniform,     "uniform",     none,     1,         none,    value,     none,          false, none,      0, NoAttrs)        \
   X(make_vector, "vector",      none,     by_lanes,  none,    value,     none,          false, none,      0, NoAttrs)        \
   X(extract,     "extract",     none,     1,         none,    value,     none,          false, none,      0, ExtractAttrs)   \
+  X(print,       "print",       none,     variadic,  none,    none,      writes_memory, false, none,      0, PrintAttrs)     \
+  X(assert_,     "assert",      none,     variadic,  none,    none,      writes_memory, false, none,      0, PrintAttrs)     \
   X(wave,        "wave",        wave,     by_member, none,    value,     synchronizes,  true,  wavefront, 0, WaveAttrs)      \
   X(if_,         "if",          none,     1,         none,    none,      control_flow,  false, none,      2, NoAttrs)        \
   X(for_,        "for",         none,     3,         none,    induction, control_flow,  false, none,      1, LoopAttrs)      \

@@ -1,0 +1,246 @@
+// Debugging kernels (issue 36): dsl::print and dsl::device_assert on the device under test (cpu,
+// interp, sim:<processor> through the runtime's HIP device path, hip:N).
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "e2e.hpp"
+
+using namespace rocjit;
+using Catch::Matchers::Contains;
+using rocjit::testing::test_device;
+
+namespace {
+
+// Collects device print output and warnings while it lives; restores the default handlers.
+struct Captured {
+  std::mutex lock;
+  std::vector<std::string> lines;
+  std::vector<std::string> warnings;
+  Captured() {
+    set_print_handler([this](std::string_view text) {
+      std::lock_guard<std::mutex> g(lock);
+      lines.emplace_back(text);
+    });
+    set_log_handler([this](LogLevel level, std::string_view message) {
+      std::lock_guard<std::mutex> g(lock);
+      if (level <= LogLevel::warning) warnings.emplace_back(message);
+    });
+  }
+  ~Captured() {
+    set_print_handler(nullptr);
+    set_log_handler(nullptr);
+  }
+  std::vector<std::string> take() {
+    std::lock_guard<std::mutex> g(lock);
+    return std::exchange(lines, {});
+  }
+};
+
+// Settings changed for one test, restored after it.
+struct ScopedSettings {
+  Settings saved = settings();
+  explicit ScopedSettings(const std::function<void(Settings&)>& change) { update_settings(change); }
+  ~ScopedSettings() { set_settings(saved); }
+};
+
+}  // namespace
+
+TEST_CASE("print formats every value type with fmt specs, prefixed with the work-item") {
+  using namespace rocjit::dsl;
+  Captured out;
+  Kernel k = kernel("print_types", [](Array<float> x) {
+    Int i = global_id(0);
+    If(i < x.shape(0), [&] {
+      Float v = x(i);
+      Value h = cast<half>(v), b = cast<bfloat16>(v);
+      Value small = cast<int8_t>(i - 3), big = cast<uint64_t>(i) * uint64_t(1) << 40;
+      print("i={} v={:.3f} h={} b={} s={} u={:#x} ok={} lit={} vec={:.1f}\n", i, v, h, b, small, big, i > 1, 7,
+            Vec<float, 2>(v, v * 2.0f));
+    });
+  });
+  std::vector<float> host = {0.5f, 1.25f, -2.0f, 3.0f};
+  auto d = to_device(host);
+  k[{{2}, {2}}](d);
+  test_device().synchronize();
+  std::vector<std::string> lines = out.take();
+  std::sort(lines.begin(), lines.end());
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0] == "[group 0 item 0] i=0 v=0.500 h=0.5 b=0.5 s=-3 u=0x0 ok=false lit=7 vec=(0.5, 1.0)\n");
+  CHECK(lines[1] == "[group 0 item 1] i=1 v=1.250 h=1.25 b=1.25 s=-2 u=0x10000000000 ok=false lit=7 vec=(1.2, 2.5)\n");
+  CHECK(lines[2] == "[group 1 item 0] i=2 v=-2.000 h=-2 b=-2 s=-1 u=0x20000000000 ok=true lit=7 vec=(-2.0, -4.0)\n");
+  CHECK(lines[3] == "[group 1 item 1] i=3 v=3.000 h=3 b=3 s=0 u=0x30000000000 ok=true lit=7 vec=(3.0, 6.0)\n");
+}
+
+TEST_CASE("print from many work-items of 2-D launches, sorted by (group, work-item) when asked") {
+  using namespace rocjit::dsl;
+  Captured out;
+  ScopedSettings sorted([](Settings& s) { s.print_sorted = true; });
+  Kernel k = kernel("print_many", [](Array<int32_t> dummy) {
+    Int x = local_id(0), y = local_id(1);
+    If((x + y) % 3 == 0, [&] { print("{} {}", group_id(0) * 100 + group_id(1), x * 10 + y); });
+  });
+  auto d = device_array<int32_t>({1});
+  k[{{3, 2}, {16, 4}}](d);
+  test_device().synchronize();
+  const std::vector<std::string> lines = out.take();
+  std::vector<std::string> expected;
+  for (int gy = 0; gy < 2; ++gy)
+    for (int gx = 0; gx < 3; ++gx)
+      for (int y = 0; y < 4; ++y)
+        for (int x = 0; x < 16; ++x)
+          if ((x + y) % 3 == 0)
+            expected.push_back(fmt::format("[group ({},{},0) item ({},{},0)] {} {}\n", gx, gy, x, y, gx * 100 + gy,
+                                           x * 10 + y));
+  CHECK(lines == expected);  // sorted, and the missing newline added
+}
+
+TEST_CASE("print records beyond the buffer are dropped and counted in a warning") {
+  using namespace rocjit::dsl;
+  Captured out;
+  ScopedSettings small([](Settings& s) { s.print_buffer_bytes = 1024; });  // 25 records of 40 bytes
+  Kernel k = kernel("print_overflow", [](Array<int32_t> dummy) { print("{}\n", global_id(0)); });
+  auto d = device_array<int32_t>({1});
+  k[{{4}, {64}}](d);
+  test_device().synchronize();
+  const std::vector<std::string> lines = out.take();
+  CHECK(lines.size() == 25);
+  std::set<std::string> distinct(lines.begin(), lines.end());
+  CHECK(distinct.size() == lines.size());
+  std::lock_guard<std::mutex> g(out.lock);
+  REQUIRE(out.warnings.size() == 1);
+  CHECK_THAT(out.warnings[0], Contains("kernel 'print_overflow': 231 device print records did not fit in the "
+                                       "1024-byte print buffer"));
+}
+
+TEST_CASE("print on a stream is delivered when the stream is synchronised") {
+  using namespace rocjit::dsl;
+  Captured out;
+  Kernel k = kernel("print_stream", [](Array<int32_t> dummy, Int value) {
+    If(global_id(0) == 0, [&] { print("value {}", value); });
+  });
+  Stream s = stream();
+  auto d = device_array<int32_t>({1});
+  k[{{1}, {64}, s}](d, 1);
+  k[{{1}, {64}, s}](d, 2);
+  s.synchronize();
+  CHECK(out.take() == std::vector<std::string>{"[group 0 item 0] value 1\n", "[group 0 item 0] value 2\n"});
+  k[{{1}, {64}}](d, 3);  // the default stream is synchronous: delivered when the launch returns
+  CHECK(out.take() == std::vector<std::string>{"[group 0 item 0] value 3\n"});
+}
+
+TEST_CASE("a failing device_assert raises DeviceAssertion at synchronisation; the device stays usable") {
+  using namespace rocjit::dsl;
+  Captured out;
+  const int line = __LINE__ + 4;
+  Kernel k = kernel("assert_positive", [](Array<float> x, Array<float> y) {
+    Int i = global_id(0);
+    If(i < x.shape(0), [&] {
+      device_assert(x(i) > 0.0f, "x[{}] = {} is not positive", i, x(i));
+      y(i) = x(i) * 2.0f;
+    });
+  });
+  std::vector<float> host(300, 1.0f);
+  host[77] = -1.5f;
+  host[201] = -3.0f;
+  auto d = to_device(host);
+  auto y = device_array<float>({300});
+  Stream s = stream();
+  k[{{3}, {128}, s}](d, y);  // records, carries on: every y is written
+  try {
+    s.synchronize();
+    FAIL("no DeviceAssertion");
+  } catch (const DeviceAssertion& e) {
+    CHECK(e.kernel == "assert_positive");
+    CHECK(e.line == static_cast<uint32_t>(line));
+    CHECK(e.file.find("debug_tests.cpp") != std::string::npos);
+    CHECK(e.failures == 2);
+    const bool first77 = e.group[0] == 0 && e.item[0] == 77;
+    const bool first201 = e.group[0] == 1 && e.item[0] == 201 - 128;
+    CHECK((first77 || first201));
+    CHECK(e.text == (first77 ? "x[77] = -1.5 is not positive" : "x[201] = -3 is not positive"));
+    CHECK_THAT(e.what(), Contains("kernel 'assert_positive': device assertion failed at") &&
+                             Contains("debug_tests.cpp:" + std::to_string(line)) &&
+                             Contains("(2 work-items failed; this is the first recorded)"));
+  }
+  s.synchronize();  // reported once
+  std::vector<float> yh = y.copy_to_host().to_vector();
+  CHECK(yh[77] == -3.0f);
+  CHECK(yh[299] == 2.0f);
+  // The same device runs the next launch, on the default stream too, where the launch reports it.
+  host[77] = 1.0f;
+  host[201] = 1.0f;
+  d = to_device(host);
+  k[{{3}, {128}}](d, y);
+  host[5] = -1.0f;
+  d = to_device(host);
+  CHECK_THROWS_AS((k[{{3}, {128}}](d, y)), DeviceAssertion);
+}
+
+TEST_CASE("ROCJIT_ASSERT=off compiles device_assert out") {
+  using namespace rocjit::dsl;
+  ScopedSettings off([](Settings& s) { s.asserts = AssertMode::off; });
+  Kernel k = kernel("assert_off", [](Array<int32_t> y) {
+    Int i = global_id(0);
+    device_assert(i < 0, "never true");
+    y(i) = i;
+  });
+  auto y = device_array<int32_t>({64});
+  k[{{1}, {64}}](y);
+  test_device().synchronize();
+  CHECK(y.copy_to_host().to_vector()[63] == 63);
+}
+
+TEST_CASE("print and device_assert formats are checked when the kernel is traced") {
+  using namespace rocjit::dsl;
+  const int line = __LINE__ + 1;
+  CHECK_THROWS_WITH(kernel("bad_spec", [](Array<float> x) { print("{:d}\n", x(0)); }),
+                    Contains("kernel 'bad_spec': print(\"{:d}\n\", ...): the format does not fit its values' types "
+                             "(f32)") &&
+                        Contains("debug_tests.cpp:" + std::to_string(line)));
+  CHECK_THROWS_WITH(kernel("bad_count", [](Array<float> x) { print("{} {}", x(0)); }),
+                    Contains("the format has 2 replacement fields but 1 value was given"));
+  CHECK_THROWS_WITH(kernel("bad_brace", [](Array<float> x) { print("{", x(0)); }), Contains("is not closed"));
+  CHECK_THROWS_WITH(kernel("bad_named", [](Array<float> x) { print("{x}", x(0)); }), Contains("names an argument"));
+  CHECK_THROWS_WITH(kernel("bad_condition", [](Array<float> x) { device_assert(x(0), "m"); }),
+                    Contains("device_assert's condition is f32"));
+}
+
+TEST_CASE("print after barriers, in loops and next to wave operations prints what each work-item holds") {
+  using namespace rocjit::dsl;
+  Captured out;
+  ScopedSettings sorted([](Settings& s) { s.print_sorted = true; });
+  Kernel k = kernel("print_barrier", [](Array<int32_t> x) {
+    auto tile = shared::array<int32_t>({64});
+    Int t = local_id(0);
+    Int before = t * 3;  // kept across the barrier
+    tile(t) = x(global_id(0));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Int sum = wave::reduce_add(tile(t));
+    For(0, 2, [&](Int j) {
+      If(t % 16 == 0, [&] { print("j={} before={} neighbour={} wave sum={}", j, before, tile(63 - t), sum); });
+    });
+  });
+  std::vector<int32_t> host(128);
+  for (int i = 0; i < 128; ++i) host[i] = i;
+  auto d = to_device(host);
+  k[{{2}, {64}}](d);
+  test_device().synchronize();
+  const std::vector<std::string> lines = out.take();
+  const int wave = rocjit::testing::device_wave_size();
+  std::vector<std::string> expected;
+  for (int g = 0; g < 2; ++g)
+    for (int t = 0; t < 64; t += 16) {
+      int first = g * 64 + t / wave * wave, sum = 0;
+      for (int l = 0; l < wave; ++l) sum += first + l;
+      for (int j = 0; j < 2; ++j)
+        expected.push_back(fmt::format("[group {} item {}] j={} before={} neighbour={} wave sum={}\n", g, t, j, t * 3,
+                                       g * 64 + 63 - t, sum));
+    }
+  CHECK(lines == expected);
+}
