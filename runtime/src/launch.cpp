@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
@@ -244,8 +245,33 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
   pack->keep_alive.push_back(buffer);
   StreamImpl& s = stream.impl();
   s.copy(buffer->pointer, header->data(), header->size(), CopyKind::host_to_device, {buffer, header});
-  s.launch(std::move(compiled), config.grid, config.block, static_cast<uint32_t>(config.shared_bytes), std::move(pack));
   auto host = std::make_shared<std::vector<uint8_t>>(buffer->bytes);
+  try {
+    s.launch(std::move(compiled), config.grid, config.block, static_cast<uint32_t>(config.shared_bytes),
+             std::move(pack));
+  } catch (const LaunchError& failed) {
+    // A kernel that failed on the synchronous default stream: if it trapped after a failed
+    // assert (ROCJIT_ASSERT=trap), the assert is the error to report. Where the device cannot
+    // even copy the buffer back (a real GPU's queue is gone), the launch's own error stands.
+    if (!s.is_default()) throw;
+    std::optional<DeviceAssertion> assertion;
+    try {
+      s.copy(host->data(), buffer->pointer, buffer->bytes, CopyKind::device_to_host, {buffer, host});
+      assertion = deliver_prints(*prints, *host, kernel.name(), config.grid, config.block, now.print_sorted).assertion;
+    } catch (const std::exception&) {
+    }
+    if (!assertion) throw;
+    DeviceAssertion e(fmt::format("{}; the kernel trapped there (ROCJIT_ASSERT=trap): {}", assertion->what(),
+                                  failed.what()));
+    e.kernel = assertion->kernel;
+    e.file = assertion->file;
+    e.line = assertion->line;
+    e.group = assertion->group;
+    e.item = assertion->item;
+    e.text = assertion->text;
+    e.failures = assertion->failures;
+    throw e;
+  }
   s.copy(host->data(), buffer->pointer, buffer->bytes, CopyKind::device_to_host, {buffer, host});
   s.add_prints(StreamImpl::PrintJob{std::move(prints), std::move(host), kernel.name(), config.grid, config.block,
                                     now.print_sorted});

@@ -244,3 +244,30 @@ TEST_CASE("print after barriers, in loops and next to wave operations prints wha
     }
   CHECK(lines == expected);
 }
+
+TEST_CASE("ROCJIT_ASSERT=trap: AMDGPU code traps after recording; the assert is what the launch reports") {
+  using namespace rocjit::dsl;
+  ScopedSettings trap([](Settings& s) { s.asserts = AssertMode::trap; });
+  const int line = __LINE__ + 3;
+  Kernel k = kernel("assert_trap", [](Array<int32_t> y) {
+    Int i = global_id(0);
+    device_assert(i != 70, "i is {}", i);
+    y(i) = i;
+  });
+  auto y = device_array<int32_t>({128});
+  try {
+    k[{{2}, {64}}](y);
+    FAIL("no DeviceAssertion");
+  } catch (const DeviceAssertion& e) {
+    CHECK(e.line == static_cast<uint32_t>(line));
+    CHECK(e.text == "i is 70");
+    CHECK(e.failures == 1);
+    // The CPU and the interpreter record and carry on (trap acts as report there); AMDGPU code traps.
+    const bool host = test_device().processor() == "host";
+    CHECK((std::string(e.what()).find("the kernel trapped there") != std::string::npos) == !host);
+  }
+  // The device runs the next launch.
+  Kernel fine = kernel("after_trap", [](Array<int32_t> y) { y(global_id(0)) = 5; });
+  fine[{{2}, {64}}](y);
+  CHECK(y.copy_to_host().to_vector()[127] == 5);
+}
