@@ -100,43 +100,46 @@ const std::string& amdgpu_math_library() {
 
 namespace {
 
-// Verification and the cache's IR fingerprint of kernels whose IR cannot change (held through
-// shared_ptr<const>): computed on the first compile, reused by the next ones.
+// Verification and the cache's IR fingerprints of kernels whose IR cannot change (held through
+// shared_ptr<const>): computed on the first compile that needs each, reused by the next ones.
 struct FrozenKernelFacts {
   std::weak_ptr<const ir::Kernel> owner;  // expired: the address may now hold another kernel
-  std::string fingerprint;
+  std::string plain;    // the IR without source locations; empty until a compile needs it
+  std::string located;  // with them (code that names source lines); empty until needed
 };
 
 std::mutex frozen_lock;
 std::unordered_map<const ir::Kernel*, FrozenKernelFacts> frozen;
 
+// The IR's fingerprint: its printed text, hashed. Code that names source lines (line tables, the
+// host's bounds-check reports) is keyed with the locations, which the plain text leaves out.
+std::string fingerprint_of(const ir::Kernel& kernel, bool located) {
+  time_trace::Phase phase("fingerprint");
+  return located ? cache::hash_key(ir::print(kernel)) : cache::ir_fingerprint(kernel);
+}
+
 // Verifies and fingerprints `kernel`, or finds that it was done for this very object.
-std::string verified_fingerprint(const ir::Kernel& kernel, const std::shared_ptr<const ir::Kernel>* shared) {
+std::string verified_fingerprint(const ir::Kernel& kernel, const std::shared_ptr<const ir::Kernel>* shared,
+                                 bool located) {
   if (shared) {
     std::lock_guard<std::mutex> guard(frozen_lock);
     auto it = frozen.find(shared->get());
-    if (it != frozen.end() && it->second.owner.lock() == *shared) return it->second.fingerprint;
+    if (it != frozen.end() && it->second.owner.lock() == *shared) {
+      const std::string& known = located ? it->second.located : it->second.plain;
+      if (!known.empty()) return known;
+    }
   }
   passes::check(kernel);
-  std::string fingerprint;
-  {
-    time_trace::Phase phase("fingerprint");
-    fingerprint = cache::ir_fingerprint(kernel);
-  }
+  std::string fingerprint = fingerprint_of(kernel, located);
   if (shared) {
     std::lock_guard<std::mutex> guard(frozen_lock);
     if (frozen.size() >= 4096)  // forget kernels that no longer exist
       std::erase_if(frozen, [](const auto& entry) { return entry.second.owner.expired(); });
-    frozen[shared->get()] = FrozenKernelFacts{*shared, fingerprint};
+    FrozenKernelFacts& kept = frozen[shared->get()];
+    if (kept.owner.lock() != *shared) kept = FrozenKernelFacts{*shared, {}, {}};
+    (located ? kept.located : kept.plain) = fingerprint;
   }
   return fingerprint;
-}
-
-// The source locations of a kernel, for the keys of compiles whose code names them (the host's
-// bounds-check reports): the IR fingerprint leaves them out.
-std::string located_fingerprint(const ir::Kernel& kernel) {
-  time_trace::Phase phase("fingerprint");
-  return cache::hash_key(ir::print(kernel));
 }
 
 // One compile, with the settings in force when it starts: every part of it (the cache, dumping,
@@ -165,9 +168,12 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
                          settings.llvm_args.empty() && settings.disabled_workarounds.empty();
   std::string key;
   if (cacheable) {
-    std::string fingerprint = verified_fingerprint(kernel, shared);  // verifies (once for immutable kernels)
-    // Bounds-checked code names source lines in its reports: the key includes them.
-    if (options.bounds_check) fingerprint += "|" + located_fingerprint(kernel);
+    // Verifies (once for immutable kernels). Code that names source lines (line tables, the
+    // host's bounds-check reports) is keyed by them too.
+    const bool located = options.bounds_check || settings.line_tables;
+    std::string fingerprint = verified_fingerprint(kernel, shared, located);
+    if (located) fingerprint += "|located";
+    if (settings.line_tables) fingerprint += "|lines";
     // What device_assert compiles to (targets/lowering.cpp, device_output).
     if (settings.asserts != AssertMode::report)
       fingerprint += settings.asserts == AssertMode::off ? "|asserts off" : "|asserts trap";

@@ -166,6 +166,7 @@ Settings read_settings(const Lookup& lookup, std::vector<std::string>& warnings)
     }
   }
 
+  if (const char* v = r.text("ROCJIT_LINE_TABLES")) s.line_tables = std::string_view(v) != "0";
   if (const char* v = r.text("ROCJIT_ASSERT")) {
     const std::string_view mode(v);
     if (mode == "report" || mode == "1") s.asserts = AssertMode::report;
@@ -272,6 +273,7 @@ std::vector<std::pair<const char*, std::string>> spelled(const Settings& s) {
           {"ROCJIT_LLVM_ARGS", s.llvm_args},
           {"ROCJIT_MALLOC_TUNING", flag(s.tune_malloc)},
           {"ROCJIT_DISABLE_WORKAROUNDS", disabled},
+          {"ROCJIT_LINE_TABLES", flag(s.line_tables)},
           {"ROCJIT_ASSERT", s.asserts == AssertMode::report ? "report" : s.asserts == AssertMode::trap ? "trap" : "off"},
           {"ROCJIT_PRINT_BUFFER", std::to_string(s.print_buffer_bytes)},
           {"ROCJIT_PRINT_SORT", flag(s.print_sorted)},

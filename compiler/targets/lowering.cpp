@@ -70,6 +70,48 @@ void KernelLowering::lower_body(const std::vector<llvm::Value*>& args) {
   region(kernel_.body);
 }
 
+namespace {
+// A DIFile for `path` (directory and name split as compilers record them).
+llvm::DIFile* di_file(llvm::DIBuilder& di, const std::string& path) {
+  const std::string_view p = path.empty() ? std::string_view("<unknown>") : std::string_view(path);
+  const size_t slash = p.rfind('/');
+  if (slash == std::string_view::npos) return di.createFile(p, ".");
+  return di.createFile(p.substr(slash + 1), slash == 0 ? "/" : p.substr(0, slash));
+}
+}  // namespace
+
+void KernelLowering::begin_line_table(llvm::Function* f) {
+  if (!settings_.line_tables) return;
+  di_ = std::make_unique<llvm::DIBuilder>(module_);
+  llvm::DIFile* file = di_file(*di_, kernel_.loc.file);
+  di_->createCompileUnit(llvm::dwarf::DW_LANG_C_plus_plus_14, file, "rocjit", /*isOptimized=*/true, "", 0, "",
+                         llvm::DICompileUnit::LineTablesOnly);
+  di_subprogram_ = di_->createFunction(file, kernel_.name, f->getName(), file, kernel_.loc.line,
+                                       di_->createSubroutineType(di_->getOrCreateTypeArray({})), kernel_.loc.line,
+                                       llvm::DINode::FlagZero,
+                                       llvm::DISubprogram::SPFlagDefinition | llvm::DISubprogram::SPFlagOptimized);
+  f->setSubprogram(di_subprogram_);
+  if (!module_.getModuleFlag("Debug Info Version"))
+    module_.addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
+  if (!module_.getModuleFlag("Dwarf Version")) module_.addModuleFlag(llvm::Module::Max, "Dwarf Version", 5);
+  builder_.SetCurrentDebugLocation(debug_location(kernel_.loc));
+}
+
+void KernelLowering::end_line_table() {
+  if (di_) di_->finalize();
+}
+
+llvm::DILocation* KernelLowering::debug_location(const ir::SourceLoc& loc) {
+  if (!di_subprogram_) return nullptr;
+  llvm::DIScope* scope = di_subprogram_;
+  if (loc.file != kernel_.loc.file) {
+    llvm::DILexicalBlockFile*& block = di_files_[loc.file];
+    if (!block) block = di_->createLexicalBlockFile(di_subprogram_, di_file(*di_, loc.file));
+    scope = block;
+  }
+  return llvm::DILocation::get(context_, loc.line, loc.column, scope);
+}
+
 void KernelLowering::create_slots() {
   for (const ir::Slot& s : kernel_.slots)
     slots_.push_back(entry_alloca(llvm_type(s.type), nullptr, s.name, private_address_space_));
@@ -679,6 +721,7 @@ void KernelLowering::fence(const ir::Op& op) {
 }
 
 void KernelLowering::operation(const ir::Op& op) {
+  if (di_subprogram_) builder_.SetCurrentDebugLocation(debug_location(op.loc));
   llvm::Value* result = nullptr;
   switch (op.kind) {
     case OpKind::constant:

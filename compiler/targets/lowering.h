@@ -2,11 +2,14 @@
 // memory placement and math through the hooks below.
 #pragma once
 
+#include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -112,6 +115,14 @@ class KernelLowering {
   virtual void operation(const ir::Op& op);
   // Creates the slot allocas (lower_body does this; targets that lower differently call it).
   void create_slots();
+  // Line tables (Settings::line_tables): a compile unit and a subprogram for the kernel function
+  // `f`; each op's instructions then carry its file:line (operation() sets the location), so
+  // the code object's .debug_line maps machine code to the user's source. end_line_table()
+  // finalises the debug info once the function is complete. Both do nothing when it is off.
+  void begin_line_table(llvm::Function* f);
+  void end_line_table();
+  // The debug location of `loc` in the kernel's subprogram (nullptr without line tables).
+  llvm::DILocation* debug_location(const ir::SourceLoc& loc);
 
   // 16-bit floats (README, "Types and promotion"). f16 and bf16 values are LLVM half and bfloat;
   // whatever LLVM computes in them must be correctly rounded on every target, so bf16 arithmetic
@@ -174,6 +185,9 @@ class KernelLowering {
 
  private:
 
+  std::unique_ptr<llvm::DIBuilder> di_;
+  llvm::DISubprogram* di_subprogram_ = nullptr;
+  std::map<std::string, llvm::DILexicalBlockFile*> di_files_;  // an op's file, inside the subprogram
   std::vector<llvm::AllocaInst*> slots_;
   std::unordered_map<ir::MemoryId, ArrayArgs> arrays_;
   std::unordered_map<ir::MemoryId, llvm::Value*> memory_bases_;

@@ -122,6 +122,11 @@ struct Settings {
   /// disabled bypass the kernel cache. Read at each compile.
   std::set<Workaround> disabled_workarounds;
 
+  /// ROCJIT_LINE_TABLES (`1`, default; `0`): AMDGPU code objects and host JIT code carry DWARF
+  /// line tables built from the ops' source locations (llvm-objdump --line-numbers, rocgdb, and
+  /// the simulator's reports name the user's file:line). Kernels compiled with them are cached by
+  /// their source locations too. Read at each compile.
+  bool line_tables = true;
   /// ROCJIT_ASSERT (`report`, default; `trap`; `off`): what dsl::device_assert compiles to. Part
   /// of the kernel cache key. Read at each compile.
   AssertMode asserts = AssertMode::report;

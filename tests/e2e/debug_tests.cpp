@@ -271,3 +271,20 @@ TEST_CASE("ROCJIT_ASSERT=trap: AMDGPU code traps after recording; the assert is 
   fine[{{2}, {64}}](y);
   CHECK(y.copy_to_host().to_vector()[127] == 5);
 }
+
+TEST_CASE("a memory fault on the simulator names the user's file:line (the code object's line table)") {
+  using namespace rocjit::dsl;
+  if (!test_device().is_simulator()) return;  // the CPU device has no fault reports without bounds checking
+  const int line = __LINE__ + 3;
+  Kernel k = kernel("fault_line", [](Array<float> x) {
+    Int i = global_id(0);
+    x(i + (1 << 28)) = 1.0f;  // 1 GiB past the array: a memory fault
+  });
+  auto x = device_array<float>({64});
+  CHECK_THROWS_WITH((k[{{1}, {64}}](x)),
+                    Contains("memory fault") && Contains("debug_tests.cpp:" + std::to_string(line)));
+  // Without line tables the report has the PC only.
+  ScopedSettings no_lines([](Settings& s) { s.line_tables = false; });
+  Kernel plain = kernel("fault_no_line", [](Array<float> x) { x(global_id(0) + (1 << 28)) = 1.0f; });
+  CHECK_THROWS_WITH((plain[{{1}, {64}}](x)), Contains("memory fault") && !Contains("debug_tests.cpp:"));
+}

@@ -33,3 +33,7 @@ for sample in ("sample-saxpy", "sample-matmul"):  # dump-hooks.test runs program
 config.environment["ROCJIT_CACHE"] = "0"
 config.environment["PATH"] = os.pathsep.join([bin_dir, llvm_bin_dir, os.environ.get("PATH", "")])
 config.substitutions.append(("%rocjit-dump", dump))
+
+# The checks read LLVM IR and assembly without debug-info noise (!dbg, .loc): line tables are off
+# except in line-tables.rjir, which turns them on.
+config.environment["ROCJIT_LINE_TABLES"] = "0"

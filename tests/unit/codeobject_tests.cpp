@@ -105,6 +105,12 @@ TEST_CASE("code object version 5 is the default and version 4 is selectable") {
 }
 
 TEST_CASE("LLVM IR shows the AMDGPU kernel ABI, LDS globals and the barrier sequence") {
+  // The IR text is read without debug info (!dbg): line tables off for this test.
+  struct LineTablesOff {
+    Settings saved = settings();
+    LineTablesOff() { update_settings([](Settings& s) { s.line_tables = false; }); }
+    ~LineTablesOff() { set_settings(saved); }
+  } line_tables_off;
   CompileOptions options;
   options.emit_llvm_ir = true;
   options.emit_llvm_ir_optimized = true;

@@ -118,6 +118,12 @@ TEST_CASE("a kernel without barriers needs no per-work-item storage and vectoris
 // iterations instead. A y loop is vectorised only where x has one work-item (then it is
 // unit-stride), a z loop only where x and y have one.
 TEST_CASE("work-item loops over y and z are vectorised only where the dimensions below hold one work-item") {
+  // The IR text is read without debug info (!dbg): line tables off for this test.
+  struct LineTablesOff {
+    Settings saved = settings();
+    LineTablesOff() { update_settings([](Settings& s) { s.line_tables = false; }); }
+    ~LineTablesOff() { set_settings(saved); }
+  } line_tables_off;
   auto ir_for = [](std::optional<Dim3> block) {
     HostCompileOptions o;
     o.block = block;

@@ -44,8 +44,10 @@ class AmdgpuLowering : public KernelLowering {
     module->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version", code_object_version * 100);
     auto* entry = llvm::BasicBlock::Create(context_, "entry", f);
     builder_.SetInsertPoint(entry);
+    begin_line_table(f);
     lower_body(args);
     builder_.CreateRetVoid();
+    end_line_table();
     out.argument_names = std::move(names);
     out.needs_device_libs = !device_lib_users_.empty();
     out.device_lib_users = device_lib_users_;

@@ -94,6 +94,7 @@ class HostLowering : public KernelLowering {
     llvm::Argument* context = f->getArg(1);
     auto* entry = llvm::BasicBlock::Create(context_, "entry", f);
     builder_.SetInsertPoint(entry);
+    begin_line_table(f);
 
     auto field = [&](llvm::Type* t, unsigned offset, const char* n) -> llvm::Value* {
       auto* load = builder_.CreateLoad(t, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), context, offset), n);
@@ -155,6 +156,7 @@ class HostLowering : public KernelLowering {
     builder_.CreateBr(header);
     builder_.SetInsertPoint(exit);
     builder_.CreateRetVoid();
+    end_line_table();
     alias_scopes_.annotate(*f, kernel_);
     out.checks = std::move(checks_);
     return out;

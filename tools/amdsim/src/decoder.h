@@ -10,6 +10,10 @@
 
 #include "inst.h"
 
+namespace llvm::object {
+class ObjectFile;
+}
+
 namespace amdsim {
 
 // Decodes every instruction of one code range for one processor and wave size.
@@ -46,6 +50,8 @@ struct DecodeTable {
 // The decoded instructions of a program (defined in program.cpp).
 struct ProgramAccess {
   static const DecodeTable& table(const Program& p, int wave_size);
+  // Fills the program's line table from the code object's DWARF (program.cpp).
+  static void read_line_table(const llvm::object::ObjectFile& obj, Program& program);
 };
 
 }  // namespace amdsim

@@ -2,6 +2,8 @@
 // msgpack metadata, and every instruction decoded once up front.
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/BinaryFormat/MsgPackDocument.h>
+#include <llvm/DebugInfo/DWARF/DWARFContext.h>
+#include <llvm/DebugInfo/DWARF/DWARFDebugLine.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/AMDHSAKernelDescriptor.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -268,7 +270,47 @@ std::shared_ptr<Program> Program::load(std::span<const uint8_t> bytes, const Pro
       }
     }
   }
+  ProgramAccess::read_line_table(obj, *program);
   return program;
+}
+
+// The code object's DWARF line table (rocjit writes one when Settings::line_tables is on; clang
+// with -g or -gline-tables-only too), flattened to rows sorted by address for Wave::fail's
+// reports. A code object without .debug_line, or with one LLVM cannot read, has no rows.
+void ProgramAccess::read_line_table(const llvm::object::ObjectFile& obj, Program& program) {
+  using namespace llvm;
+  std::unique_ptr<DWARFContext> dwarf = DWARFContext::create(obj, DWARFContext::ProcessDebugRelocations::Ignore,
+                                                             nullptr, "", [](llvm::Error e) { llvm::consumeError(std::move(e)); },
+                                                             [](llvm::Error e) { llvm::consumeError(std::move(e)); });
+  std::map<std::string, uint32_t> file_index;
+  for (const std::unique_ptr<DWARFUnit>& unit : dwarf->compile_units()) {
+    const DWARFDebugLine::LineTable* table = dwarf->getLineTableForUnit(unit.get());
+    if (!table) continue;
+    for (const DWARFDebugLine::Row& row : table->Rows) {
+      Program::LineRow r{row.Address.Address, 0, row.EndSequence ? 0u : row.Line};
+      if (r.line != 0) {
+        std::string name;
+        if (!table->getFileNameByIndex(row.File, unit->getCompilationDir(),
+                                       DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath, name))
+          r.line = 0;
+        auto [it, added] = file_index.try_emplace(name, static_cast<uint32_t>(program.line_files_.size()));
+        if (added) program.line_files_.push_back(name);
+        r.file = it->second;
+      }
+      program.lines_.push_back(r);
+    }
+  }
+  std::stable_sort(program.lines_.begin(), program.lines_.end(),
+                   [](const Program::LineRow& a, const Program::LineRow& b) { return a.address < b.address; });
+}
+
+std::string Program::source_line(uint64_t address) const {
+  auto it = std::upper_bound(lines_.begin(), lines_.end(), address,
+                             [](uint64_t a, const LineRow& r) { return a < r.address; });
+  if (it == lines_.begin()) return {};
+  --it;
+  if (it->line == 0) return {};
+  return line_files_[it->file] + ":" + std::to_string(it->line);
 }
 
 }  // namespace amdsim

@@ -102,9 +102,11 @@ void swrite32(Wave& w, const Operand& op, uint32_t value) { write32(w, op, 0, va
 void swrite64(Wave& w, const Operand& op, uint64_t value) { write64(w, op, 0, value); }
 
 void Wave::fail(const Inst& inst, const std::string& what) const {
-  throw Error(fmt::format("amdsim: kernel '{}': {} (instruction '{}' at PC offset 0x{:x}, wave {} of work-group "
+  const std::string line = program ? program->source_line(pc - inst.size) : std::string();
+  throw Error(fmt::format("amdsim: kernel '{}': {} (instruction '{}' at PC offset 0x{:x}{}, wave {} of work-group "
                           "({}, {}, {}))",
-                          kernel ? kernel->name : "?", what, inst.text, pc - inst.size, wave_in_group,
+                          kernel ? kernel->name : "?", what, inst.text, pc - inst.size,
+                          line.empty() ? std::string() : ", from " + line, wave_in_group,
                           group ? group->id[0] : 0, group ? group->id[1] : 0, group ? group->id[2] : 0));
 }
 

@@ -87,6 +87,9 @@ class Program {
   size_t image_size() const { return image_.size(); }
   // Instruction names (encoding suffix stripped) of every instruction of every kernel.
   std::vector<std::string> instruction_names() const;
+  // "file:line" of the source the code at image offset `address` was compiled from, per the code
+  // object's DWARF line table (.debug_line); "" when it has none for that address.
+  std::string source_line(uint64_t address) const;
   struct Decoded;  // decode cache, internal
 
  private:
@@ -97,6 +100,14 @@ class Program {
   std::vector<KernelInfo> kernels_;
   int version_ = 0;
   std::unique_ptr<Decoded> decoded_;
+  // The line table, by address: each row covers the addresses up to the next row's.
+  struct LineRow {
+    uint64_t address;
+    uint32_t file;  // index into line_files_
+    uint32_t line;  // 0: no source line (or the end of a sequence)
+  };
+  std::vector<LineRow> lines_;
+  std::vector<std::string> line_files_;
 };
 
 struct Dim3 {
