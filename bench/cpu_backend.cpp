@@ -1,8 +1,10 @@
 // CPU backend throughput: each sample kernel on rocjit's host JIT next to the same algorithm as
 // a plain C++ loop over the same number of threads and the same kernel in OpenCL C on PoCL.
-//   build/bin/bench-cpu [--repeat=N] [--quick] [--any-shape]
+//   build/bin/bench-cpu [--repeat=N] [--quick] [--any-shape] [--check=races]
 // --any-shape compiles the kernels for any work-group shape (read at launch) instead of the one
-// they are launched with, to see what shape specialisation is worth.
+// they are launched with, to see what shape specialisation is worth. --check=races compiles them
+// with the race checker (CompileOptions::check_races): the rocjit column is then the checked
+// run, and a finding fails the row (the samples are race-free).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -133,11 +135,13 @@ struct Row {
 };
 
 bool any_shape = false;
+bool check_races = false;  // --check=races
 
 // As the CPU device compiles: for the work-group shape it is launched with.
 HostCompileOptions shaped(Dim3 block) {
   HostCompileOptions options;
   if (!any_shape) options.block = block;
+  options.check_races = check_races;
   return options;
 }
 
@@ -745,6 +749,7 @@ void print_header(const Pocl& pocl) {
   fmt::print("  rocjit: run_host on its pool of {} worker threads (rocjit::host_thread_count()), {}\n", threads,
              any_shape ? "compiled for any work-group shape (--any-shape)"
                        : "compiled for the work-group shape (CompileOptions::block), as the CPU device does");
+  if (check_races) fmt::print("  rocjit: with the race checker (--check=races, CompileOptions::check_races)\n");
   fmt::print("  C++:    the same algorithm as plain loops, -O3 -march=native, multi-threaded: {} std::threads\n",
              threads);
 #ifdef ROCJIT_HAVE_OPENCL
@@ -797,7 +802,7 @@ void print_goals(const std::vector<Row>& rows) {
 }
 
 [[noreturn]] void usage(const char* bad) {
-  std::fprintf(stderr, "bench-cpu: unknown option '%s'\nusage: bench-cpu [--repeat=N] [--quick] [--any-shape]\n", bad);
+  std::fprintf(stderr, "bench-cpu: unknown option '%s'\nusage: bench-cpu [--repeat=N] [--quick] [--any-shape] [--check=races]\n", bad);
   std::exit(2);
 }
 
@@ -811,6 +816,8 @@ int main(int argc, char** argv) {
       if (repeats < 1) usage(argv[i]);
     } else if (std::strcmp(argv[i], "--any-shape") == 0) {
       any_shape = true;
+    } else if (std::strcmp(argv[i], "--check=races") == 0) {
+      check_races = true;
     } else if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;  // tiny, ragged sizes: checks every result quickly, timings mean nothing
     } else {

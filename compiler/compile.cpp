@@ -156,6 +156,7 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
   const dump::Request dump = dump::from_settings(settings);
   CompileOptions options = requested;
   options.bounds_check = options.bounds_check || settings.bounds_check;
+  options.check_races = target.kind == Target::Kind::host && (options.check_races || settings.check_races);
   dump::ask_for_texts(dump, options);
   const targets::Job job{kernel, target, options, settings, requested};
   backend.check(job);
@@ -170,7 +171,7 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
   if (cacheable) {
     // Verifies (once for immutable kernels). Code that names source lines (line tables, the
     // host's bounds-check reports) is keyed by them too.
-    const bool located = options.bounds_check || settings.line_tables;
+    const bool located = options.bounds_check || options.check_races || settings.line_tables;
     std::string fingerprint = verified_fingerprint(kernel, shared, located);
     if (located) fingerprint += "|located";
     if (settings.line_tables) fingerprint += "|lines";

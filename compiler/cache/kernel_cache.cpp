@@ -368,9 +368,10 @@ std::string ir_fingerprint(const ir::Kernel& kernel) {
 std::string key(const std::string& ir_fingerprint, const std::string& target_identity, const CompileOptions& options) {
   const std::string block = options.block ? fmt::format("{}x{}x{}", options.block->x, options.block->y, options.block->z)
                                           : std::string("any");
-  return hash_key(fmt::format("{}|{}|cov{}|O{}|block {}|{}{}{}", build_identity(), target_identity,
+  return hash_key(fmt::format("{}|{}|cov{}|O{}|block {}|{}{}{}{}", build_identity(), target_identity,
                               options.code_object_version, options.opt_level, block,
-                              options.bounds_check ? "checked|" : "", options.fast_math ? "fast|" : "", ir_fingerprint));
+                              options.bounds_check ? "checked|" : "", options.check_races ? "races|" : "",
+                              options.fast_math ? "fast|" : "", ir_fingerprint));
 }
 
 CodeObject lookup_or_compile(const std::string& key, const Target& target, const Settings& settings,

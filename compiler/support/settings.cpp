@@ -166,6 +166,15 @@ Settings read_settings(const Lookup& lookup, std::vector<std::string>& warnings)
     }
   }
 
+  if (const char* spec = r.text("ROCJIT_CHECK"))
+    for_each_list_item(spec, [&](std::string_view item) {
+      if (item == "races") s.check_races = true;
+      else if (item == "report-only") s.check_report_only = true;
+      else if (item == "same-value") s.check_same_value = true;
+      else if (!item.empty() && item != "0")
+        r.warn(fmt::format("ROCJIT_CHECK: unknown check '{}' ignored; the checks are races, report-only and same-value",
+                           item));
+    });
   if (const char* v = r.text("ROCJIT_LINE_TABLES")) s.line_tables = std::string_view(v) != "0";
   if (const char* v = r.text("ROCJIT_ASSERT")) {
     const std::string_view mode(v);
@@ -273,6 +282,8 @@ std::vector<std::pair<const char*, std::string>> spelled(const Settings& s) {
           {"ROCJIT_LLVM_ARGS", s.llvm_args},
           {"ROCJIT_MALLOC_TUNING", flag(s.tune_malloc)},
           {"ROCJIT_DISABLE_WORKAROUNDS", disabled},
+          {"ROCJIT_CHECK", std::string(s.check_races ? "races" : "") + (s.check_report_only ? ",report-only" : "") +
+                               (s.check_same_value ? ",same-value" : "")},
           {"ROCJIT_LINE_TABLES", flag(s.line_tables)},
           {"ROCJIT_ASSERT", s.asserts == AssertMode::report ? "report" : s.asserts == AssertMode::trap ? "trap" : "off"},
           {"ROCJIT_PRINT_BUFFER", std::to_string(s.print_buffer_bytes)},

@@ -122,6 +122,13 @@ struct Settings {
   /// disabled bypass the kernel cache. Read at each compile.
   std::set<Workaround> disabled_workarounds;
 
+  /// ROCJIT_CHECK (a comma-separated list): `races` turns on the CPU device's race and sync
+  /// checker (every CPU compile as with CompileOptions::check_races; a launch with findings is a
+  /// LaunchError); `report-only` reports findings as warnings instead; `same-value` also reports
+  /// racing writes of the value the memory already holds. Read at each compile and launch.
+  bool check_races = false;
+  bool check_report_only = false;   ///< ROCJIT_CHECK's `report-only`
+  bool check_same_value = false;    ///< ROCJIT_CHECK's `same-value`
   /// ROCJIT_LINE_TABLES (`1`, default; `0`): AMDGPU code objects and host JIT code carry DWARF
   /// line tables built from the ops' source locations (llvm-objdump --line-numbers, rocgdb, and
   /// the simulator's reports name the user's file:line). Kernels compiled with them are cached by

@@ -20,6 +20,8 @@
 
 #include "rocjit/compiler/error.hpp"
 #include "compiler/support/settings.h"
+#include "compiler/support/log.h"
+#include "runtime/cpu/race_checker.hpp"
 #include "runtime/cpu/worker_pool.hpp"
 
 namespace rocjit {
@@ -143,6 +145,10 @@ void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const
                                     *static_cast<const uint32_t*>(args[a]), host_shared_bytes_limit));
   }
   HostBoundsReport report;
+  // ROCJIT_CHECK=races: the launch's shadow memory (race_checker.hpp), one state per worker.
+  const std::shared_ptr<const Settings> now = support::current_settings();
+  std::unique_ptr<RaceLaunch> races;
+  if (kernel.races_checked()) races = std::make_unique<RaceLaunch>(kernel, grid, block, now->check_same_value);
   WorkerPool& workers = pool();
   // Chunks small enough to balance, large enough to amortise the call.
   const int64_t chunk = std::max<int64_t>(1, groups / (static_cast<int64_t>(workers.size()) * 8));
@@ -161,12 +167,25 @@ void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const
     context.report = &report_out_of_bounds;
     context.report_state = &report;
     context.scratch = buffers.scratch;
+    std::unique_ptr<HostRaceState> race_state;
+    if (races) {
+      race_state = races->worker(context.shared, shared_bytes, context.scratch);
+      context.race_access = &RaceLaunch::access;
+      context.race_sync = &RaceLaunch::sync;
+      context.race_state = race_state.get();
+    }
     for (int64_t begin = next.fetch_add(chunk); begin < groups; begin = next.fetch_add(chunk))
       entry(args, &context, begin, std::min(groups, begin + chunk));
   };
   unsigned participants = static_cast<unsigned>(std::min<int64_t>(workers.size(), (groups + chunk - 1) / chunk));
   workers.run(participants, job);
   if (report.hit.load()) throw LaunchError(kernel.out_of_bounds_message(report, args));
+  if (races) {
+    if (std::string found = races->report(); !found.empty()) {
+      if (!now->check_report_only) throw LaunchError(found);
+      support::log(LogLevel::warning, "{}", found);
+    }
+  }
 }
 
 }  // namespace rocjit

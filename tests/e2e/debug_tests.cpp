@@ -288,3 +288,123 @@ TEST_CASE("a memory fault on the simulator names the user's file:line (the code 
   Kernel plain = kernel("fault_no_line", [](Array<float> x) { x(global_id(0) + (1 << 28)) = 1.0f; });
   CHECK_THROWS_WITH((plain[{{1}, {64}}](x)), Contains("memory fault") && !Contains("debug_tests.cpp:"));
 }
+
+// ---- the race and sync checker (ROCJIT_CHECK=races; the CPU device) ---------------------------
+
+namespace {
+// Runs `launch` with the race checker on and returns its LaunchError's message ("" if none).
+template <class F>
+std::string race_report(F&& launch) {
+  ScopedSettings races([](Settings& s) { s.check_races = true; });
+  try {
+    launch();
+    test_device().synchronize();
+  } catch (const LaunchError& e) {
+    return e.what();
+  }
+  return {};
+}
+bool checks_races() { return test_device().id() == "cpu"; }
+}  // namespace
+
+TEST_CASE("race check: a reduction missing one barrier is reported with both lines") {
+  using namespace rocjit::dsl;
+  if (!checks_races()) return;
+  const int write_line = __LINE__ + 7, read_line = __LINE__ + 9;
+  auto make = [](bool fixed) {
+    return kernel(fixed ? "reduce_fixed" : "reduce_missing_barrier", [fixed](Array<float> x, Array<float> out) {
+      auto tile = shared::array<float>({256}, "tile");
+      Int t = local_id(0);
+      tile(t) = x(global_id(0));
+      barrier(CLK_LOCAL_MEM_FENCE);
+      If(t < 128, [&] { tile(t) = tile(t) + tile(t + 128); });
+      if (fixed) barrier(CLK_LOCAL_MEM_FENCE);
+      If(t < 64, [&] { tile(t) = tile(t) + tile(t + 64); });
+      barrier(CLK_LOCAL_MEM_FENCE);
+      If(t == 0, [&] { out(group_id(0)) = tile(0) + tile(1); });
+    });
+  };
+  auto x = to_device(std::vector<float>(512, 1.0f));
+  auto out = device_array<float>({2});
+  Kernel bad = make(false), good = make(true);
+  const std::string report = race_report([&] { bad[{{2}, {256}}](x, out); });
+  INFO(report);
+  CHECK_THAT(report, Contains("race check: kernel 'reduce_missing_barrier': shared array 'tile'"));
+  CHECK_THAT(report, Contains("write at ") && Contains("debug_tests.cpp:" + std::to_string(write_line)));
+  CHECK_THAT(report, Contains("read at ") && Contains("debug_tests.cpp:" + std::to_string(read_line)));
+  CHECK_THAT(report, Contains("with no barrier between them"));
+  CHECK_THAT(report, Contains("1 race and 0 uninitialised shared reads"));
+  CHECK(race_report([&] { good[{{2}, {256}}](x, out); }).empty());
+}
+
+TEST_CASE("race check: a warp-synchronous scan without wavebarrier is a race; with it, clean") {
+  using namespace rocjit::dsl;
+  if (!checks_races()) return;
+  // Numba's warp scan: lanes read their neighbour's shared element and add in place, relying on
+  // lockstep that rocjit does not promise.
+  auto make = [](bool synced) {
+    return kernel(synced ? "scan_wavebarrier" : "scan_lockstep", [synced](Array<int32_t> x) {
+      auto s = shared::array<int32_t>({64}, "s");
+      Int t = local_id(0);
+      s(t) = x(t);
+      wavebarrier();
+      for (int d = 1; d < 64; d *= 2) {
+        Var<int32_t> add = 0;
+        If(t >= d, [&] { add = s(t - d); });
+        if (synced) wavebarrier();
+        s(t) = s(t) + add;
+        if (synced) wavebarrier();
+      }
+      x(t) = s(t);
+    });
+  };
+  auto x = to_device(std::vector<int32_t>(64, 1));
+  Kernel lockstep = make(false), synced = make(true);
+  const std::string report = race_report([&] { lockstep[{{1}, {64}}](x); });
+  INFO(report);
+  CHECK_THAT(report, Contains("lanes of one wavefront with no barrier or wavebarrier() between them"));
+  x = to_device(std::vector<int32_t>(64, 1));
+  CHECK(race_report([&] { synced[{{1}, {64}}](x); }).empty());
+  std::vector<int32_t> h = x.copy_to_host().to_vector();
+  for (int i = 0; i < 64; ++i) REQUIRE(h[i] == i + 1);
+}
+
+TEST_CASE("race check: two work-groups writing one global element; writes of the same value only when asked") {
+  using namespace rocjit::dsl;
+  if (!checks_races()) return;
+  Kernel k = kernel("two_groups_one_element", [](Array<int32_t> out, Int same) {
+    If(local_id(0) == 0, [&] { out(0) = select(same != 0, 7, group_id(0)); });
+  });
+  auto out = device_array<int32_t>({1});
+  const std::string report = race_report([&] { k[{{2}, {64}}](out, 0); });
+  INFO(report);
+  CHECK_THAT(report, Contains("global array 'arg0' at address") && Contains("of group (0,0,0)") &&
+                         Contains("of group (1,0,0)") && Contains("different work-groups of one launch"));
+  CHECK(race_report([&] { k[{{2}, {64}}](out, 1); }).empty());  // both write 7
+  ScopedSettings same([](Settings& s) { s.check_same_value = true; });
+  Kernel k2 = kernel("two_groups_same_value", [](Array<int32_t> out) { If(local_id(0) == 0, [&] { out(0) = 7; }); });
+  CHECK_THAT(race_report([&] { k2[{{2}, {64}}](out); }), Contains("different work-groups"));
+}
+
+TEST_CASE("race check: a shared read before any write, and report-only mode") {
+  using namespace rocjit::dsl;
+  if (!checks_races()) return;
+  Kernel k = kernel("shared_unwritten", [](Array<float> out) {
+    auto s = shared::array<float>({64}, "s");
+    out(global_id(0)) = s(local_id(0));
+  });
+  auto out = device_array<float>({64});
+  const std::string report = race_report([&] { k[{{1}, {64}}](out); });
+  CHECK_THAT(report, Contains("shared array 's'") && Contains("reads an element no work-item of the group wrote") &&
+                         Contains("0 races and 1 uninitialised shared read"));
+  Captured log;
+  ScopedSettings report_only([](Settings& s) { s.check_report_only = true; });
+  Kernel k2 = kernel("shared_unwritten_report_only", [](Array<float> out) {
+    auto s = shared::array<float>({64}, "s");
+    out(global_id(0)) = s(local_id(0));
+  });
+  CHECK(race_report([&] { k2[{{1}, {64}}](out); }).empty());
+  std::lock_guard<std::mutex> g(log.lock);
+  REQUIRE(log.warnings.size() == 1);
+  CHECK_THAT(log.warnings[0], Contains("kernel 'shared_unwritten_report_only'"));
+}

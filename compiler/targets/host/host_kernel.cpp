@@ -23,6 +23,15 @@ uint64_t HostKernel::shared_bytes() const { return impl_->shared_bytes; }
 int HostKernel::dynamic_shared_argument() const { return impl_->dynamic_shared_argument; }
 uint32_t HostKernel::max_block_size() const { return impl_->max_block_size; }
 bool HostKernel::bounds_checked() const { return impl_->bounds_check; }
+bool HostKernel::races_checked() const { return impl_->check_races; }
+
+HostAccessSite HostKernel::access_site(int32_t site) const {
+  const targets::host::BoundsCheck& c = impl_->checks.at(static_cast<size_t>(site));
+  return HostAccessSite{c.array, c.access, c.param_index >= 0, ir::byte_size(c.type) * c.lanes, ir::byte_size(c.type),
+                        c.loc};
+}
+
+size_t HostKernel::access_site_count() const { return impl_->checks.size(); }
 std::optional<Dim3> HostKernel::fixed_block() const { return impl_->fixed_block; }
 int HostKernel::opt_level() const { return impl_->opt_level; }
 const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
@@ -45,6 +54,7 @@ std::string metadata_text(const HostKernel& kernel) {
   s += fmt::format("  shared bytes:         {} per work-group{}\n", k.shared_bytes,
                    k.dynamic_shared_argument >= 0 ? " + the launch's dynamic shared bytes" : "");
   s += fmt::format("  bounds checked:       {}\n", k.bounds_check ? "yes" : "no");
+  if (k.check_races) s += "  race checked:         yes\n";
   s += "  run() arguments:\n";
   for (size_t i = 0; i < k.argument_names.size(); ++i) s += fmt::format("    {:>3}  {}\n", i, k.argument_names[i]);
   return s;

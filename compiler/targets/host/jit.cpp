@@ -167,7 +167,7 @@ llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions&
   const passes::PreparedKernel prepared = passes::prepare(kernel, Target::host());
   lower_phase.emplace("lower");
   targets::host::HostModule lowered =
-      targets::host::lower(prepared.get(), context, symbol, impl.bounds_check, block, impl.fast_math,
+      targets::host::lower(prepared.get(), context, symbol, impl.bounds_check, impl.check_races, block, impl.fast_math,
                            options.opt_level >= 2, settings);
   llvm::Module& module = *lowered.module;
   module.setDataLayout(h.jit->getDataLayout());
@@ -385,6 +385,7 @@ class HostBackend final : public Backend {
     impl->name = job.kernel.name;
     impl->max_block_size = job.kernel.max_block_size;
     impl->bounds_check = job.options.bounds_check;
+    impl->check_races = job.options.check_races;
     impl->fast_math = job.options.fast_math;
     if (job.kernel.has_dynamic_shared())
       impl->dynamic_shared_argument = static_cast<int>(kernel_abi(job.kernel).arguments.size() - 1);

@@ -26,6 +26,7 @@ struct HostKernel::Impl {
   unsigned region_count = 0;
   std::vector<targets::host::BoundsCheck> checks;
   bool bounds_check = false;
+  bool check_races = false;  // CompileOptions::check_races: `checks` is also the race sites' table
   bool fast_math = false;  // CompileOptions::fast_math (the kernel's own flag is in its IR)
   std::optional<Dim3> fixed_block;  // CompileOptions::block
   int opt_level = 3;                // CompileOptions::opt_level

@@ -17,6 +17,9 @@ static_assert(offsetof(LaunchContext, storage) == 32);
 static_assert(offsetof(LaunchContext, report) == 40);
 static_assert(offsetof(LaunchContext, report_state) == 48);
 static_assert(offsetof(LaunchContext, scratch) == 56);
+static_assert(offsetof(LaunchContext, race_access) == 64);
+static_assert(offsetof(LaunchContext, race_sync) == 72);
+static_assert(offsetof(LaunchContext, race_state) == 80);
 
 // The generated entry point: runs groups [begin, end) (linear, x fastest).
 using GroupFunction = HostGroupFunction;

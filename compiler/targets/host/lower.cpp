@@ -110,6 +110,11 @@ class HostLowering : public KernelLowering {
     report_ = field(ptr, offsetof(LaunchContext, report), "report");
     report_state_ = field(ptr, offsetof(LaunchContext, report_state), "report_state");
     scratch_ = field(ptr, offsetof(LaunchContext, scratch), "scratch");
+    if (check_races) {
+      race_access_ = field(ptr, offsetof(LaunchContext, race_access), "race_access");
+      race_sync_ = field(ptr, offsetof(LaunchContext, race_sync), "race_sync");
+      race_state_ = field(ptr, offsetof(LaunchContext, race_state), "race_state");
+    }
     threads_ = builder_.CreateZExt(builder_.CreateNUWMul(builder_.CreateNUWMul(block_[0], block_[1]), block_[2]), i64);
 
     std::vector<llvm::Value*> values;
@@ -136,6 +141,7 @@ class HostLowering : public KernelLowering {
     builder_.CreateBr(header);
     builder_.SetInsertPoint(header);
     llvm::PHINode* g = builder_.CreatePHI(i64, 2, "group");
+    group_linear_ = g;
     g->addIncoming(begin, entry);
     builder_.CreateCondBr(builder_.CreateICmpSLT(g, end), body, exit);
     builder_.SetInsertPoint(body);
@@ -935,9 +941,44 @@ class HostLowering : public KernelLowering {
     return builder_.CreateLoad(llvm_type(op.type), out);
   }
 
-  // Barriers are the boundaries between work-item loops; nothing to emit.
-  void barrier(const ir::Op&) override {}
-  void wavebarrier(const ir::Op&) override {}
+  // Barriers are the boundaries between work-item loops; nothing to emit, but the race checker
+  // is told (once per group, or once per wave for a wavebarrier in wave-level control).
+  void barrier(const ir::Op& op) override { race_sync(op.fences() & ir::fence_global ? 1 : 0); }
+  void wavebarrier(const ir::Op&) override { race_sync(2); }
+
+  void race_sync(int kind) {
+    if (!check_races) return;
+    auto* type = llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy(), builder_.getInt32Ty(),
+                                                                builder_.getInt64Ty()}, false);
+    builder_.CreateCall(type, race_sync_, {race_state_, builder_.getInt32(kind), group_linear_});
+  }
+
+  // A fence that orders memory between work-items (not relaxed): the race checker does not model
+  // acquire/release, so it is told the kernel synchronises that way.
+  void fence(const ir::Op& op) override {
+    if (op.order() != ir::MemoryOrder::relaxed) race_sync(3);
+    KernelLowering::fence(op);
+  }
+
+  // The race checker's hook before an access of shared or global memory at `address` (site `id`).
+  void race_access(const ir::Op& op, const ir::Memory& m, int32_t id, llvm::Value* address) {
+    if (op.kind == OpKind::atomic && op.order() != ir::MemoryOrder::relaxed) race_sync(3);
+    auto* i64 = builder_.getInt64Ty();
+    llvm::Value* stored = builder_.getInt64(0);
+    if (op.kind == OpKind::store) {
+      llvm::Value* v = value(op.operands[m.rank]);
+      if (!v->getType()->isVectorTy()) {
+        if (!v->getType()->isIntegerTy())
+          v = builder_.CreateBitCast(v, builder_.getIntNTy(static_cast<unsigned>(v->getType()->getPrimitiveSizeInBits())));
+        stored = builder_.CreateZExtOrTrunc(v, i64);
+      }
+    }
+    auto* type = llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy(), builder_.getInt32Ty(),
+                                                                builder_.getPtrTy(), i64, builder_.getInt32Ty(), i64},
+                                         false);
+    builder_.CreateCall(type, race_access_, {race_state_, builder_.getInt32(id), address, group_linear_,
+                                             builder_.CreateTrunc(work_item_, builder_.getInt32Ty()), stored});
+  }
 
   // One thread runs a whole work-group (its waves too): narrower scopes are that thread's.
   llvm::SyncScope::ID atomic_scope(ir::MemorySpace, ir::MemoryScope scope) override {
@@ -949,7 +990,33 @@ class HostLowering : public KernelLowering {
   bool plain_atomics(ir::MemorySpace space) override { return space != ir::MemorySpace::global; }
 
   llvm::Value* element_address(const ir::Op& op, const ir::Memory& m, llvm::Value* base, llvm::Value* linear) override {
-    if (!bounds_check_) return KernelLowering::element_address(op, m, base, linear);
+    const bool race = check_races && (m.space == ir::MemorySpace::shared || m.space == ir::MemorySpace::global);
+    if (!bounds_check_) {
+      llvm::Value* address = KernelLowering::element_address(op, m, base, linear);
+      if (race) race_access(op, m, access_site(op, m), address);
+      return address;
+    }
+    llvm::Value* address = checked_address(op, m, base, linear);
+    if (race) race_access(op, m, static_cast<int32_t>(checks_.size() - 1), address);
+    return address;
+  }
+
+  // The site table entry of an access (bounds and race reports name it); its index.
+  int32_t access_site(const ir::Op& op, const ir::Memory& m) {
+    BoundsCheck check;
+    check.array = m.name;
+    check.access = op.kind == OpKind::load ? "load" : op.kind == OpKind::store ? "store" : "atomic";
+    check.type = m.element;
+    check.rank = m.rank;
+    check.lanes = ir::access_lanes(kernel_, op);
+    check.static_shape = m.shape;
+    check.param_index = m.param_index;
+    check.loc = op.loc;
+    checks_.push_back(std::move(check));
+    return static_cast<int32_t>(checks_.size() - 1);
+  }
+
+  llvm::Value* checked_address(const ir::Op& op, const ir::Memory& m, llvm::Value* base, llvm::Value* linear) {
     auto* i64 = builder_.getInt64Ty();
     llvm::Value* ok = builder_.getTrue();
     std::vector<llvm::Value*> idx;
@@ -971,6 +1038,7 @@ class HostLowering : public KernelLowering {
     BoundsCheck check;
     check.array = m.name;
     check.access = op.kind == OpKind::load ? "load" : op.kind == OpKind::store ? "store" : "atomic";
+    check.type = m.element;
     check.rank = m.rank;
     check.lanes = lanes;
     check.static_shape = m.shape;
@@ -1004,6 +1072,13 @@ class HostLowering : public KernelLowering {
   }
 
   bool bounds_check_;
+
+ public:
+  bool check_races = false;  // CompileOptions::check_races: hooks before accesses and at barriers
+
+ private:
+  llvm::Value* race_access_ = nullptr, * race_sync_ = nullptr, * race_state_ = nullptr;
+  llvm::Value* group_linear_ = nullptr;  // the group loop's counter (i64)
   std::unordered_map<const ir::Op*, int> segment_of_;
   std::vector<bool> segment_in_loop_;
   std::set<int> work_item_zero_;
@@ -1043,11 +1118,12 @@ class HostLowering : public KernelLowering {
 }  // namespace
 
 HostModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, const std::string& function_name,
-                 bool bounds_check, const std::array<int32_t, 3>& block, bool fast_math, bool version_guards,
-                 const Settings& settings) {
+                 bool bounds_check, bool check_races, const std::array<int32_t, 3>& block, bool fast_math,
+                 bool version_guards, const Settings& settings) {
   auto module = std::make_unique<llvm::Module>(kernel.name, context);
   HostLowering lowering(kernel, *module, bounds_check, block, settings);
-  lowering.version_guards = version_guards && !bounds_check;
+  lowering.check_races = check_races;
+  lowering.version_guards = version_guards && !bounds_check && !check_races;
   if (fast_math || kernel.fast_math) lowering.enable_fast_math();
   HostModule out = lowering.run(function_name);
   out.module = std::move(module);

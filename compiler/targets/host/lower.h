@@ -41,8 +41,9 @@ struct HostModule {
 // `block`: x, y, z of the work-group shape to compile for, or all 0 to read it at launch.
 // `version_guards`: a region whose bounds guards hold for a whole work-group gets a copy without
 // them, chosen per group (worth its compile time when optimising: O2 and O3).
+// `check_races`: CompileOptions::check_races (hooks into HostLaunchContext::race_access/race_sync).
 HostModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, const std::string& function_name,
-                 bool bounds_check, const std::array<int32_t, 3>& block, bool fast_math, bool version_guards,
-                 const Settings& settings);
+                 bool bounds_check, bool check_races, const std::array<int32_t, 3>& block, bool fast_math,
+                 bool version_guards, const Settings& settings);
 
 }  // namespace rocjit::targets::host

@@ -27,6 +27,10 @@ struct CompileOptions {
   /// uniform() promises are checked and a broken one traps (the launch fails). Also enabled by
   /// ROCJIT_BOUNDS_CHECK=1.
   bool bounds_check = false;
+  /// Host: every access of shared and global memory and every barrier calls the race checker of
+  /// the runner (run_host; README, "Race checking"). AMDGPU: no effect. Also enabled by
+  /// ROCJIT_CHECK=races.
+  bool check_races = false;
   /// Contraction (a * b + c may become one fma) and approximate functions: on AMDGPU the f32
   /// division, sqrt, sin, cos, tan, exp, exp2, exp10, log, log2, log10 and pow use the hardware's
   /// approximations (bounds in the README's accuracy table, "fast_math" columns). Per kernel too:

@@ -32,6 +32,7 @@ struct Dim3 {
 };
 
 struct HostBoundsReport;
+struct HostRaceState;
 
 /// The block of launch state a host kernel's generated code reads: one per worker thread per
 /// launch. Field offsets are part of the generated code's ABI (the host lowering reads them).
@@ -44,6 +45,25 @@ struct HostLaunchContext {
   void (*report)(HostBoundsReport*, int32_t check, int64_t i0, int64_t i1, int64_t i2);
   HostBoundsReport* report_state;  ///< passed to `report`
   void* scratch;      ///< 64 bytes where out-of-bounds accesses are redirected
+  /// Race checking (CompileOptions::check_races): called before each access of shared or global
+  /// memory with its site (HostKernel::access_site), address, the group's linear number, the
+  /// work-item's linear local id and, for a scalar store, the stored bits.
+  void (*race_access)(HostRaceState*, int32_t site, const void* address, int64_t group, int32_t item,
+                      uint64_t value);
+  /// ... and at each barrier of a group (kind: 0 shared fence only, 1 with a global fence, 2
+  /// wavebarrier), and at atomics and fences with a memory order other than relaxed (kind 3).
+  void (*race_sync)(HostRaceState*, int32_t kind, int64_t group);
+  HostRaceState* race_state;  ///< passed to both
+};
+
+/// One array access of a host kernel compiled with bounds or race checks (HostKernel::access_site).
+struct HostAccessSite {
+  std::string array;   ///< the array's name
+  std::string access;  ///< "load", "store" or "atomic"
+  bool global = false; ///< a global array (else shared)
+  uint32_t bytes = 0;  ///< bytes it moves (a vector access: all lanes)
+  uint32_t element_bytes = 0;  ///< bytes of one element
+  ir::SourceLoc loc;   ///< where the access was written
 };
 
 /// The first out-of-bounds access of a launch of a bounds-checked kernel, as its code reports it.
@@ -87,6 +107,12 @@ class HostKernel {
   uint32_t max_block_size() const;
   /// Whether array accesses are checked (ROCJIT_BOUNDS_CHECK).
   bool bounds_checked() const;
+  /// Whether shared and global accesses call HostLaunchContext::race_access (ROCJIT_CHECK=races).
+  bool races_checked() const;
+  /// Site `site` of a checked kernel's accesses (0 to access_site_count() - 1).
+  HostAccessSite access_site(int32_t site) const;
+  /// How many sites a checked kernel's accesses have.
+  size_t access_site_count() const;
   /// The work-group shape the kernel was compiled for, if it was (HostCompileOptions::block).
   std::optional<Dim3> fixed_block() const;
   /// The optimisation level it was compiled at (CompileOptions::opt_level).
