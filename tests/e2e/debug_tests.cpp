@@ -408,3 +408,29 @@ TEST_CASE("race check: a shared read before any write, and report-only mode") {
   REQUIRE(log.warnings.size() == 1);
   CHECK_THAT(log.warnings[0], Contains("kernel 'shared_unwritten_report_only'"));
 }
+
+TEST_CASE("race check: a barrier that work-items reach differently through a broken uniform() promise") {
+  using namespace rocjit::dsl;
+  if (!checks_races()) return;
+  // The uniformity rule rejects barriers under divergent control when the kernel is traced;
+  // uniform(x) is the user's promise that lets one through, and the checker holds it to it.
+  Kernel k = kernel("barrier_divergence", [](Array<int32_t> flags, Array<int32_t> out) {
+    auto s = shared::array<int32_t>({64}, "s");
+    Int t = local_id(0);
+    s(t) = t;
+    Int go = uniform(flags(t));
+    If(go > 0, [&] {
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out(t) = s(63 - t);
+    });
+  });
+  std::vector<int32_t> host(64, 1);
+  host[5] = 0;
+  auto flags = to_device(host);
+  auto out = device_array<int32_t>({64});
+  const std::string report = race_report([&] { k[{{1}, {64}}](flags, out); });
+  CHECK_THAT(report, Contains("uniform() at") && Contains("debug_tests.cpp") &&
+                         Contains("promises one value for the whole work-group"));
+  flags = to_device(std::vector<int32_t>(64, 1));
+  CHECK(race_report([&] { k[{{1}, {64}}](flags, out); }).empty());
+}

@@ -398,8 +398,11 @@ class HostLowering : public KernelLowering {
   // Under bounds checking, a uniform(x) that the whole group reaches together (at group level,
   // before any Return) is checked: it ends the segment like a barrier, and one call compares
   // every work-item's operand (rocjit_host_uniform). Elsewhere the promise cannot be checked.
+  // uniform() promises are checked when bounds checking and when race checking: a broken one is
+  // how work-items of a group could reach different barriers at run time (the uniformity rule
+  // rejects every other way when the kernel is traced).
   bool checked_uniform(const ir::Op& op) const {
-    return bounds_check_ && op.kind == OpKind::uniform && !return_seen_;
+    return (bounds_check_ || check_races) && op.kind == OpKind::uniform && !return_seen_;
   }
 
   void plan_region(const ir::Region& r, bool in_loop) {
