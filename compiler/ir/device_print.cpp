@@ -252,13 +252,14 @@ PrintDelivery deliver_prints(const PrintTable& table, std::span<const uint8_t> b
 
   std::vector<Record> records;
   for (size_t at = 0; at + 4 <= used;) {
-    const Record r = read_record(buffer, start + at);
-    if (r.site == UINT32_MAX) break;  // a record that did not fit: nothing follows
-    if (r.site >= table.sites.size() || table.sites[r.site].is_assert)
-      throw bad(at, fmt::format("site {} is not one of the kernel's {} print sites", r.site, table.sites.size()));
-    const uint32_t bytes = table.sites[r.site].record_bytes();
+    // The site first: a record that did not fit leaves only its 4-byte mark, maybe at the very end.
+    const uint32_t site = read_u32(buffer, start + at);
+    if (site == UINT32_MAX) break;  // a record that did not fit: nothing follows
+    if (site >= table.sites.size() || table.sites[site].is_assert)
+      throw bad(at, fmt::format("site {} is not one of the kernel's {} print sites", site, table.sites.size()));
+    const uint32_t bytes = table.sites[site].record_bytes();
     if (at + bytes > used) throw bad(at, "the record runs past the bytes written");
-    records.push_back(r);
+    records.push_back(read_record(buffer, start + at));
     at += bytes;
   }
   if (sorted)
@@ -279,8 +280,11 @@ PrintDelivery deliver_prints(const PrintTable& table, std::span<const uint8_t> b
                  kernel, out.dropped, out.dropped == 1 ? "" : "s", capacity, out.dropped == 1 ? "was" : "were");
 
   if (failures) {
+    if (table.assert_slot_bytes < print_buffer::record_header)
+      throw bad(print_buffer::assert_slot, "asserts failed in a kernel that has none");
     const Record r = read_record(buffer, print_buffer::assert_slot);
-    if (r.site >= table.sites.size() || !table.sites[r.site].is_assert)
+    if (r.site >= table.sites.size() || !table.sites[r.site].is_assert ||
+        table.sites[r.site].record_bytes() > table.assert_slot_bytes)
       throw bad(print_buffer::assert_slot, fmt::format("site {} is not one of the kernel's assert sites", r.site));
     const PrintSite& site = table.sites[r.site];
     const std::string text = format_print(site, r.words);
