@@ -37,7 +37,7 @@ std::unique_ptr<HostRaceState> RaceLaunch::worker(const void* shared, size_t sha
   s->shared = static_cast<const std::byte*>(shared);
   s->shared_bytes = shared_bytes;
   s->scratch = static_cast<const std::byte*>(scratch);
-  s->shared_cells.resize(shared_bytes);
+  if (shared_bytes <= HostRaceState::flat_shared_limit) s->shared_cells.resize(shared_bytes);
   return s;
 }
 
@@ -47,6 +47,7 @@ void RaceLaunch::enter_group(HostRaceState& s, int64_t group) {
   s.barrier_epoch = s.global_epoch = s.wave_epoch = 0;
   for (uint32_t offset : s.touched) s.shared_cells[offset] = RaceCell{};
   s.touched.clear();
+  s.shared_map.clear();
 }
 
 void RaceLaunch::sync(HostRaceState* s, int32_t kind, int64_t group) {
@@ -85,6 +86,10 @@ void RaceLaunch::access(HostRaceState* s, int32_t site, const void* address, int
     const std::byte* element = p + at;
     if (!where.global && element >= s->shared && element < s->shared + s->shared_bytes) {
       const auto offset = static_cast<uint32_t>(element - s->shared);
+      if (s->shared_cells.empty()) {
+        l.check(*s, s->shared_map[offset], now, element, value, unit, false);
+        continue;
+      }
       RaceCell& cell = s->shared_cells[offset];
       if (cell.write.site < 0 && cell.read.site < 0) s->touched.push_back(offset);
       l.check(*s, cell, now, element, value, unit, false);

@@ -51,6 +51,10 @@ struct rocjit::HostRaceState {
   const std::byte* scratch = nullptr;  // where bounds-checked code redirects bad accesses
   std::vector<RaceCell> shared_cells;  // by byte offset of an element's first byte
   std::vector<uint32_t> touched;       // offsets with a cell in use
+  // Shared memory beyond flat_shared_limit bytes: cells in a map instead (a cell per byte of a
+  // 64 MiB group would be 6 GiB).
+  static constexpr size_t flat_shared_limit = size_t(1) << 20;
+  std::unordered_map<uint32_t, RaceCell> shared_map;
 };
 
 namespace rocjit {

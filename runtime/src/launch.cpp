@@ -250,9 +250,10 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
     s.launch(std::move(compiled), config.grid, config.block, static_cast<uint32_t>(config.shared_bytes),
              std::move(pack));
   } catch (const LaunchError& failed) {
-    // A kernel that failed on the synchronous default stream: if it trapped after a failed
-    // assert (ROCJIT_ASSERT=trap), the assert is the error to report. Where the device cannot
-    // even copy the buffer back (a real GPU's queue is gone), the launch's own error stands.
+    // A kernel that failed on the synchronous default stream: what it printed is delivered, and
+    // if it trapped after a failed assert (ROCJIT_ASSERT=trap), the assert is the error to
+    // report. Where the device cannot even copy the buffer back (a real GPU's queue is gone),
+    // the launch's own error stands.
     if (!s.is_default()) throw;
     std::optional<DeviceAssertion> assertion;
     try {
@@ -260,7 +261,7 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
       assertion = deliver_prints(*prints, *host, kernel.name(), config.grid, config.block, now.print_sorted).assertion;
     } catch (const std::exception&) {
     }
-    if (!assertion) throw;
+    if (!assertion || now.asserts != AssertMode::trap) throw;
     DeviceAssertion e(fmt::format("{}; the kernel trapped there (ROCJIT_ASSERT=trap): {}", assertion->what(),
                                   failed.what()));
     e.kernel = assertion->kernel;

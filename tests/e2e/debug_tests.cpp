@@ -434,3 +434,17 @@ TEST_CASE("race check: a barrier that work-items reach differently through a bro
   flags = to_device(std::vector<int32_t>(64, 1));
   CHECK(race_report([&] { k[{{1}, {64}}](flags, out); }).empty());
 }
+
+TEST_CASE("race check: groups with more than 1 MiB of shared memory are checked too") {
+  using namespace rocjit::dsl;
+  if (!checks_races()) return;
+  Kernel k = kernel("big_shared_race", [](Array<float> out) {
+    auto s = shared::array<float>({1 << 19}, "big");  // 2 MiB: shadow cells in a map
+    Int t = local_id(0);
+    s(t * 4096) = 1.0f;
+    out(t) = s(((t + 1) % 64) * 4096);  // a neighbour's element, no barrier
+  });
+  auto out = device_array<float>({64});
+  CHECK_THAT(race_report([&] { k[{{1}, {64}}](out); }),
+             Contains("shared array 'big'") && Contains("lanes of one wavefront"));
+}
