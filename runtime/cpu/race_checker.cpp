@@ -103,7 +103,7 @@ void RaceLaunch::access(HostRaceState* s, int32_t site, const void* address, int
 }
 
 bool RaceLaunch::concurrent(const RaceAccess& a, const RaceAccess& b, bool global) const {
-  if (a.site < 0 || a.item == b.item && a.group == b.group) return false;
+  if (a.site < 0 || (a.item == b.item && a.group == b.group)) return false;
   if (a.atomic && b.atomic) return false;
   if (!a.write && !b.write) return false;
   if (a.group != b.group) return true;  // only global memory is shared between groups
