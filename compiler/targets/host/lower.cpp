@@ -1038,23 +1038,15 @@ class HostLowering : public KernelLowering {
       ok = builder_.CreateAnd(ok, inside);
     }
     while (idx.size() < 3) idx.push_back(builder_.getInt64(0));
-    BoundsCheck check;
-    check.array = m.name;
-    check.access = op.kind == OpKind::load ? "load" : op.kind == OpKind::store ? "store" : "atomic";
-    check.type = m.element;
-    check.rank = m.rank;
-    check.lanes = lanes;
-    check.static_shape = m.shape;
-    check.param_index = m.param_index;
+    // The site, and where its extents come from for the report.
+    const int32_t id = access_site(op, m);
+    BoundsCheck& check = checks_[static_cast<size_t>(id)];
     if (m.param_index >= 0)
       check.first_extent = static_cast<int>(kernel_abi(kernel_).first_of(static_cast<uint32_t>(m.param_index)) + 1);
     if (m.dynamic) {
       check.first_extent = static_cast<int>(kernel_abi(kernel_).arguments.size() - 1);
       check.dynamic_element_bytes = ir::byte_size(m.element);
     }
-    check.loc = op.loc;
-    auto id = static_cast<int32_t>(checks_.size());
-    checks_.push_back(std::move(check));
     auto* fail = llvm::BasicBlock::Create(context_, "bounds.fail", function_);
     auto* pass = llvm::BasicBlock::Create(context_, "bounds.ok", function_);
     auto* join = llvm::BasicBlock::Create(context_, "bounds.join", function_);
