@@ -23,6 +23,7 @@
 // nearest even (correctly rounded: float has more than twice their precision plus two bits);
 // fma rounds once from the exact result (narrow_fma).
 #include "rocjit/compiler/interpret.hpp"
+#include "rocjit/compiler/mma.hpp"
 
 #include <fmt/format.h>
 
@@ -717,6 +718,7 @@ class Interpreter {
   void run_collective(const Op& op, size_t begin, size_t end) {
     switch (op.kind) {
       case OpKind::wave: return run_wave_op(op, begin, end);
+      case OpKind::mma: return run_mma(op, begin, end);
       // ir::computes_collectively holds for none of these.
       case OpKind::constant: case OpKind::binary: case OpKind::unary: case OpKind::compare: case OpKind::select:
       case OpKind::cast: case OpKind::bitcast: case OpKind::math: case OpKind::workitem: case OpKind::shape:
@@ -747,6 +749,44 @@ class Interpreter {
     }
   }
 
+  // The work-items [begin, end) stopped at mma `op`: ir::mma::interpret for each of their waves,
+  // which must be whole 64-lane waves (mma computes over every lane).
+  void run_mma(const Op& op, size_t begin, size_t end) {
+    const auto& attrs = op.get<ir::MmaAttrs>();
+    const ir::mma::Shape shape{attrs.m, attrs.n, attrs.k};
+    const ir::mma::Counts n = ir::mma::counts(shape);
+    const unsigned width = options_.wave_size;
+    if (width != ir::mma::wave_lanes)
+      launch_error(fmt::format("the mma at {} needs 64-lane waves; InterpretOptions::wave_size is {}", op.loc.str(),
+                               width));
+    const ir::ValueId c = op.operands[0], a = op.operands[1], b = op.operands[2];
+    std::vector<Bits> cv(width * n.c), av(width * n.a), bv(width * n.b), out(width * n.c);
+    auto gather = [&](const Item& it, ir::ValueId v, unsigned count, Bits* to) {
+      for (unsigned e = 0; e < count; ++e) to[e] = count > 1 ? it.lanes[lane_base_[v] + e] : it.values[v];
+    };
+    for (size_t w0 = begin; w0 < end; w0 += width) {
+      if (end - w0 < width)
+        launch_error(fmt::format("the mma at {} is reached by a wave of {} work-items in group {}; mma needs whole "
+                                 "64-lane waves (a work-group size that is a multiple of 64)",
+                                 op.loc.str(), end - w0, group_name()));
+      for (unsigned l = 0; l < width; ++l) {
+        const Item& it = items_[w0 + l];
+        gather(it, c, n.c, &cv[l * n.c]);
+        gather(it, a, n.a, &av[l * n.a]);
+        gather(it, b, n.b, &bv[l * n.b]);
+      }
+      ir::mma::interpret(shape, k_.value_type(a).element_of(), op.type.element_of(), av.data(), bv.data(), cv.data(),
+                         out.data());
+      for (unsigned l = 0; l < width; ++l) {
+        Item& it = items_[w0 + l];
+        for (unsigned e = 0; e < n.c; ++e) {
+          if (n.c > 1) it.lanes[lane_base_[op.result] + e] = out[l * n.c + e];
+          else it.values[op.result] = out[l * n.c + e];
+        }
+      }
+    }
+  }
+
   std::string group_name() const { return fmt::format("({}, {}, {})", group_[0], group_[1], group_[2]); }
   std::string item_name(const Item& it) const {
     return fmt::format("({}, {}, {})", it.local[0], it.local[1], it.local[2]);
@@ -771,6 +811,7 @@ class Interpreter {
         case OpKind::barrier:
         case OpKind::wavebarrier:
         case OpKind::wave:
+        case OpKind::mma:
           it.waiting = &op;  // a sync point (ir::is_sync_point): the group goes on together
           return;
         case OpKind::if_: {
@@ -1076,9 +1117,9 @@ class Interpreter {
       // One work-item at a time in program order: a fence orders nothing more.
       case OpKind::fence: return;
       // run_until_barrier runs these itself.
-      case OpKind::barrier: case OpKind::wavebarrier: case OpKind::wave: case OpKind::if_: case OpKind::for_:
-      case OpKind::while_: case OpKind::condition: case OpKind::break_: case OpKind::continue_: case OpKind::return_:
-      case OpKind::print: case OpKind::assert_:
+      case OpKind::barrier: case OpKind::wavebarrier: case OpKind::wave: case OpKind::mma: case OpKind::if_:
+      case OpKind::for_: case OpKind::while_: case OpKind::condition: case OpKind::break_: case OpKind::continue_:
+      case OpKind::return_: case OpKind::print: case OpKind::assert_:
         throw Error(fmt::format("internal error: {} reached Interpreter::execute", ir::op_kind_name(op.kind)));
     }
     if (op.result) it.values[op.result] = r;

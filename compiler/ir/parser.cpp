@@ -616,6 +616,19 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       op.type = annotated_type();  // the operand's lanes: ir::verify checks them
       break;
     }
+    case OpKind::mma: {  // mma m, n, k, %c, %a, %b : <C's type>; ir::verify checks the rest
+      auto& m = op.get<MmaAttrs>();
+      m.m = static_cast<uint8_t>(unsigned_number("m", 255));
+      expect_punct(',');
+      m.n = static_cast<uint8_t>(unsigned_number("n", 255));
+      expect_punct(',');
+      m.k = static_cast<uint8_t>(unsigned_number("k", 255));
+      expect_punct(',');
+      operand_list();
+      op.type = annotated_type();
+      arity(value_operand_count(op));
+      break;
+    }
     case OpKind::wave:  // operand types follow from the member: ir::verify checks them
       operand_list();
       op.type = annotated_type();

@@ -158,6 +158,11 @@ class Printer {
       case OpKind::extract:
         out_ += fmt::format("extract {}, {} : {}", v(op.operands[0]), op.lane(), t);
         break;
+      case OpKind::mma: {
+        const auto& m = op.get<MmaAttrs>();
+        out_ += fmt::format("mma {}, {}, {}, {} : {}", m.m, m.n, m.k, operand_list(op), t);
+        break;
+      }
       case OpKind::workitem:
         out_ += fmt::format("{} {} : {}", op_spelling(op), op.dim(), t);
         break;

@@ -86,6 +86,10 @@ bool is_supported(Type t) {
   return t == Type::none || with_cpp_type(t, [](auto) {});
 }
 
+bool is_fragment_vector(Type t) {
+  return t.lanes >= 2 && t.lanes <= 16 && t.element_of() != Type::i1 && !t.is_none() && is_supported(t.element_of());
+}
+
 bool is_supported_vector(Type t) {
   return t.lanes >= 2 && t.lanes <= 4 && t.element_of() != Type::i1 && !t.is_none() && is_supported(t.element_of());
 }

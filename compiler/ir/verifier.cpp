@@ -12,6 +12,7 @@
 
 #include "rocjit/compiler/device_print.hpp"
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/mma.hpp"
 
 namespace rocjit::ir {
 namespace {
@@ -123,7 +124,7 @@ class Verifier {
     }
     const Type t = kernel_.values[v].type;
     if (t.is_vector() && op.kind != OpKind::extract && op.kind != OpKind::store && op.kind != OpKind::print &&
-        op.kind != OpKind::assert_)
+        op.kind != OpKind::assert_ && op.kind != OpKind::mma)
       fail(op.loc, fmt::format("{} cannot take the vector %{} ({}); vectors are read with extract and written "
                                "with store",
                                op_spelling(op), v, type_name(t)));
@@ -154,7 +155,13 @@ class Verifier {
     if (kernel_.values[op.result].type != op.type)
       fail(op.loc, fmt::format("value %{} is declared {} but defined as {}", op.result,
                                type_name(kernel_.values[op.result].type), type_name(op.type)));
-    if (op.type.is_vector() && (op.kind == OpKind::load || op.kind == OpKind::make_vector)) {
+    if (op.type.is_vector() && (op.kind == OpKind::make_vector || op.kind == OpKind::mma)) {
+      // mma fragments (up to 16 lanes) are built with `vector` too.
+      if (!is_supported_vector(op.type) && !is_fragment_vector(op.type))
+        fail(op.loc, fmt::format("value %{} has type {}; vectors have 2 to 4 lanes of a number type (mma "
+                                 "fragments up to 16)",
+                                 op.result, type_name(op.type)));
+    } else if (op.type.is_vector() && op.kind == OpKind::load) {
       if (!is_supported_vector(op.type))
         fail(op.loc, fmt::format("value %{} has type {}; vectors have 2 to 4 lanes of a number type", op.result,
                                  type_name(op.type)));
@@ -409,6 +416,24 @@ class Verifier {
                                    type_name(kernel_.value_type(op.operands[1]))));
         if ((w == WaveOp::reduce_and || w == WaveOp::reduce_or || w == WaveOp::reduce_xor) && !is_integer(a))
           fail(op.loc, fmt::format("wave.{} needs an integer, got {}", name, type_name(a)));
+        break;
+      }
+      case OpKind::mma: {
+        const auto& attrs = op.get<MmaAttrs>();
+        const mma::Shape shape{attrs.m, attrs.n, attrs.k};
+        const Type c = use(op, op.operands[0]), a = use(op, op.operands[1]), b = use(op, op.operands[2]);
+        if (std::string wrong = mma::check(a.element_of(), c.element_of(), shape); !wrong.empty()) fail(op.loc, wrong);
+        const mma::Counts n = mma::counts(shape);
+        auto fragment = [&](const char* what, Type t, Type element, unsigned lanes) {
+          if (t != element.with_lanes(lanes))
+            fail(op.loc, fmt::format("mma {}: {} must be {} (the fragment of {} elements per lane), got {}",
+                                     mma::shape_name(shape), what, type_name(element.with_lanes(lanes)), lanes,
+                                     type_name(t)));
+        };
+        fragment("C", c, c.element_of(), n.c);
+        fragment("A", a, a.element_of(), n.a);
+        fragment("B", b, a.element_of(), n.b);
+        if (op.type != c) fail(op.loc, fmt::format("mma produces C's type {}", type_name(c)));
         break;
       }
       case OpKind::make_vector: {

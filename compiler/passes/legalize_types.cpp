@@ -11,7 +11,9 @@
 
 namespace rocjit::passes {
 
-bool target_supports_type(const Target&, ir::Type t) { return ir::is_supported(t) || ir::is_supported_vector(t); }
+bool target_supports_type(const Target&, ir::Type t) {
+  return ir::is_supported(t) || ir::is_supported_vector(t) || ir::is_fragment_vector(t);
+}
 
 std::unique_ptr<ir::Kernel> legalize_types(const ir::Kernel& kernel, const Target& target) {
   auto check = [&](ir::Type t, const ir::SourceLoc& loc) {

@@ -149,6 +149,9 @@ class Uniformity {
         else if (op.operands.size() > 1 && value_origin_[op.operands[1]]) mark_value(op.result, value_origin_[op.operands[1]]);
         else mark_rows(op.result, op.operands.size() > 1 && value_rows_[op.operands[1]] ? value_rows_[op.operands[1]] : rows);
         return;
+      case OpKind::mma:  // each lane holds its own elements of the result
+        mark_value(op.result, &op);
+        return;
       case OpKind::uniform:  // the user's promise (checked under ROCJIT_BOUNDS_CHECK)
         return;
       case OpKind::var_load:
@@ -349,6 +352,7 @@ class Uniformity {
       case OpKind::atomic: return fmt::format("an atomic's result{}", where(origin, origin.result));
       case OpKind::wave:
         return fmt::format("a wave operation's result ({}){}", op_spelling(origin), where(origin, origin.result));
+      case OpKind::mma: return fmt::format("an mma's result{}", where(origin, origin.result));
       case OpKind::load: return fmt::format("a value loaded from memory{}", where(origin, origin.result));
       // Only the ops above start a divergent value (operation() marks them as origins).
       case OpKind::constant: case OpKind::binary: case OpKind::unary: case OpKind::compare: case OpKind::select:

@@ -806,6 +806,7 @@ void KernelLowering::operation(const ir::Op& op) {
     case OpKind::fence: fence(op); break;
     case OpKind::uniform: result = uniform(op); break;
     case OpKind::wave: wave(op); return;  // defines its result itself
+    case OpKind::mma: mma(op); return;    // likewise
     case OpKind::print:
     case OpKind::assert_: device_output(op); break;
     case OpKind::if_: lower_if(op); break;

@@ -53,6 +53,9 @@ class KernelLowering {
   virtual void wavebarrier(const ir::Op& op) = 0;
   // A wave operation (ir::WaveOp); the target defines its result.
   virtual void wave(const ir::Op& op) = 0;
+  // A matrix multiply-accumulate over the wave (rocjit/compiler/mma.hpp); the target defines its
+  // result.
+  virtual void mma(const ir::Op& op) = 0;
   // Return(): ends the work-item (the base class returns from the kernel function).
   virtual void return_(const ir::Op& op);
   // Base pointer of a shared or local array (element type = the array's element type).

@@ -580,6 +580,7 @@ class CpuDevice : public DeviceImpl {
     k->static_shared_bytes = static_cast<uint64_t>(ir->shared_bytes());
     k->wave_size = host_wave_size;
     k->wave_rows = describe_wave_rows(*ir);
+    k->mma_site = describe_mma(*ir);
     return k;
   }
 

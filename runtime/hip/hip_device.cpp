@@ -319,6 +319,7 @@ class HipDevice : public DeviceImpl {
     k->static_shared_bytes = k->code.kernel(ir.name).group_segment_fixed_size;
     k->wave_size = k->code.kernel(ir.name).wavefront_size;
     k->wave_rows = describe_wave_rows(ir);
+    k->mma_site = describe_mma(ir);
     select();
     api_->check(api_->hipModuleLoadData(&k->module, k->code.elf.data()), "hipModuleLoadData");
     api_->check(api_->hipModuleGetFunction(&k->function, k->module, ir.name.c_str()), "hipModuleGetFunction");

@@ -51,6 +51,8 @@ struct CompiledKernel {
   // Non-empty when a wave operation relies on local_id(0) / wave_size() being wave-uniform (see
   // ir::wave_rows_assumption): what, for the launch check's message.
   std::string wave_rows;
+  // Non-empty when the kernel uses mma (dsl::mma), which needs whole 64-lane waves: where.
+  std::string mma_site;
   // prepare_launch(): makes the code that launches with work-groups of `block` will run final,
   // now (the CPU device: the O3 code for the shape, instead of O1 and a background tier-up).
   // Devices whose kernels are final once compiled have nothing to do.
@@ -62,6 +64,8 @@ struct CompiledKernel {
 
 // CompiledKernel::wave_rows for `kernel`.
 std::string describe_wave_rows(const ir::Kernel& kernel);
+// CompiledKernel::mma_site for `kernel`: "file:line" of its first mma, or "".
+std::string describe_mma(const ir::Kernel& kernel);
 
 // Arguments in kernel order, each stored in its own cell; `pointers` is the kernelParams array.
 struct ArgumentPack {

@@ -15,6 +15,7 @@
 #include "rocjit/compiler/verifier.hpp"
 #include "rocjit/settings.hpp"
 #include "runtime/src/backend.hpp"
+#include "rocjit/compiler/mma.hpp"
 
 namespace rocjit::runtime {
 namespace {
@@ -216,6 +217,10 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
                                   "is 1-D or its x extent is a multiple of the wave size ({} on device '{}'); "
                                   "block ({}, {}, {}) is neither",
                                   kernel.name(), compiled->wave_rows, compiled->wave_size, device->id(), b.x, b.y, b.z));
+  if (!compiled->mma_site.empty() && (b.x * b.y * b.z) % ir::mma::wave_lanes != 0)
+    throw LaunchError(fmt::format("kernel '{}': the mma at {} needs work-groups of whole 64-lane waves; block ({}, {}, "
+                                  "{}) has {} work-items",
+                                  kernel.name(), compiled->mma_site, b.x, b.y, b.z, b.x * b.y * b.z));
   const uint64_t limit = device->shared_memory_limit();
   if (config.shared_bytes > limit || compiled->static_shared_bytes + config.shared_bytes > limit)
     throw LaunchError(fmt::format("kernel '{}': {} bytes of shared memory per work-group ({} static + {} dynamic) "
@@ -305,6 +310,14 @@ LaunchConfig forall_config(const Kernel& kernel, int64_t n, const Stream& stream
                                   "split the work",
                                   kernel.name(), n));
   return LaunchConfig(Dim3(groups), Dim3(block), s);
+}
+
+std::string describe_mma(const ir::Kernel& kernel) {
+  std::string site;
+  ir::walk(kernel.body, [&](const ir::Op& op) {
+    if (op.kind == ir::OpKind::mma && site.empty()) site = op.loc.str();
+  });
+  return site;
 }
 
 std::string describe_wave_rows(const ir::Kernel& kernel) {

@@ -63,6 +63,49 @@ inline Kernel matmul_with(KernelOptions options) {
 }
 inline Kernel matmul() { return matmul_with({}); }
 
+// sample-gemm: C = A . B with matrix-core operations (dsl::mma), T = half or bfloat16 inputs and
+// float accumulation. A group of 4 waves (64 x 4 work-items) computes a 32 x 32 block of C, each
+// wave one 16 x 16 tile; per step of 16 along K the group stages a 32 x 16 slice of A and a
+// 16 x 32 slice of B in shared memory (zeros past the edges, so any size works), and each wave
+// loads its fragments from there and accumulates.
+inline constexpr int GEMM_TILE = 32;
+template <class T>
+Kernel gemm_mma() {
+  return kernel("gemm_mma", [](Array<T, 2> A, Array<T, 2> B, Array<float, 2> C) {
+    constexpr mma::Shape S{16, 16, 16};
+    auto sA = shared::array<T>({GEMM_TILE, 16}, "sA");
+    auto sB = shared::array<T>({16, GEMM_TILE}, "sB");
+    Int m = A.shape(0), kdim = A.shape(1), n = B.shape(1);
+    Int t = local_id(0) + 64 * local_id(1);  // 0 .. 255
+    Int wave = local_id(1);
+    Int tile_row = wave / 2 * 16, tile_col = wave % 2 * 16;  // the wave's tile in the block
+    Int row0 = group_id(1) * GEMM_TILE, col0 = group_id(0) * GEMM_TILE;
+    mma::A<T> a(S);
+    mma::B<T> b(S);
+    mma::Accumulator<float> acc(S, 0.0f);
+    For(0, kdim, 16, [&](Int k0) {
+      for (int half_of = 0; half_of < 2; ++half_of) {  // 512 elements of each slice, 2 per work-item
+        Int e = t + 256 * half_of;
+        Int ar = e / 16, ac = e % 16, br = e / GEMM_TILE, bc = e % GEMM_TILE;
+        Var<T> x = 0.0f, y = 0.0f;
+        If(row0 + ar < m && k0 + ac < kdim, [&] { x = A(row0 + ar, k0 + ac); });
+        If(k0 + br < kdim && col0 + bc < n, [&] { y = B(k0 + br, col0 + bc); });
+        sA(ar, ac) = x;
+        sB(br, bc) = y;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      mma::load(a, sA, tile_row, 0);
+      mma::load(b, sB, 0, tile_col);
+      mma::mma(acc, a, b);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    });
+    for (unsigned e = 0; e < acc.size(); ++e) {
+      Int r = row0 + tile_row + acc.row(e), c = col0 + tile_col + acc.col(e);
+      If(r < m && c < n, [&] { C(r, c) = acc[e]; });
+    }
+  }, {.max_block_size = 256, .param_names = {"A", "B", "C"}});
+}
+
 // partial(g) = sum of in over block g: a shared-memory tree with group barriers down to 32
 // partial sums, then wave::reduce_add finishes in the first wavefront (32 or 64 lanes: the 32
 // partial sums are in it either way).

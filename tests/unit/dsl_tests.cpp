@@ -87,6 +87,12 @@ TEST_CASE("every DSL operation, of every op kind, records a location in the user
            wave::reduce_or(acc) + wave::reduce_xor(acc) + wave::inclusive_scan_add(acc) + wave::exclusive_scan_add(acc);
     Vec<float, 2> v = a.vload<2>(i);
     a.vstore(i + 1, Vec<float, 2>(v.y(), v[0]) * 2.0f + v);
+    constexpr mma::Shape S{16, 16, 4};
+    mma::A<float> ma(S);
+    mma::B<float> mb(S);
+    mma::Accumulator<float> mc(S, 1.0f);
+    mma::mma(mc, ma, mb);
+    a(i) = mc[3];
     print("acc={} v={:.2f}\n", acc, v);
     device_assert(acc > 0, "acc {} is not positive", acc);
     If(n > 100, [&] { Return(); });

@@ -73,6 +73,12 @@ Kernel every_op() {
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     barrier(0);
     wavebarrier();
+    constexpr mma::Shape S{16, 16, 16};
+    mma::A<half> ma(S);
+    mma::B<half> mb(S);
+    mma::Accumulator<float> mc(S, 0.5f);
+    mma::mma(mc, ma, mb);
+    f(i) = mc[1];
     print("i = {} \"quoted\"\ttab \\ {:.3e}\n", i, f(i));
     device_assert(i >= 0, "i {} negative", i);
     If(n > 100, [&] { Return(); });
@@ -142,7 +148,7 @@ TEST_CASE("a kernel using every op kind round-trips, with and without locations"
   CHECK(parsed.memories.size() == k.ir().memories.size());
   CHECK(parsed.memories[1].layout == ir::Layout::strided);
   CHECK(parsed.memories.back().dynamic);
-  CHECK(parsed.slots.size() == 3);
+  CHECK(parsed.slots.size() == 3 + 12);  // acc, j, the For's variable; 4 per mma fragment
   CHECK(parsed.values.size() == k.ir().values.size());
 }
 

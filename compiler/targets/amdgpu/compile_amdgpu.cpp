@@ -60,6 +60,26 @@ bool has_16_bit_values(const ir::Kernel& kernel) {
   return false;
 }
 
+// The features the kernel is compiled with: the target's, and wave64 where the processor would
+// run wave32 and the kernel uses mma (its fragments are laid out over 64 lanes; rocjit/compiler/mma.hpp).
+// The code object's metadata then says wave64, which is what the runtime launches with.
+std::string kernel_features(const ir::Kernel& kernel, const Target& target) {
+  if (wavefront_size(target.processor, target.features) == 64) return target.features;
+  bool uses_mma = false;
+  ir::walk(kernel.body, [&](const ir::Op& op) { uses_mma |= op.kind == ir::OpKind::mma; });
+  if (!uses_mma) return target.features;
+  std::string features;
+  size_t start = 0;
+  while (start <= target.features.size()) {
+    size_t end = target.features.find(',', start);
+    if (end == std::string::npos) end = target.features.size();
+    std::string f = target.features.substr(start, end - start);
+    if (!f.empty() && f != "+wavefrontsize32") features += f + ",";
+    start = end + 1;
+  }
+  return features + "+wavefrontsize64";
+}
+
 // The checks before anything is compiled: the processor and its features, the options, LDS.
 void check(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
   check_target(kernel.name, target.processor, target.features);
@@ -75,7 +95,8 @@ CodeObject build(const ir::Kernel& kernel, const Target& target, const CompileOp
                  const Settings& settings) {
   prepare_compile(kernel.name, settings);
 
-  Machine machine = target_machine(target.processor, target.features);
+  const std::string features = kernel_features(kernel, target);
+  Machine machine = target_machine(target.processor, features);
   llvm::LLVMContext context;
   std::vector<std::string> errors;
   context.setDiagnosticHandler(std::make_unique<CollectDiagnostics>(&errors), true);
@@ -95,7 +116,7 @@ CodeObject build(const ir::Kernel& kernel, const Target& target, const CompileOp
     throw CompileError(fmt::format("kernel '{}': internal error, rocjit produced invalid LLVM IR: {}", kernel.name,
                                    broken));
   if (lowered.needs_device_libs)
-    link_device_libs(module, kernel.name, target.processor, wavefront_size(target.processor, target.features),
+    link_device_libs(module, kernel.name, target.processor, wavefront_size(target.processor, features),
                      options.code_object_version, lowered.device_lib_users, settings.device_libs);
 
   lower_phase.reset();

@@ -10,6 +10,8 @@
 #include <unordered_set>
 
 #include "passes/uniformity.h"
+#include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/mma.hpp"
 #include "targets/amdgpu/target_machine.h"
 #include "targets/lowering.h"
 
@@ -20,8 +22,10 @@ constexpr unsigned global_as = 1, local_as = 3, private_as = 5;
 
 class AmdgpuLowering : public KernelLowering {
  public:
-  AmdgpuLowering(const ir::Kernel& k, llvm::Module& m, unsigned wave_size, bool check_uniform, const Settings& settings)
-      : KernelLowering(k, m, settings), wave_(wave_size), check_uniform_(check_uniform) {
+  AmdgpuLowering(const ir::Kernel& k, llvm::Module& m, std::string processor, unsigned wave_size, bool check_uniform,
+                 const Settings& settings)
+      : KernelLowering(k, m, settings), processor_(std::move(processor)), wave_(wave_size),
+        check_uniform_(check_uniform) {
     private_address_space_ = private_as;
     if (check_uniform_) group_reached_ = passes::group_reached_uniform_ops(k);
   }
@@ -255,6 +259,68 @@ class AmdgpuLowering : public KernelLowering {
     define(op, r);
   }
 
+  // mma: the processor's MFMA instruction where it has one for the shape and types (a fragment
+  // is exactly its operand: rocjit/compiler/mma.hpp), else ir::mma::interpret's steps with
+  // cross-lane reads: each element of C is a chain of fmas over k, A's and B's elements read from
+  // the lanes that hold them.
+  void mma(const ir::Op& op) override {
+    const auto& attrs = op.get<ir::MmaAttrs>();
+    const ir::mma::Shape shape{attrs.m, attrs.n, attrs.k};
+    const ir::Type in = kernel_.value_type(op.operands[1]).element_of();
+    const ir::Type acc = op.type.element_of();
+    if (wave_ != ir::mma::wave_lanes)
+      throw CompileError(fmt::format("kernel '{}': the mma at {} needs 64-lane waves; {} runs this kernel in wave{} "
+                                     "(compile with the feature +wavefrontsize64)",
+                                     kernel_.name, op.loc.str(), processor_, wave_));
+    llvm::Value* c = value(op.operands[0]);
+    llvm::Value* a = value(op.operands[1]);
+    llvm::Value* b = value(op.operands[2]);
+    if (auto native = ir::mma::native(processor_, in, acc, shape)) {
+      const llvm::Intrinsic::ID id = llvm::Intrinsic::lookupIntrinsicID("llvm.amdgcn." + std::string(native->intrinsic));
+      if (id == llvm::Intrinsic::not_intrinsic)
+        throw CompileError(fmt::format("kernel '{}': internal error: LLVM has no intrinsic llvm.amdgcn.{}", kernel_.name,
+                                       native->intrinsic));
+      llvm::Function* f = llvm::Intrinsic::getOrInsertDeclaration(&module_, id);
+      llvm::FunctionType* type = f->getFunctionType();
+      // bf16 (.1k forms: i16 lanes) and i8 (packed into an i32 or i64) pass their bits.
+      auto operand = [&](llvm::Value* v, unsigned i) { return builder_.CreateBitCast(v, type->getParamType(i)); };
+      llvm::Value* r = builder_.CreateCall(f, {operand(a, 0), operand(b, 1), operand(c, 2), builder_.getInt32(0),
+                                               builder_.getInt32(0), builder_.getInt32(0)});
+      define(op, builder_.CreateBitCast(r, llvm_type(op.type)));
+      return;
+    }
+    const ir::mma::Counts n = ir::mma::counts(shape);
+    llvm::Value* me = lane();
+    auto element = [&](llvm::Value* v, unsigned count, unsigned e) {
+      return count > 1 ? builder_.CreateExtractElement(v, builder_.getInt32(e)) : v;
+    };
+    // A value of A or B as the accumulator's type (exact).
+    auto widen = [&](llvm::Value* x) -> llvm::Value* {
+      if (acc == ir::Type::i32) return builder_.CreateSExt(x, builder_.getInt32Ty());
+      if (in == ir::Type::f16 || in == ir::Type::bf16) return widen_narrow_float(x);
+      return x;
+    };
+    llvm::Value* col = builder_.CreateURem(me, builder_.getInt32(shape.n));
+    llvm::Value* group = builder_.CreateUDiv(me, builder_.getInt32(shape.n));
+    llvm::Value* r = c;
+    for (unsigned e = 0; e < n.c; ++e) {
+      // c_row(lane, e) = e / 4 * (4 * 64 / n) + lane / n * 4 + e % 4
+      llvm::Value* row = builder_.CreateAdd(builder_.CreateMul(group, builder_.getInt32(4)),
+                                            builder_.getInt32(e / 4 * (4 * ir::mma::wave_lanes / shape.n) + e % 4));
+      llvm::Value* sum = element(c, n.c, e);
+      for (unsigned kk = 0; kk < shape.k; ++kk) {
+        llvm::Value* a_src = builder_.CreateAdd(row, builder_.getInt32(shape.m * (kk / n.a)));
+        llvm::Value* b_src = builder_.CreateAdd(col, builder_.getInt32(shape.n * (kk / n.b)));
+        llvm::Value* x = widen(read_lane(element(a, n.a, kk % n.a), a_src));
+        llvm::Value* y = widen(read_lane(element(b, n.b, kk % n.b), b_src));
+        sum = acc == ir::Type::i32 ? builder_.CreateAdd(sum, builder_.CreateMul(x, y))
+                                   : builder_.CreateIntrinsic(llvm::Intrinsic::fma, {sum->getType()}, {x, y, sum});
+      }
+      r = n.c > 1 ? builder_.CreateInsertElement(r, sum, builder_.getInt32(e)) : sum;
+    }
+    define(op, r);
+  }
+
   // uniform(x) when checking (CompileOptions::bounds_check): the active lanes of each wave
   // compare their x with the first lane's; where the whole group reaches the op together
   // (passes::group_reached_uniform_ops) the first work-item's x also goes through LDS to every
@@ -437,6 +503,7 @@ class AmdgpuLowering : public KernelLowering {
  private:
   llvm::Value* dispatch_ptr_ = nullptr;
   llvm::GlobalVariable* dynamic_lds_ = nullptr;
+  std::string processor_;
   unsigned wave_;
   bool check_uniform_;
   std::unordered_set<const ir::Op*> group_reached_;  // uniform ops the whole group reaches together
@@ -451,7 +518,7 @@ LoweredModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, llvm::
   auto module = std::make_unique<llvm::Module>(kernel.name, context);
   module->setTargetTriple(llvm::Triple(triple));
   module->setDataLayout(tm.createDataLayout());
-  AmdgpuLowering lowering(kernel, *module,
+  AmdgpuLowering lowering(kernel, *module, tm.getTargetCPU().str(),
                           wavefront_size(tm.getTargetCPU().str(), tm.getTargetFeatureString().str()), check_uniform, settings);
   if (fast_math || kernel.fast_math) lowering.enable_fast_math();
   LoweredModule out = lowering.run(module.get(), code_object_version);

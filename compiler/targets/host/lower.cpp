@@ -889,6 +889,30 @@ class HostLowering : public KernelLowering {
     builder_.CreateCall(callee, args);
   }
 
+  // mma: one call per work-group (or wave) to rocjit_host_mma (host_kernel.cpp), which runs
+  // ir::mma::interpret on each wave; operands and result travel as wave_op's do.
+  void mma(const ir::Op& op) override {
+    auto* ptr = builder_.getPtrTy();
+    auto* i32 = builder_.getInt32Ty();
+    auto* i64 = builder_.getInt64Ty();
+    const auto& attrs = op.get<ir::MmaAttrs>();
+    auto type_code = [&](ir::Type t) { return builder_.getInt32(std::bit_cast<uint32_t>(t)); };
+    std::vector<llvm::Value*> args{builder_.getInt32(attrs.m), builder_.getInt32(attrs.n), builder_.getInt32(attrs.k),
+                                   type_code(kernel_.value_type(op.operands[1]).element_of()),
+                                   type_code(op.type.element_of())};
+    for (ir::ValueId v : op.operands) {
+      auto [address, stride] = collective_operand(v);
+      args.push_back(address);
+      args.push_back(stride);
+    }
+    args.push_back(storage_address(value_offset_[op.result], item_bytes(op.type)));
+    args.push_back(builder_.getInt64(item_bytes(op.type)));
+    args.push_back(builder_.CreateTrunc(collective_items(), i32));
+    auto* fty = llvm::FunctionType::get(builder_.getVoidTy(),
+                                        {i32, i32, i32, i32, i32, ptr, i64, ptr, i64, ptr, i64, ptr, i64, i32}, false);
+    builder_.CreateCall(module_.getOrInsertFunction("rocjit_host_mma", fty), args);
+  }
+
   // LLVM 22's loop vectorizer miscompiles loads indexed by `id % C` or `id & (C - 1)` in the
   // work-item loops: it takes the address for consecutive and loads s(4) for t = 4 where
   // s(t % 4) means s(0) (tests/smith/known-external.md). XOR-ing the result with a zero the
@@ -916,7 +940,8 @@ class HostLowering : public KernelLowering {
     const ir::Type t = kernel_.value_type(v);
     if (spilled_[v] && def_segment_[v] != group_segment)
       return {storage_address(value_offset_[v], item_bytes(t)), builder_.getInt64(item_bytes(t))};
-    llvm::AllocaInst* one = entry_alloca(builder_.getInt64Ty(), nullptr, "collective.uniform", 0);
+    llvm::AllocaInst* one = entry_alloca(t.is_vector() ? llvm_type(t) : builder_.getInt64Ty(), nullptr,
+                                         "collective.uniform", 0);
     builder_.CreateStore(value(v), one);
     return {one, builder_.getInt64(0)};
   }

@@ -6,6 +6,7 @@
 #include "rocjit/dsl/builtins.hpp"
 #include "rocjit/dsl/control.hpp"
 #include "rocjit/dsl/debug.hpp"
+#include "rocjit/dsl/mma.hpp"
 #include "rocjit/dsl/kernel.hpp"
 #include "rocjit/dsl/value.hpp"
 #include "rocjit/dsl/vector.hpp"

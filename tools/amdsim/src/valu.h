@@ -111,5 +111,6 @@ void write_dst32(Wave& w, const Inst& i, int lane, uint32_t value);
 void register_vector_compare(HandlerTable&);
 void register_vector_lanes(HandlerTable&);
 void register_vector_f16(HandlerTable&);
+void register_vector_matrix(HandlerTable&);
 
 }  // namespace amdsim

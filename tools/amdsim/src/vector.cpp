@@ -919,6 +919,7 @@ void register_vector(HandlerTable& t) {
   register_vector_compare(t);
   register_vector_lanes(t);
   register_vector_f16(t);
+  register_vector_matrix(t);
 }
 
 }  // namespace amdsim

@@ -354,6 +354,13 @@ struct WaveAttrs {
   ROCJIT_ATTR_FIELDS(op)
   bool operator==(const WaveAttrs&) const = default;
 };
+/// mma: the shape, m x n += (m x k) . (k x n) (rocjit/compiler/mma.hpp).
+struct MmaAttrs {
+  static constexpr std::string_view name = "MmaAttrs";
+  uint8_t m = 16, n = 16, k = 16;
+  ROCJIT_ATTR_FIELDS(m, n, k)
+  bool operator==(const MmaAttrs&) const = default;
+};
 /// for, while: the unroll request (0: LLVM decides; 1: none; N: unroll N times).
 /// print and assert: the fmt-style format of the output (assert: of the failure message), one
 /// replacement field per value operand (assert: after the condition).
@@ -375,7 +382,7 @@ struct LoopAttrs {
 /// static_assert in ir.cpp checks).
 using OpAttrs = std::variant<NoAttrs, ConstantAttrs, BinaryAttrs, UnaryAttrs, CompareAttrs, MathAttrs,
                              WorkItemAttrs, ShapeAttrs, AccessAttrs, AtomicAttrs, SlotAttrs, BarrierAttrs,
-                             FenceAttrs, ExtractAttrs, WaveAttrs, PrintAttrs, LoopAttrs>;
+                             FenceAttrs, ExtractAttrs, WaveAttrs, MmaAttrs, PrintAttrs, LoopAttrs>;
 
 
 /// The attributes a new op of kind `k` starts with (its struct, default-constructed).

@@ -127,6 +127,10 @@
 // lanes' type, index i names elements N*i ... N*i+N-1, read or written as one access. No other op
 // takes or makes a vector, but print and assert, which print them (the DSL's Vec<T, N> computes
 // lane by lane; LLVM packs the lanes again).
+// mma (dsl::mma) is a matrix multiply-accumulate over the wave: operands C, A, B, each the wave's
+// fragment of its tile (rocjit/compiler/mma.hpp: layout, shapes, numerics), result the new C.
+// Fragments are vectors of up to 16 lanes (scalars when a lane holds one element); they are
+// built with `vector` and read with `extract`.
 // clang-format off
 #define ROCJIT_OPS(X)                                                                                              \
   X(constant,    "const",       none,     0,         none,    value,     none,          false, none,      0, ConstantAttrs)  \
@@ -153,6 +157,7 @@
   X(print,       "print",       none,     variadic,  none,    none,      writes_memory, false, none,      0, PrintAttrs)     \
   X(assert_,     "assert",      none,     variadic,  none,    none,      writes_memory, false, none,      0, PrintAttrs)     \
   X(wave,        "wave",        wave,     by_member, none,    value,     synchronizes,  true,  wavefront, 0, WaveAttrs)      \
+  X(mma,         "mma",         none,     3,         none,    value,     synchronizes,  true,  wavefront, 0, MmaAttrs)       \
   X(if_,         "if",          none,     1,         none,    none,      control_flow,  false, none,      2, NoAttrs)        \
   X(for_,        "for",         none,     3,         none,    induction, control_flow,  false, none,      1, LoopAttrs)      \
   X(while_,      "while",       none,     0,         none,    none,      control_flow,  false, none,      3, LoopAttrs)      \

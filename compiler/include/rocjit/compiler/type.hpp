@@ -91,6 +91,9 @@ bool is_supported(Type t);
 /// Whether the IR supports vector values of this type on every target: 2 to 4 lanes of a
 /// supported scalar type other than i1 (f32x4, f16x2, u8x4...). Only the vector ops (ops.hpp) use them.
 bool is_supported_vector(Type t);
+/// Whether `t` can be an mma fragment (rocjit/compiler/mma.hpp): 2 to 16 lanes of a supported
+/// scalar type other than i1. Only `vector`, `extract` and `mma` take vectors over 4 lanes.
+bool is_fragment_vector(Type t);
 /// The supported types' spellings, in table order: "i1, i32, i64, u32, u64, f32, f64, i8, ...".
 const std::string& supported_type_names();
 

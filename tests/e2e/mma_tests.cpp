@@ -1,0 +1,293 @@
+// mma (dsl::mma) on the device under test: the fragment layout (load -> per-element and
+// load -> store identities) for every shape and type, mma against a C++ model of its definition
+// bit for bit (rocjit/compiler/mma.hpp: a chain of fmas in k order in the accumulator's type), a
+// GEMM over a K loop with tiles in shared memory and odd sizes, F-order arrays, and the errors.
+// On sim:gfx942 and sim:gfx90a the supported shapes run as MFMA instructions; on the CPU, the
+// interpreter and sim:gfx1100 (wave64 for these kernels) they are computed from ordinary operations.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "e2e.hpp"
+
+using namespace rocjit;
+using namespace rocjit::dsl;
+
+namespace {
+
+namespace layout = rocjit::ir::mma;
+
+// A small value of T from an integer in [-8, 8] (exact in every type).
+template <class T>
+T small(int v) {
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) return T(float(v) * 0.25f);
+  else if constexpr (std::is_floating_point_v<T>) return T(v) * T(0.25);
+  else return T(v);
+}
+
+template <class T>
+double as_double(T v) {
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) return double(float(v));
+  else return double(v);
+}
+
+template <class T>
+std::vector<T> random_values(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(-8, 8);
+  std::vector<T> v(n);
+  for (auto& x : v) x = small<T>(dist(rng));
+  return v;
+}
+
+// Every (role, element) of one shape: each lane writes its fragment's elements where row(e),
+// col(e) say, after loading them from the tile; the output must be the tile.
+template <class I, class C>
+void check_layout(layout::Shape s) {
+  INFO("shape " << layout::shape_name(s) << " input " << ir::type_name(ir::type_of<I>()));
+  Kernel k = kernel("mma_layout", [s](Array<I, 2> a, Array<I, 2> b, Array<C, 2> c, Array<I, 2> a_out, Array<I, 2> b_out,
+                                      Array<C, 2> c_out, Array<C, 2> c_copy) {
+    mma::A<I> fa(s);
+    mma::B<I> fb(s);
+    mma::Accumulator<C> fc(s);
+    mma::load(fa, a, 0, 0);
+    mma::load(fb, b, 0, 0);
+    mma::load(fc, c, 0, 0);
+    for (unsigned e = 0; e < fa.size(); ++e) a_out(fa.row(e), fa.col(e)) = fa[e];
+    for (unsigned e = 0; e < fb.size(); ++e) b_out(fb.row(e), fb.col(e)) = fb[e];
+    for (unsigned e = 0; e < fc.size(); ++e) c_out(fc.row(e), fc.col(e)) = fc[e];
+    mma::store(c_copy, 0, 0, fc);
+  });
+  auto a = random_values<I>(s.m * s.k, 1), b = random_values<I>(s.k * s.n, 2);
+  auto c = random_values<C>(s.m * s.n, 3);
+  auto da = to_device(std::span<const I>(a), {s.m, s.k}), db = to_device(std::span<const I>(b), {s.k, s.n});
+  auto dc = to_device(std::span<const C>(c), {s.m, s.n});
+  auto ao = device_array<I>({s.m, s.k}), bo = device_array<I>({s.k, s.n});
+  auto co = device_array<C>({s.m, s.n}), cc = device_array<C>({s.m, s.n});
+  k[{{1}, {64}}](da, db, dc, ao, bo, co, cc);
+  auto same = [](const auto& x, const auto& y) {
+    REQUIRE(x.size() == y.size());
+    for (size_t i = 0; i < x.size(); ++i) REQUIRE(as_double(x[i]) == as_double(y[i]));
+  };
+  same(ao.copy_to_host().to_vector(), a);
+  same(bo.copy_to_host().to_vector(), b);
+  same(co.copy_to_host().to_vector(), c);
+  same(cc.copy_to_host().to_vector(), c);
+}
+
+// The definition: C[i][j] + sum over kk in order, one fma per step in C's type.
+template <class I, class C>
+std::vector<C> reference(layout::Shape s, const std::vector<I>& a, const std::vector<I>& b, const std::vector<C>& c) {
+  std::vector<C> d(c.size());
+  for (unsigned i = 0; i < s.m; ++i)
+    for (unsigned j = 0; j < s.n; ++j) {
+      C sum = c[i * s.n + j];
+      for (unsigned kk = 0; kk < s.k; ++kk) {
+        if constexpr (std::is_integral_v<C>)
+          sum = C(uint32_t(sum) + uint32_t(int32_t(a[i * s.k + kk]) * int32_t(b[kk * s.n + j])));
+        else
+          sum = std::fma(C(as_double(a[i * s.k + kk])), C(as_double(b[kk * s.n + j])), sum);
+      }
+      d[i * s.n + j] = sum;
+    }
+  return d;
+}
+
+template <class I, class C>
+void check_mma(layout::Shape s, unsigned seed) {
+  INFO("shape " << layout::shape_name(s) << " input " << ir::type_name(ir::type_of<I>()));
+  Kernel k = kernel("mma_once", [s](Array<I, 2> a, Array<I, 2> b, Array<C, 2> c, Array<C, 2> d) {
+    mma::A<I> fa(s);
+    mma::B<I> fb(s);
+    mma::Accumulator<C> fc(s);
+    mma::load(fa, a, 0, 0);
+    mma::load(fb, b, 0, 0);
+    mma::load(fc, c, 0, 0);
+    mma::mma(fc, fa, fb);
+    mma::store(d, 0, 0, fc);
+  });
+  // Values whose products and sums round (not small integers): the result must still match the
+  // definition bit for bit.
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-2.0, 2.0);
+  std::vector<I> a(s.m * s.k), b(s.k * s.n);
+  std::vector<C> c(s.m * s.n);
+  for (auto& x : a) x = std::is_integral_v<I> ? I(int(dist(rng) * 60)) : I(float(dist(rng)));
+  for (auto& x : b) x = std::is_integral_v<I> ? I(int(dist(rng) * 60)) : I(float(dist(rng)));
+  for (auto& x : c) x = std::is_integral_v<C> ? C(int(dist(rng) * 1000)) : C(dist(rng) / 3.0);
+  auto da = to_device(std::span<const I>(a), {s.m, s.k}), db = to_device(std::span<const I>(b), {s.k, s.n});
+  auto dc = to_device(std::span<const C>(c), {s.m, s.n});
+  auto dd = device_array<C>({s.m, s.n});
+  // Two waves in a group of 2 x 64: each wave computes the same tile.
+  k[{{1}, {64, 2}}](da, db, dc, dd);
+  std::vector<C> want = reference(s, a, b, c), got = dd.copy_to_host().to_vector();
+  for (size_t i = 0; i < want.size(); ++i) {
+    INFO("element " << i);
+    if constexpr (std::is_integral_v<C>) REQUIRE(got[i] == want[i]);
+    else REQUIRE(std::bit_cast<std::conditional_t<sizeof(C) == 4, uint32_t, uint64_t>>(got[i]) ==
+                 std::bit_cast<std::conditional_t<sizeof(C) == 4, uint32_t, uint64_t>>(want[i]));
+  }
+}
+
+template <class I, class C>
+void for_each_shape(void (*f)(layout::Shape)) {
+  for (const layout::Shape& s : layout::defined_shapes(ir::type_of<I>(), ir::type_of<C>())) f(s);
+}
+
+}  // namespace
+
+TEST_CASE("mma fragments: load then row(e)/col(e)/[e] and load then store give back the tile, every shape and type") {
+  for_each_shape<half, float>(check_layout<half, float>);
+  for_each_shape<bfloat16, float>(check_layout<bfloat16, float>);
+  for_each_shape<float, float>(check_layout<float, float>);
+  for_each_shape<double, double>(check_layout<double, double>);
+  for_each_shape<int8_t, int32_t>(check_layout<int8_t, int32_t>);
+}
+
+TEST_CASE("mma computes the defined chain of fmas bit for bit, every shape and type") {
+  unsigned seed = 10;
+  for (const auto& s : layout::defined_shapes(ir::Type::f16, ir::Type::f32)) check_mma<half, float>(s, seed++);
+  for (const auto& s : layout::defined_shapes(ir::Type::bf16, ir::Type::f32)) check_mma<bfloat16, float>(s, seed++);
+  for (const auto& s : layout::defined_shapes(ir::Type::f32, ir::Type::f32)) check_mma<float, float>(s, seed++);
+  for (const auto& s : layout::defined_shapes(ir::Type::f64, ir::Type::f64)) check_mma<double, double>(s, seed++);
+  for (const auto& s : layout::defined_shapes(ir::Type::i8, ir::Type::i32)) check_mma<int8_t, int32_t>(s, seed++);
+}
+
+namespace {
+
+// C (m x n, f32) = A (m x kdim, f16, C or F order) . B (kdim x n, f16): 16x16x16 tiles staged in
+// shared memory with zero padding at the edges, four waves per group (a 32 x 32 block of C).
+template <ir::Layout LA>
+Kernel gemm_kernel() {
+  return kernel("mma_gemm", [](Array<half, 2, LA> A, Array<half, 2> B, Array<float, 2> C) {
+    constexpr mma::Shape S{16, 16, 16};
+    Int m = A.shape(0), kdim = A.shape(1), n = B.shape(1);
+    Int wave = local_id(1);  // 4 waves: a 2 x 2 arrangement of 16 x 16 tiles
+    Int row0 = group_id(1) * 32 + wave / 2 * 16, col0 = group_id(0) * 32 + wave % 2 * 16;
+    // The four waves' A and B tiles, one above the other: wave w's are rows 16w .. 16w + 15.
+    auto sA = shared::array<half>({64, 16}), sB = shared::array<half>({64, 16});
+    mma::A<half> a(S);
+    mma::B<half> b(S);
+    mma::Accumulator<float> acc(S, 0.0f);
+    For(0, kdim, 16, [&](Int k0) {
+      // Each lane stages 4 elements of its wave's A tile and of its B tile (zero past the edges).
+      for (int e = 0; e < 4; ++e) {
+        Int t = lane_id() * 4 + e, r = t / 16, c = t % 16;
+        Var<half> x = 0.0f, y = 0.0f;
+        If(row0 + r < m && k0 + c < kdim, [&] { x = A(row0 + r, k0 + c); });
+        If(k0 + r < kdim && col0 + c < n, [&] { y = B(k0 + r, col0 + c); });
+        sA(wave * 16 + r, c) = x;
+        sB(wave * 16 + r, c) = y;
+      }
+      wavebarrier();
+      mma::load(a, sA, wave * 16, 0);
+      mma::load(b, sB, wave * 16, 0);
+      wavebarrier();
+      mma::mma(acc, a, b);
+    });
+    for (unsigned e = 0; e < acc.size(); ++e) {
+      Int r = row0 + acc.row(e), c = col0 + acc.col(e);
+      If(r < m && c < n, [&] { C(r, c) = acc[e]; });
+    }
+  });
+}
+
+}  // namespace
+
+TEST_CASE("an mma GEMM over a K loop with shared-memory tiles matches the definition, odd sizes and F-order A") {
+  struct Size {
+    int64_t m, n, k;
+  };
+  for (auto [m, n, kd] : {Size{32, 32, 16}, Size{45, 37, 50}, Size{64, 17, 33}}) {
+    INFO("m " << m << " n " << n << " k " << kd);
+    auto a = random_values<half>(m * kd, 5), b = random_values<half>(kd * n, 6);
+    // The definition, tile by tile: 16-long fma chains over each k tile, padding adding zeros.
+    std::vector<float> want(m * n, 0.0f);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float sum = 0;
+        for (int64_t kk = 0; kk < (kd + 15) / 16 * 16; ++kk) {
+          const float x = kk < kd ? float(a[i * kd + kk]) : 0.0f, y = kk < kd ? float(b[kk * n + j]) : 0.0f;
+          sum = std::fma(x, y, sum);
+        }
+        want[i * n + j] = sum;
+      }
+    const Dim3 grid((n + 31) / 32, (m + 31) / 32);
+    auto db = to_device(std::span<const half>(b), {n == 0 ? 1 : kd, n});
+    auto dc = device_array<float>({m, n});
+    {
+      auto da = to_device(std::span<const half>(a), {m, kd});
+      gemm_kernel<ir::Layout::C>()[{grid, {64, 4}}](da, db, dc);
+      REQUIRE(dc.copy_to_host().to_vector() == want);
+    }
+    {
+      // The same A stored in Fortran order (to_device takes the elements in C order and lays
+      // the device array out column-major).
+      auto da = to_device(std::span<const half>(a), {m, kd}, Order::F);
+      auto dc2 = device_array<float>({m, n});
+      gemm_kernel<ir::Layout::F>()[{grid, {64, 4}}](da, db, dc2);
+      REQUIRE(dc2.copy_to_host().to_vector() == want);
+    }
+  }
+}
+
+TEST_CASE("mma errors: undefined shapes and types, mixed fragments, divergent control, partial waves") {
+  using Catch::Matchers::Contains;
+  CHECK_THROWS_WITH(kernel("bad_shape", [](Array<float, 2> x) { mma::A<half> a(mma::Shape{8, 8, 8}); }),
+                    Contains("mma has no shape 8x8x8") && Contains("mma_tests.cpp"));
+  CHECK_THROWS_WITH(kernel("bad_types", [](Array<float, 2> x) {
+                      constexpr mma::Shape S{16, 16, 16};
+                      mma::A<half> a(S);
+                      mma::B<half> b(S);
+                      mma::Accumulator<double> c(S);
+                      mma::mma(c, a, b);
+                    }),
+                    Contains("got f16 with f64"));
+  CHECK_THROWS_WITH(kernel("mixed_shapes", [](Array<float, 2> x) {
+                      mma::A<half> a(mma::Shape{16, 16, 16});
+                      mma::B<half> b(mma::Shape{32, 32, 8});
+                      mma::Accumulator<float> c(mma::Shape{16, 16, 16});
+                      mma::mma(c, a, b);
+                    }),
+                    Contains("must be one shape"));
+  CHECK_THROWS_WITH(kernel("not_2d", [](Array<half> x) {
+                      mma::A<half> a(mma::Shape{16, 16, 16});
+                      mma::load(a, x, 0, 0);
+                    }),
+                    Contains("needs a 2-D array"));
+  CHECK_THROWS_WITH(kernel("divergent_mma", [](Array<float, 2> x) {
+                      constexpr mma::Shape S{16, 16, 16};
+                      mma::A<half> a(S);
+                      mma::B<half> b(S);
+                      mma::Accumulator<float> c(S);
+                      If(lane_id() < 32, [&] { mma::mma(c, a, b); });
+                      mma::store(x, 0, 0, c);
+                    }),
+                    Contains("mma") && Contains("lane_id"));
+  Kernel k = kernel("partial_wave", [](Array<float, 2> x) {
+    constexpr mma::Shape S{16, 16, 16};
+    mma::A<half> a(S);
+    mma::B<half> b(S);
+    mma::Accumulator<float> c(S);
+    mma::mma(c, a, b);
+    mma::store(x, 0, 0, c);
+  });
+  auto x = device_array<float>({16, 16});
+  CHECK_THROWS_AS((k[{{1}, {96}}](x)), LaunchError);
+  CHECK_THROWS_WITH((k[{{1}, {96}}](x)), Contains("whole 64-lane waves") && Contains("mma_tests.cpp"));
+}
+
+TEST_CASE("mma::shapes lists the matrix-core shapes of a target") {
+  using S = mma::Shape;
+  CHECK(mma::shapes<half, float>(Target::host()).empty());
+  CHECK(mma::shapes<half, float>(Target::amdgpu("gfx1030")).empty());
+  CHECK(mma::shapes<half, float>(Target::amdgpu("gfx942")) == std::vector<S>{{16, 16, 16}, {32, 32, 8}});
+  CHECK(mma::shapes<half, float>(Target::amdgpu("gfx950")) ==
+        std::vector<S>{{16, 16, 16}, {32, 32, 8}, {16, 16, 32}, {32, 32, 16}});
+  CHECK(mma::shapes<int8_t, int32_t>(Target::amdgpu("gfx90a")) == std::vector<S>{{16, 16, 16}, {32, 32, 8}});
+  CHECK(mma::shapes<int8_t, int32_t>(Target::amdgpu("gfx942")) == std::vector<S>{{16, 16, 32}, {32, 32, 16}});
+  CHECK(mma::shapes<double, double>(Target::amdgpu("gfx90a")) == std::vector<S>{{16, 16, 4}});
+}

@@ -1,0 +1,186 @@
+// Matrix-core instructions (CDNA2/CDNA3 MFMA, single-block forms): D = A . B + C over the wave.
+//
+// Register layout (the ISA manuals' matrix instruction tables, for the forms with one block):
+// with M = N rows and columns and K the reduction length, lane l holds
+//   A[l % M][(l / M) * ka + j]   for the j-th element packed in its A registers (ka per lane),
+//   B[(l / N) * kb + j][l % N]   likewise for B,
+//   D[8 * (r / 4) ... ]          element r of its D registers: column l % N, row
+//                                (r / 4) * (4 * 64 / N) + 4 * (l / N) + r % 4.
+// Elements pack into registers as the operand types do: two f16/bf16 per dword (low half first),
+// four i8 per dword, one f32, one f64 per register pair. A, B, C and D may be VGPRs or AGPRs
+// (decided by the operand's register class); C may be an inline constant.
+//
+// Numerics follow rocjit's definition (rocjit/compiler/mma.hpp): each element of D is C's element
+// plus the products in k order, each step one fused multiply-add in the accumulator's type (f16
+// and bf16 products are exact in f32); i8 products and sums wrap in i32. Denormals are kept.
+// The cbsz/abid/blgp broadcast modifiers are not simulated: an instruction that sets one fails.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "valu.h"
+
+namespace amdsim {
+namespace {
+
+enum class Elem : uint8_t { f16, bf16, f32, f64, i8 };
+
+struct Form {
+  unsigned m = 0, n = 0, k = 0;
+  Elem in = Elem::f32;
+  bool f64_acc = false, int_acc = false;
+};
+
+// "v_mfma_f32_32x32x8_f16", "v_mfma_f32_32x32x8f16", "v_mfma_f32_16x16x16bf16_1k",
+// "v_mfma_f64_16x16x4_f64", "v_mfma_i32_16x16x32_i8": the form, from the name.
+Form parse_form(const Wave& w, const Inst& i) {
+  const std::string& s = i.name;
+  Form f;
+  size_t p = std::string("v_mfma_").size();
+  const std::string acc = s.substr(p, 3);
+  f.f64_acc = acc == "f64";
+  f.int_acc = acc == "i32";
+  p += 4;
+  char* end = nullptr;
+  f.m = static_cast<unsigned>(std::strtoul(s.c_str() + p, &end, 10));
+  f.n = static_cast<unsigned>(std::strtoul(end + 1, &end, 10));
+  f.k = static_cast<unsigned>(std::strtoul(end + 1, &end, 10));
+  std::string in(end);
+  if (!in.empty() && in[0] == '_') in.erase(0, 1);
+  if (in.starts_with("f16")) f.in = Elem::f16;
+  else if (in.starts_with("bf16")) f.in = Elem::bf16;
+  else if (in.starts_with("f32")) f.in = Elem::f32;
+  else if (in.starts_with("f64")) f.in = Elem::f64;
+  else if (in.starts_with("i8")) f.in = Elem::i8;
+  else w.fail(i, "amdsim does not simulate this matrix instruction's input type");
+  if (f.m != f.n || f.m * f.k < 64 || (f.m != 16 && f.m != 32))
+    w.fail(i, "amdsim simulates the single-block 16x16 and 32x32 MFMA forms only");
+  return f;
+}
+
+unsigned elem_bits(Elem e) {
+  switch (e) {
+    case Elem::f16: case Elem::bf16: return 16;
+    case Elem::f32: return 32;
+    case Elem::f64: return 64;
+    case Elem::i8: return 8;
+  }
+  return 32;
+}
+
+// Dword `d` of a register tuple operand in `lane` (an inline constant reads the same in every dword).
+uint32_t tuple_dword(const Wave& w, const Operand& op, unsigned d, int lane) {
+  if (!op.is_reg()) return read32(w, op, lane);
+  Operand r = op;
+  r.index = static_cast<uint16_t>(op.index + d);
+  r.dwords = 1;
+  return read32(w, r, lane);
+}
+
+// Element `j` of lane `lane`'s packed operand, as a double (floats) or an integer (i8).
+double element(const Wave& w, const Operand& op, Elem e, unsigned j, int lane) {
+  const unsigned bits = elem_bits(e);
+  if (bits == 64) {
+    const uint64_t lo = tuple_dword(w, op, 2 * j, lane), hi = tuple_dword(w, op, 2 * j + 1, lane);
+    return bits_f64(hi << 32 | lo);
+  }
+  const unsigned per = 32 / bits;
+  const uint32_t word = tuple_dword(w, op, j / per, lane);
+  const uint32_t x = bits == 32 ? word : (word >> (bits * (j % per))) & ((1u << bits) - 1);
+  switch (e) {
+    case Elem::f16: return f16_bits_to_f32(static_cast<uint16_t>(x));
+    case Elem::bf16: return bits_f32(x << 16);
+    case Elem::f32: return bits_f32(x);
+    case Elem::i8: return static_cast<int8_t>(x);
+    case Elem::f64: break;
+  }
+  return 0;
+}
+
+void mfma(Wave& w, const Inst& i) {
+  if (i.text.find("cbsz:") != std::string::npos || i.text.find("abid:") != std::string::npos ||
+      i.text.find("blgp:") != std::string::npos)
+    w.fail(i, "amdsim does not simulate the cbsz/abid/blgp modifiers of matrix instructions");
+  if (w.wave_size != 64 || w.exec() != ~0ull)
+    w.fail(i, fmt::format("a matrix instruction ran with EXEC = 0x{:x}; MFMA needs every lane of the wave active",
+                          w.exec()));
+  const Form f = parse_form(w, i);
+  const unsigned ka = f.m * f.k / 64, kb = f.k * f.n / 64, nd = f.m * f.n / 64;
+  // All sources are read before D is written (D may be C's registers).
+  std::vector<double> a(64 * ka), b(64 * kb);
+  for (int l = 0; l < 64; ++l) {
+    for (unsigned j = 0; j < ka; ++j) a[l * ka + j] = element(w, i.ops[1], f.in, j, l);
+    for (unsigned j = 0; j < kb; ++j) b[l * kb + j] = element(w, i.ops[2], f.in, j, l);
+  }
+  const unsigned groups = 64 / f.n;  // lanes l / N
+  std::vector<uint64_t> d(64 * nd);
+  for (int l = 0; l < 64; ++l) {
+    const unsigned col = l % f.n;
+    for (unsigned r = 0; r < nd; ++r) {
+      const unsigned row = r / 4 * (4 * groups) + 4 * (l / f.n) + r % 4;
+      // A[row][kk] is in lane row + M * (kk / ka), element kk % ka; B[kk][col] in lane
+      // col + N * (kk / kb), element kk % kb.
+      auto a_at = [&](unsigned kk) { return a[(row + f.m * (kk / ka)) * ka + kk % ka]; };
+      auto b_at = [&](unsigned kk) { return b[(col + f.n * (kk / kb)) * kb + kk % kb]; };
+      if (f.int_acc) {
+        uint32_t sum = tuple_dword(w, i.ops[3], r, l);
+        for (unsigned kk = 0; kk < f.k; ++kk)
+          sum += static_cast<uint32_t>(static_cast<int32_t>(a_at(kk)) * static_cast<int32_t>(b_at(kk)));
+        d[l * nd + r] = sum;
+      } else if (f.f64_acc) {
+        double sum = i.ops[3].is_reg() ? bits_f64(uint64_t(tuple_dword(w, i.ops[3], 2 * r + 1, l)) << 32 |
+                                                  tuple_dword(w, i.ops[3], 2 * r, l))
+                                       : bits_f64(read64(w, i.ops[3], l, true));
+        for (unsigned kk = 0; kk < f.k; ++kk) sum = std::fma(a_at(kk), b_at(kk), sum);
+        d[l * nd + r] = f64_bits(sum);
+      } else {
+        float sum = bits_f32(tuple_dword(w, i.ops[3], r, l));
+        for (unsigned kk = 0; kk < f.k; ++kk)
+          sum = std::fma(static_cast<float>(a_at(kk)), static_cast<float>(b_at(kk)), sum);
+        d[l * nd + r] = f32_bits(sum);
+      }
+    }
+  }
+  for (int l = 0; l < 64; ++l) {
+    for (unsigned r = 0; r < nd; ++r) {
+      Operand dst = i.ops[0];
+      dst.dwords = 1;
+      if (f.f64_acc) {
+        dst.index = static_cast<uint16_t>(i.ops[0].index + 2 * r);
+        write32(w, dst, l, static_cast<uint32_t>(d[l * nd + r]));
+        dst.index = static_cast<uint16_t>(dst.index + 1);
+        write32(w, dst, l, static_cast<uint32_t>(d[l * nd + r] >> 32));
+      } else {
+        dst.index = static_cast<uint16_t>(i.ops[0].index + r);
+        write32(w, dst, l, static_cast<uint32_t>(d[l * nd + r]));
+      }
+    }
+  }
+  w.lane_instructions += 64;
+}
+
+}  // namespace
+
+void register_vector_matrix(HandlerTable& t) {
+  // Opcode names with and without the underscore before the input type ("16x16x16f16" on
+  // gfx90a, "16x16x32_f16" on gfx950), bf16 with and without "_1k".
+  struct Spec {
+    const char* acc;
+    unsigned m, k;
+    const char* in;
+  };
+  for (const Spec& s : {Spec{"f32", 16, 16, "f16"}, Spec{"f32", 32, 8, "f16"}, Spec{"f32", 16, 32, "f16"},
+                        Spec{"f32", 32, 16, "f16"}, Spec{"f32", 16, 16, "bf16"}, Spec{"f32", 32, 8, "bf16"},
+                        Spec{"f32", 16, 32, "bf16"}, Spec{"f32", 32, 16, "bf16"}, Spec{"f32", 16, 4, "f32"},
+                        Spec{"f32", 32, 2, "f32"}, Spec{"f64", 16, 4, "f64"}, Spec{"i32", 16, 16, "i8"},
+                        Spec{"i32", 32, 8, "i8"}, Spec{"i32", 16, 32, "i8"}, Spec{"i32", 32, 16, "i8"}}) {
+    const std::string base = fmt::format("v_mfma_{}_{}x{}x{}", s.acc, s.m, s.m, s.k);
+    for (const char* sep : {"", "_"}) {
+      add_handler(t, base + sep + s.in, mfma);
+      if (std::string(s.in) == "bf16") add_handler(t, base + sep + s.in + "_1k", mfma);
+    }
+  }
+}
+
+}  // namespace amdsim
