@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+
 #include "rocjit/dsl/builtins.hpp"
 
 namespace rocjit::dsl::mma::detail {
@@ -27,20 +29,34 @@ bool shape_exists(Shape s) {
   return false;
 }
 
-// Row and column of element e of this lane, as i32 values (the layout's formulas). A fragment's
-// lane l is the work-item whose linear local id is l modulo 64: the wave's lane l on every target
-// that runs mma (in 64-lane waves), and the same definition in kernels that only load and store
-// fragments, which wave32 processors run in wave32.
-std::pair<Value, Value> position(Role r, Shape s, unsigned e, const std::source_location& loc) {
-  Value linear = local_id(0, loc) + local_size(0, loc) * (local_id(1, loc) + local_size(1, loc) * local_id(2, loc));
-  Value lane = linear % Operand(int32_t(layout::wave_lanes), loc);
+// The fragment lane of this work-item: its linear local id modulo 64. That is the wave's lane l on
+// every target that runs mma (in 64-lane waves), and the same definition in kernels that only
+// load and store fragments, which wave32 processors run in wave32. Computed once per fragment,
+// where it is declared, so loops that load fragments do not recompute it.
+Value fragment_lane(const std::source_location& loc) {
+  auto at = [&](const Value& v) { return Operand(v, loc); };
+  Value rows = at(local_id(1, loc)) + at(at(local_size(1, loc)) * at(local_id(2, loc)));
+  Value linear = at(local_id(0, loc)) + at(at(local_size(0, loc)) * at(rows));
+  return at(linear) & Operand(int32_t(layout::wave_lanes - 1), loc);
+}
+
+int32_t log2_of(unsigned x) { return std::countr_zero(x); }
+
+// Row and column of element e of `lane` (a value from fragment_lane, non-negative, so the
+// divisions by the power-of-two m and n are shifts), as i32 values: the layout's formulas.
+std::pair<Value, Value> position(Role r, Shape s, const Value& lane, unsigned e, const std::source_location& loc) {
   const unsigned n = count(r, s);
+  auto op = [&](int32_t v) { return Operand(v, loc); };
+  const Operand l(lane, loc);
+  auto v = [&](const Value& x) { return Operand(x, loc); };
   switch (r) {
-    case Role::a: return {lane % Operand(int32_t(s.m), loc), lane / Operand(int32_t(s.m), loc) * int32_t(n) + int32_t(e)};
-    case Role::b: return {lane / Operand(int32_t(s.n), loc) * int32_t(n) + int32_t(e), lane % Operand(int32_t(s.n), loc)};
+    case Role::a:
+      return {l & op(int32_t(s.m) - 1), v(v(l >> op(log2_of(s.m))) * op(int32_t(n))) + op(int32_t(e))};
+    case Role::b:
+      return {v(v(l >> op(log2_of(s.n))) * op(int32_t(n))) + op(int32_t(e)), l & op(int32_t(s.n) - 1)};
     case Role::c:
-      return {lane / Operand(int32_t(s.n), loc) * 4 + int32_t(e / 4 * (4 * layout::wave_lanes / s.n) + e % 4),
-              lane % Operand(int32_t(s.n), loc)};
+      return {v(v(l >> op(log2_of(s.n))) * op(4)) + op(int32_t(e / 4 * (4 * layout::wave_lanes / s.n) + e % 4)),
+              l & op(int32_t(s.n) - 1)};
   }
   return {};
 }
@@ -64,6 +80,7 @@ Fragment::Fragment(Role role, Shape s, ir::Type type, const std::source_location
                                 layout::shape_name(s)));
   if (type == ir::Type::i1 || !(ir::is_float(type) || ir::is_integer(type)))
     core::fail(loc, fmt::format("an mma fragment holds numbers, not {}", ir::type_name(type)));
+  lane_ = fragment_lane(loc);
   for (unsigned e = 0; e < count(role, s); ++e) {
     slots_.push_back(core::declare_slot(type, loc));
     core::store_slot(slots_.back(), type, trace_, Operand(0, loc));
@@ -78,12 +95,12 @@ void Fragment::check_element(unsigned e, const std::source_location& loc) const 
 
 Value Fragment::row(unsigned e, std::source_location loc) const {
   check_element(e, loc);
-  return position(role_, shape_, e, loc).first;
+  return position(role_, shape_, lane_, e, loc).first;
 }
 
 Value Fragment::col(unsigned e, std::source_location loc) const {
   check_element(e, loc);
-  return position(role_, shape_, e, loc).second;
+  return position(role_, shape_, lane_, e, loc).second;
 }
 
 Value Fragment::get(unsigned e, std::source_location loc) const {
@@ -103,7 +120,7 @@ void Fragment::fill(const Operand& v) {
 void load(Fragment& f, const ArrayRef& array, const Operand& row0, const Operand& col0, const std::source_location& loc) {
   check_array(f, array, "load", loc);
   for (unsigned e = 0; e < f.size(); ++e) {
-    auto [r, c] = position(f.role(), f.shape(), e, loc);
+    auto [r, c] = position(f.role(), f.shape(), f.lane(), e, loc);
     Value x = array(Operand(row0 + Operand(r, loc), loc), Operand(col0 + Operand(c, loc), loc)).load(loc);
     core::store_slot(f.slots()[e], f.type(), f.trace(), Operand(x, loc));
   }
@@ -113,7 +130,7 @@ void store(const ArrayRef& array, const Operand& row0, const Operand& col0, cons
            const std::source_location& loc) {
   check_array(f, array, "store", loc);
   for (unsigned e = 0; e < f.size(); ++e) {
-    auto [r, c] = position(f.role(), f.shape(), e, loc);
+    auto [r, c] = position(f.role(), f.shape(), f.lane(), e, loc);
     array(Operand(row0 + Operand(r, loc), loc), Operand(col0 + Operand(c, loc), loc))
         .store(Operand(core::load_slot(f.slots()[e], f.type(), f.trace(), loc), loc));
   }

@@ -35,6 +35,8 @@ struct ProcessorFacts {
 
 const ProcessorFacts processors[] = {
     {"gfx942", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX942, 9, true, 64},
+    // CDNA4: gfx942's machine model plus its new MFMA shapes (16x16x32, 32x32x16 for 16-bit floats).
+    {"gfx950", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX950, 9, true, 64},
     {"gfx90a", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX90A, 9, false, 64},
     {"gfx1100", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX1100, 11, true, 32},
 };

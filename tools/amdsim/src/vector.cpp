@@ -7,6 +7,7 @@
 #include <cfenv>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 
 #include "valu.h"
 
@@ -629,6 +630,23 @@ void register_vector(HandlerTable& t) {
   };
   add_handler(t, "v_swap_b32", swap);
   add_handler(t, "v_swap_b16", swap);
+
+  // v_bitop3 (gfx950): any function of three bit vectors, given as the 8-entry truth table
+  // bitop3:T; bit (a << 2 | b << 1 | c) of T is the result for input bits a, b, c.
+  auto bitop3 = [](Wave& w, Op i) {
+    const size_t at = i.text.find("bitop3:");
+    const uint32_t table = at == std::string::npos ? 0 : uint32_t(std::strtoul(i.text.c_str() + at + 7, nullptr, 0));
+    const bool b16 = i.name == "v_bitop3_b16";
+    for_lanes(w, i, [&](int l) {
+      const uint32_t a = src32(w, i, 1, l, true), b = src32(w, i, 2, l), c = src32(w, i, 3, l);
+      uint32_t r = 0;
+      for (uint32_t k = 0; k < 8; ++k)
+        if ((table >> k) & 1) r |= ((k & 4) ? a : ~a) & ((k & 2) ? b : ~b) & ((k & 1) ? c : ~c);
+      write_dst32(w, i, l, b16 ? r & 0xffff : r);
+    });
+  };
+  add_handler(t, "v_bitop3_b32", bitop3);
+  add_handler(t, "v_bitop3_b16", bitop3);
 
   // 16-bit integer (true16 halves on gfx11; low halves elsewhere)
   VOP_U32_1("v_mov_b16", a & 0xffff);

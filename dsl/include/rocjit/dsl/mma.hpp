@@ -62,6 +62,7 @@ class Fragment {
   const std::vector<uint32_t>& slots() const { return slots_; }
   Role role() const { return role_; }
   uint64_t trace() const { return trace_; }
+  const Value& lane() const { return lane_; }
 
  protected:
   Fragment(Role role, Shape s, ir::Type type, const std::source_location& loc);
@@ -72,6 +73,7 @@ class Fragment {
   Shape shape_;
   ir::Type type_;
   uint64_t trace_ = 0;
+  Value lane_;  // the work-item's fragment lane (linear local id % 64), computed where declared
   std::vector<uint32_t> slots_;
 };
 
