@@ -1,7 +1,8 @@
 // bench-isa: rocjit's AMDGPU code against clang -O3 on the same algorithms. Every sample kernel
 // is compiled by rocjit and its OpenCL C transliteration (bench/isa/<name>.cl: same algorithm,
 // same argument list as rocjit's kernel ABI) by clang-22 with the ROCm device libraries, for
-// gfx90a and gfx1030 (the processors Debian's device libraries cover). Printed side by side:
+// gfx90a and gfx1030 (the processors Debian's device libraries cover); sample-gemm's kernel
+// (gemm_mma) on processors with matrix cores, against clang's MFMA builtin. Printed side by side:
 // instructions in the kernel body, VGPRs, SGPRs, LDS bytes, scratch bytes, and the ratio of
 // instructions. Counts come from the same parser over both assembly texts.
 //
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <rocjit/compiler/mma.hpp>
 #include <rocjit/compiler/occupancy.hpp>
 #include <rocjit/rocjit.hpp>
 
@@ -119,7 +121,8 @@ int main(int argc, char** argv) {
   using namespace rocjit::samples;
   std::vector<std::pair<const char*, std::function<rocjit::Kernel()>>> kernels = {
       {"saxpy", saxpy}, {"reverse", reverse}, {"matmul", matmul}, {"reduce", reduce},
-      {"transpose", transpose}, {"histogram", histogram}, {"jacobi", jacobi}};
+      {"transpose", transpose}, {"histogram", histogram}, {"jacobi", jacobi},
+      {"gemm_mma", [] { return gemm_mma<rocjit::half>(); }}};
   std::printf("VGPRs: .vgpr_count, and in parentheses as allocated (rounded up to the processor's granule at the\n"
               "kernel's wavefront size; occupancy follows the allocated count)\n\n");
   std::printf("%-10s %-8s | %-30s | %-30s | %s\n", "kernel", "cpu", "rocjit: inst  vgpr   sgpr   lds",
@@ -128,12 +131,23 @@ int main(int argc, char** argv) {
   std::vector<std::string> over_instructions, over_vgprs, over_allocated, other;
   for (const auto& processor : processors) {
     for (auto& [name, make] : kernels) {
+      // sample-gemm's kernel against clang's MFMA builtin: on processors with matrix cores only.
+      if (std::string(name) == "gemm_mma" &&
+          rocjit::ir::mma::native_shapes(processor, rocjit::ir::Type::f16, rocjit::ir::Type::f32).empty()) {
+        std::printf("%-10s %-8s | no matrix cores: rocjit computes mma from ordinary operations, clang has no builtin\n",
+                    name, processor.c_str());
+        continue;
+      }
       rocjit::Kernel k = make();
       std::string ours = k.assembly(rocjit::Target::amdgpu(processor));
       std::string cl = std::string(ROCJIT_BENCH_ISA_DIR) + "/" + name + ".cl";
+      // The GEMM calls no library function: it needs no device libraries (which Debian has for
+      // gfx90a and gfx1030 only), so it compiles for gfx942 and gfx950 too.
+      const std::string libs =
+          std::string(name) == "gemm_mma" ? std::string(" -nogpulib") : " --rocm-device-lib-path=" + device_libs;
       std::string theirs =
           run(clang + " -x cl -cl-std=CL1.2 -target amdgcn-amd-amdhsa -mcpu=" + processor +
-              " -O3 -mcode-object-version=5 -Wno-everything --rocm-device-lib-path=" + device_libs + " -S -o - " + cl + " 2>/dev/null");
+              " -O3 -mcode-object-version=5 -Wno-everything" + libs + " -S -o - " + cl + " 2>/dev/null");
       Facts a = parse_assembly(ours, name), b = parse_assembly(theirs, name);
       if (!a.ok || !b.ok) {
         std::printf("%-10s %-8s | %s\n", name, processor.c_str(),
