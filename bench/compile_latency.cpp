@@ -211,10 +211,11 @@ int main(int argc, char** argv) {
   if (!environment_tunes) update_settings([](Settings& s) { s.tune_malloc = true; });
   int repeats = 15;
   bool phases_only = false, batch_only = false;
-  // The first seven have HIP twins (hip_sources) for the hipRTC and start-up tables; gemm_mma
-  // (sample-gemm, dsl::mma) is in the warm-compile, phase and batch tables.
-  Kernel (*makers[])() = {samples::saxpy,     samples::reverse,   samples::matmul, samples::reduce,
-                          samples::transpose, samples::histogram, samples::jacobi, samples::gemm_mma<half>};
+  // The first seven have HIP twins (hip_sources) for the hipRTC and start-up tables; gemm_mma and
+  // attention_mma (sample-gemm and sample-attention, dsl::mma) are in the warm-compile and phase tables.
+  Kernel (*makers[])() = {samples::saxpy,     samples::reverse,   samples::matmul,
+                          samples::reduce,    samples::transpose, samples::histogram,
+                          samples::jacobi,    samples::gemm_mma<half>, samples::attention_mma<32>};
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--phases") == 0) phases_only = true;
     if (std::strcmp(argv[i], "--batch") == 0) batch_only = true;

@@ -106,6 +106,96 @@ Kernel gemm_mma() {
   }, {.max_block_size = 256, .param_names = {"A", "B", "C"}});
 }
 
+// sample-attention: one head of flash attention's forward pass, O = softmax(Q Kᵀ · scale) V, with
+// matrix-core operations. Q, K, V are n x D (half), O is n x D (float); D is a multiple of 16.
+// One wave per 16 query rows: for each block of 16 keys, S = Q Kᵀ with mma (D / 16 steps), the
+// running row maximum and sum updated in registers (rows reduced across the 16 lanes that hold
+// them with shuffle_xor), P = exp(S - max) handed through shared memory from the accumulator's
+// layout to an A fragment, and O += P V with mma. Keys and queries past n are masked.
+template <int D>
+Kernel attention_mma() {
+  static_assert(D % 16 == 0, "the head dimension is a multiple of 16");
+  return kernel("attention_mma", [](Array<half, 2> Q, Array<half, 2> K, Array<half, 2> V, Array<float, 2> O,
+                                    Float scale) {
+    constexpr mma::Shape S{16, 16, 16};
+    constexpr int chunks = D / 16;
+    constexpr float masked = -1e30f;
+    Int n = Q.shape(0);
+    Int q0 = group_id(0) * 16;
+    auto sP = shared::array<half>({16, 16}, "sP");
+    // This wave's 16 rows of Q, one A fragment per 16 columns (zeros past n).
+    std::vector<mma::A<half>> q;
+    std::vector<mma::Accumulator<float>> o;
+    q.reserve(chunks);
+    o.reserve(chunks);
+    for (int c = 0; c < chunks; ++c) {
+      q.emplace_back(S);
+      o.emplace_back(S, 0.0f);
+      for (unsigned e = 0; e < q[c].size(); ++e) {
+        Var<half> x = 0.0f;
+        Int r = q0 + q[c].row(e);
+        If(r < n, [&] { x = Q(r, 16 * c + q[c].col(e)); });
+        q[c].set(e, x);
+      }
+    }
+    // The running maximum and sum of the rows this lane's accumulator elements belong to (element
+    // e of every 16 x 16 accumulator is row 4 * (lane / 16) + e).
+    std::vector<Var<float>> row_max, row_sum;
+    row_max.reserve(4);
+    row_sum.reserve(4);
+    for (int e = 0; e < 4; ++e) {
+      row_max.emplace_back(masked);
+      row_sum.emplace_back(0.0f);
+    }
+    For(0, n, 16, [&](Int k0) {
+      mma::Accumulator<float> s(S, 0.0f);
+      for (int c = 0; c < chunks; ++c) {
+        mma::B<half> kt(S);  // Kᵀ: element (d, key) is K(key, d)
+        for (unsigned e = 0; e < kt.size(); ++e) {
+          Var<half> x = 0.0f;
+          Int key = k0 + kt.col(e);
+          If(key < n, [&] { x = K(key, 16 * c + kt.row(e)); });
+          kt.set(e, x);
+        }
+        mma::mma(s, q[c], kt);
+      }
+      for (unsigned e = 0; e < s.size(); ++e) {
+        Value v = select(k0 + s.col(e) < n, s[e] * scale, masked);
+        Value top = v;
+        for (int x = 1; x < 16; x <<= 1) top = fmax(top, wave::shuffle_xor(top, x));
+        Value m_new = fmax(row_max[e], top);
+        Value p = exp(v - m_new);
+        Value sum = p;
+        for (int x = 1; x < 16; x <<= 1) sum = sum + wave::shuffle_xor(sum, x);
+        Value alpha = exp(row_max[e] - m_new);
+        row_sum[e] = row_sum[e] * alpha + sum;
+        row_max[e] = m_new;
+        for (int c = 0; c < chunks; ++c) o[c].set(e, o[c][e] * alpha);
+        sP(s.row(e), s.col(e)) = cast<half>(p);
+      }
+      wavebarrier();
+      mma::A<half> pa(S);
+      mma::load(pa, sP, 0, 0);
+      wavebarrier();
+      for (int c = 0; c < chunks; ++c) {
+        mma::B<half> vb(S);
+        for (unsigned e = 0; e < vb.size(); ++e) {
+          Var<half> x = 0.0f;
+          Int key = k0 + vb.row(e);
+          If(key < n, [&] { x = V(key, 16 * c + vb.col(e)); });
+          vb.set(e, x);
+        }
+        mma::mma(o[c], pa, vb);
+      }
+    });
+    for (int c = 0; c < chunks; ++c)
+      for (unsigned e = 0; e < o[c].size(); ++e) {
+        Int r = q0 + o[c].row(e);
+        If(r < n, [&] { O(r, 16 * c + o[c].col(e)) = o[c][e] / row_sum[e]; });
+      }
+  }, {.max_block_size = 64, .param_names = {"Q", "K", "V", "O", "scale"}});
+}
+
 // partial(g) = sum of in over block g: a shared-memory tree with group barriers down to 32
 // partial sums, then wave::reduce_add finishes in the first wavefront (32 or 64 lanes: the 32
 // partial sums are in it either way).
