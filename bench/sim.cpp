@@ -1,4 +1,4 @@
-// bench-sim: how fast the AMDGPU simulator executes rocjit's sample kernels. For each sample and
+// bench-sim: how fast the AMDGPU simulator executes rocjit's sample kernels (and sample-gemm's). For each sample and
 // processor: wave- and lane-instructions executed, wall time of one launch, and lane-instructions
 // per second (the goal: at least 20 M/s on a 2-core machine), with 1 worker thread and
 // with all of them. Timings are printed, never asserted.
@@ -44,6 +44,10 @@ std::vector<Case> cases(int64_t scale) {
       {"transpose", transpose(), {{{4 * m, 4 * m}}, {{4 * m, 4 * m}}}, 0, {4 * tiles, 4 * tiles, 1}, {16, 16, 1}},
       {"histogram", histogram(), {{{n}, true}, {{256}, true}}, 0, {64, 1, 1}, {256, 1, 1}},
       {"jacobi", jacobi(), {{{4 * m, 4 * m}}, {{4 * m, 4 * m}}}, 0, {4 * tiles, 4 * tiles, 1}, {16, 16, 1}},
+      // sample-gemm's kernel (dsl::mma): MFMA on gfx90a/gfx942/gfx950, ds_bpermute and fmas elsewhere.
+      // Its half arrays get the same 32-bit fill (arbitrary f16 values; only the time is read).
+      {"gemm_mma", gemm_mma<rocjit::half>(), {{{4 * m, 4 * m}}, {{4 * m, 4 * m}}, {{4 * m, 4 * m}}}, 0,
+       {uint32_t(4 * m / GEMM_TILE), uint32_t(4 * m / GEMM_TILE), 1}, {64, 4, 1}},
   };
 }
 
