@@ -242,6 +242,7 @@ struct Cl {
         // Not OpenCL C 1.2 (no sub-groups): printed for reading only, never built.
         std::string s = std::string("wave_") + wave_op_name(static_cast<WaveOp>(e.op)) + "(";
         for (size_t i = 0; i < e.kids.size(); ++i) s += (i ? ", " : "") + ex(e.kids[i]);
+        if (static_cast<WaveOp>(e.op) == WaveOp::mma) s += ", element " + std::to_string(e.a);
         return s + ")";
       }
     }
@@ -478,6 +479,12 @@ struct Cpp {
         break;
       case EK::wave: {
         WaveOp w = static_cast<WaveOp>(e.op);
+        if (w == WaveOp::mma) {  // as trace.cpp's mma_fn, inline
+          const std::string T = e.t == Ty::f64 ? "double" : "float";
+          return "[&] { constexpr mma::Shape S{16, 16, 4}; mma::A<" + T + "> a(S); mma::B<" + T + "> b(S); " +
+                 "mma::Accumulator<" + T + "> c(S, " + ex(e.kids[2]) + "); a.set(0, " + ex(e.kids[0]) + "); b.set(0, " +
+                 ex(e.kids[1]) + "); mma::mma(c, a, b); return Value(c[" + std::to_string(e.a) + "]); }()";
+        }
         std::string s = std::string("wave::") + wave_op_name(w) + "(";
         for (size_t i = 0; i < e.kids.size(); ++i) s += (i ? ", " : "") + ex(e.kids[i]);
         s += ")";

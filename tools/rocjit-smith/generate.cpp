@@ -16,6 +16,7 @@
 //    (common_type, widens), never by an implicit narrowing, which the DSL refuses;
 //  - loops have small bounded trip counts; approximate math results go straight to outputs
 //    compared within a tolerance, so their error never feeds bit-exact results.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -44,7 +45,7 @@ const char* ty_name(Ty t) {
 const char* wave_op_name(WaveOp w) {
   static const char* names[] = {"reduce_add", "reduce_min", "reduce_max", "reduce_and", "reduce_or",
                                 "reduce_xor", "inclusive_scan_add", "exclusive_scan_add", "shuffle_xor", "broadcast",
-                                "read_first", "any", "all", "count", "ballot"};
+                                "read_first", "any", "all", "count", "ballot", "mma"};
   return names[static_cast<int>(w)];
 }
 
@@ -194,6 +195,15 @@ class Gen {
     geometry();
     p.n_in = r.range(1, 70);
     wave_kernel = opt.wave_ops && r.chance(15);
+    // A third of the wave kernels get a 1-D group of whole 64-lane waves, where mma can appear.
+    if (wave_kernel && p.group_size() % 64 != 0 && r.chance(33)) {
+      const int l = r.chance(50) ? 64 : 128, groups = r.range(1, 3);
+      p.dims = 1;
+      p.l[0] = l;
+      p.l[1] = p.l[2] = 1;
+      p.n[0] = (groups - 1) * l + r.range(1, l);
+      p.n[1] = p.n[2] = 1;
+    }
     int nvars = r.range(1, 6);
     for (int i = 0; i < nvars; ++i) {
       Ty t = any_type();
@@ -347,6 +357,7 @@ class Gen {
         for (int w = 0; w <= static_cast<int>(WaveOp::exclusive_scan_add); ++w) ok.push_back(static_cast<WaveOp>(w));
       if (t == Ty::i32) ok.push_back(WaveOp::count);
       if (t == Ty::i64) ok.push_back(WaveOp::ballot);
+      if ((t == Ty::f32 || t == Ty::f64) && p.group_size() % 64 == 0) ok.push_back(WaveOp::mma);
     }
     return ok;
   }
@@ -356,10 +367,14 @@ class Gen {
     Expr e;
     e.k = EK::wave;
     e.t = t;
-    WaveOp w = ok[r.below(static_cast<int>(ok.size()))];
+    const bool mma_ok = std::find(ok.begin(), ok.end(), WaveOp::mma) != ok.end();
+    WaveOp w = mma_ok && r.chance(40) ? WaveOp::mma : ok[r.below(static_cast<int>(ok.size()))];
     e.op = static_cast<uint8_t>(w);
     int d = std::max(0, depth - 1);
-    if (w == WaveOp::any || w == WaveOp::all || w == WaveOp::count || w == WaveOp::ballot) {
+    if (w == WaveOp::mma) {
+      for (int k = 0; k < 3; ++k) e.kids.push_back(expr(t, d));
+      e.a = r.below(4);
+    } else if (w == WaveOp::any || w == WaveOp::all || w == WaveOp::count || w == WaveOp::ballot) {
       e.kids.push_back(expr(Ty::b, d));
     } else {
       e.kids.push_back(expr(t, d));

@@ -56,9 +56,12 @@ enum class AtomOp : uint8_t { add, min, max, and_, or_, xor_ };
 // Wave operations (rocjit::dsl::wave). The value operand is kids[0]; shuffle_xor's mask and
 // broadcast's lane are kids[1] (i32). any/all are bool, count i32, ballot i64 (the DSL's u64
 // ballot, cast to i64); the others have their operand's type (reductions and scans: integers).
+// mma (dsl::mma, f32 or f64, shape 16x16x4) takes kids[0..2] as this lane's element of A, of B
+// and of every element of C, and gives element `a` (0..3) of the lane's result; it needs
+// work-groups of whole 64-lane waves (generated only for such geometries).
 enum class WaveOp : uint8_t { reduce_add, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor, inclusive_scan_add,
-                              exclusive_scan_add, shuffle_xor, broadcast, read_first, any, all, count, ballot };
-inline constexpr int kWaveOps = 15;
+                              exclusive_scan_add, shuffle_xor, broadcast, read_first, any, all, count, ballot, mma };
+inline constexpr int kWaveOps = 16;
 const char* wave_op_name(WaveOp w);  // "reduce_add" ...
 
 struct Expr {

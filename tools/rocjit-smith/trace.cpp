@@ -113,6 +113,20 @@ Value cast_to(Ty t, const Value& v) {
   throw std::logic_error("type");
 }
 
+// WaveOp::mma: a 16x16x4 mma whose A and B fragments hold `a` and `b` (one element per lane) and
+// whose accumulator starts with `c` in all four elements; element `e` of the result.
+template <class T>
+Value mma_fn(const Value& a, const Value& b, const Value& c, int e) {
+  constexpr mma::Shape S{16, 16, 4};
+  mma::A<T> fa(S);
+  mma::B<T> fb(S);
+  mma::Accumulator<T> fc(S, c);
+  fa.set(0, a);
+  fb.set(0, b);
+  mma::mma(fc, fa, fb);
+  return fc[static_cast<unsigned>(e)];
+}
+
 Value wave_fn(WaveOp w, const Value& v, const Value& lane) {
   switch (w) {
     case WaveOp::reduce_add: return wave::reduce_add(v);
@@ -130,6 +144,7 @@ Value wave_fn(WaveOp w, const Value& v, const Value& lane) {
     case WaveOp::all: return wave::all(v);
     case WaveOp::count: return wave::count(v);
     case WaveOp::ballot: return cast<int64_t>(wave::ballot(v));
+    case WaveOp::mma: break;  // mma_fn
   }
   throw std::logic_error("wave op");
 }
@@ -239,7 +254,11 @@ struct Tracer {
         }
         break;
       }
-      case EK::wave: return wave_fn(static_cast<WaveOp>(e.op), ex(e.kids[0]), e.kids.size() > 1 ? ex(e.kids[1]) : Value());
+      case EK::wave:
+        if (static_cast<WaveOp>(e.op) == WaveOp::mma)
+          return e.t == Ty::f64 ? mma_fn<double>(ex(e.kids[0]), ex(e.kids[1]), ex(e.kids[2]), e.a)
+                                : mma_fn<float>(ex(e.kids[0]), ex(e.kids[1]), ex(e.kids[2]), e.a);
+        return wave_fn(static_cast<WaveOp>(e.op), ex(e.kids[0]), e.kids.size() > 1 ? ex(e.kids[1]) : Value());
     }
     throw std::logic_error("bad expression");
   }
