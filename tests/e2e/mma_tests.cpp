@@ -43,6 +43,19 @@ std::vector<T> random_values(size_t n, unsigned seed) {
   return v;
 }
 
+// The three fragments of shape s, loaded from the top-left tiles of x, y and z.
+template <class I, class C>
+struct Loaded {
+  mma::A<I> a;
+  mma::B<I> b;
+  mma::Accumulator<C> c;
+  Loaded(layout::Shape s, const ArrayRef& x, const ArrayRef& y, const ArrayRef& z) : a(s), b(s), c(s) {
+    mma::load(a, x, 0, 0);
+    mma::load(b, y, 0, 0);
+    mma::load(c, z, 0, 0);
+  }
+};
+
 // Every (role, element) of one shape: each lane writes its fragment's elements where row(e),
 // col(e) say, after loading them from the tile; the output must be the tile.
 template <class I, class C>
@@ -50,12 +63,8 @@ void check_layout(layout::Shape s) {
   INFO("shape " << layout::shape_name(s) << " input " << ir::type_name(ir::type_of<I>()));
   Kernel k = kernel("mma_layout", [s](Array<I, 2> a, Array<I, 2> b, Array<C, 2> c, Array<I, 2> a_out, Array<I, 2> b_out,
                                       Array<C, 2> c_out, Array<C, 2> c_copy) {
-    mma::A<I> fa(s);
-    mma::B<I> fb(s);
-    mma::Accumulator<C> fc(s);
-    mma::load(fa, a, 0, 0);
-    mma::load(fb, b, 0, 0);
-    mma::load(fc, c, 0, 0);
+    Loaded<I, C> f(s, a, b, c);
+    auto &fa = f.a, &fb = f.b, &fc = f.c;
     for (unsigned e = 0; e < fa.size(); ++e) a_out(fa.row(e), fa.col(e)) = fa[e];
     for (unsigned e = 0; e < fb.size(); ++e) b_out(fb.row(e), fb.col(e)) = fb[e];
     for (unsigned e = 0; e < fc.size(); ++e) c_out(fc.row(e), fc.col(e)) = fc[e];
@@ -100,14 +109,9 @@ template <class I, class C>
 void check_mma(layout::Shape s, unsigned seed) {
   INFO("shape " << layout::shape_name(s) << " input " << ir::type_name(ir::type_of<I>()));
   Kernel k = kernel("mma_once", [s](Array<I, 2> a, Array<I, 2> b, Array<C, 2> c, Array<C, 2> d) {
-    mma::A<I> fa(s);
-    mma::B<I> fb(s);
-    mma::Accumulator<C> fc(s);
-    mma::load(fa, a, 0, 0);
-    mma::load(fb, b, 0, 0);
-    mma::load(fc, c, 0, 0);
-    mma::mma(fc, fa, fb);
-    mma::store(d, 0, 0, fc);
+    Loaded<I, C> f(s, a, b, c);
+    mma::mma(f.c, f.a, f.b);
+    mma::store(d, 0, 0, f.c);
   });
   // Values whose products and sums round (not small integers): the result must still match the
   // definition bit for bit.
