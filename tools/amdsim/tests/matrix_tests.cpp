@@ -21,15 +21,10 @@ std::string spelled(const Sim& sim, const std::string& gfx90a, const std::string
   return sim.proc.name == "gfx90a" ? gfx90a : gfx940;
 }
 
-#define MFMA_TEST(name)                                                           \
-  static void name(::amdsim_test::Sim& sim);                                      \
-  TEST_CASE(#name " gfx942", "[gfx942]") { ::amdsim_test::Sim s("gfx942"); name(s); } \
-  TEST_CASE(#name " gfx90a", "[gfx90a]") { ::amdsim_test::Sim s("gfx90a"); name(s); } \
-  static void name(::amdsim_test::Sim& sim)
 
 }  // namespace
 
-MFMA_TEST(mfma_16x16x16_f16_with_agpr_accumulators) {
+GFX9_TEST(mfma_16x16x16_f16_with_agpr_accumulators) {
   // Lane l: A[l % 16][4 (l / 16) + i] in v[0:1] (two halves per register, low half first),
   // B[4 (l / 16) + i][l % 16] in v[2:3], C and D[4 (l / 16) + i][l % 16] in a[0:3] and a[4:7].
   for (int l = 0; l < 64; ++l)
@@ -59,7 +54,7 @@ MFMA_TEST(mfma_16x16x16_f16_with_agpr_accumulators) {
     for (int i = 0; i < 4; ++i) REQUIRE(sim.v(12 + i, l) == sim.w.a[size_t(4 + i) * 64 + l]);
 }
 
-MFMA_TEST(mfma_32x32x2_f32_rows_in_blocks_of_eight) {
+GFX9_TEST(mfma_32x32x2_f32_rows_in_blocks_of_eight) {
   // v_mfma_f32_32x32x2f32: A[l % 32][l / 32], B[l / 32][l % 32]; D register i is row
   // 8 (i / 4) + 4 (l / 32) + i % 4 of column l % 32. C is the inline constant 0.
   for (int l = 0; l < 64; ++l) {
@@ -75,7 +70,7 @@ MFMA_TEST(mfma_32x32x2_f32_rows_in_blocks_of_eight) {
     }
 }
 
-MFMA_TEST(mfma_f64_and_i8) {
+GFX9_TEST(mfma_f64_and_i8) {
   // v_mfma_f64_16x16x4f64: one f64 of A and B per lane (register pairs), D four f64 pairs.
   for (int l = 0; l < 64; ++l) {
     sim.set_v64(0, l, std::bit_cast<uint64_t>(double(a_at(l % 16, l / 16)) / 3.0));
@@ -114,7 +109,7 @@ MFMA_TEST(mfma_f64_and_i8) {
     }
 }
 
-MFMA_TEST(mfma_needs_every_lane_and_no_broadcast_modifiers) {
+GFX9_TEST(mfma_needs_every_lane_and_no_broadcast_modifiers) {
   sim.w.set_exec(0x00000000ffffffffull);
   CHECK_THROWS_WITH(sim.run(spelled(sim, "v_mfma_f32_16x16x4f32", "v_mfma_f32_16x16x4_f32") + " v[4:7], v0, v1, 0"),
                     Catch::Matchers::Contains("MFMA needs every lane of the wave active"));

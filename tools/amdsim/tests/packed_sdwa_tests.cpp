@@ -16,12 +16,6 @@ namespace {
 
 uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
 
-// Defines a test body run on gfx942 and gfx90a (tagged by processor, one ctest entry each).
-#define GFX9_TEST(name)                                                           \
-  static void name(::amdsim_test::Sim& sim);                                      \
-  TEST_CASE(#name " gfx942", "[gfx942]") { ::amdsim_test::Sim s("gfx942"); name(s); } \
-  TEST_CASE(#name " gfx90a", "[gfx90a]") { ::amdsim_test::Sim s("gfx90a"); name(s); } \
-  static void name(::amdsim_test::Sim& sim)
 
 }  // namespace
 

@@ -134,6 +134,13 @@ struct Sim {
   TEST_CASE(#name " gfx1100", "[gfx1100]") { ::amdsim_test::Sim s("gfx1100"); name(s); } \
   static void name(::amdsim_test::Sim& sim)
 
+// Defines a test body run on gfx942 and gfx90a only (the CDNA processors: SDWA, packed f32, MFMA).
+#define GFX9_TEST(name)                                                           \
+  static void name(::amdsim_test::Sim& sim);                                      \
+  TEST_CASE(#name " gfx942", "[gfx942]") { ::amdsim_test::Sim s("gfx942"); name(s); } \
+  TEST_CASE(#name " gfx90a", "[gfx90a]") { ::amdsim_test::Sim s("gfx90a"); name(s); } \
+  static void name(::amdsim_test::Sim& sim)
+
 
 // The sequences llc-22 emits for `fdiv float` / `fdiv double` with IEEE denormals (dividend
 // v0 / v[0:1], divisor v1 / v[2:3]; quotient in v0 / v[0:1]).
