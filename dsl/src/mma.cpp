@@ -40,23 +40,23 @@ Value fragment_lane(const std::source_location& loc) {
   return at(linear) & Operand(int32_t(layout::wave_lanes - 1), loc);
 }
 
-int32_t log2_of(unsigned x) { return std::countr_zero(x); }
-
 // Row and column of element e of `lane` (a value from fragment_lane, non-negative, so the
-// divisions by the power-of-two m and n are shifts), as i32 values: the layout's formulas.
+// divisions by the power-of-two m and n are shifts), as i32 values. The per-element terms come
+// from the layout's definition (rocjit/compiler/mma.hpp): each operand's position is an element
+// term (lane 0's) plus one step per group of m (A) or n (B, C) lanes, and the lane mod m or n.
 std::pair<Value, Value> position(Role r, Shape s, const Value& lane, unsigned e, const std::source_location& loc) {
-  const unsigned n = count(r, s);
-  auto op = [&](int32_t v) { return Operand(v, loc); };
+  auto op = [&](unsigned v) { return Operand(int32_t(v), loc); };
   const Operand l(lane, loc);
   auto v = [&](const Value& x) { return Operand(x, loc); };
+  // (lane div group) * step + term, and lane mod group.
+  auto stepped = [&](unsigned group, unsigned step, unsigned term) {
+    return v(v(l >> op(std::countr_zero(group))) * op(step)) + op(term);
+  };
+  auto within = [&](unsigned group) { return l & op(group - 1); };
   switch (r) {
-    case Role::a:
-      return {l & op(int32_t(s.m) - 1), v(v(l >> op(log2_of(s.m))) * op(int32_t(n))) + op(int32_t(e))};
-    case Role::b:
-      return {v(v(l >> op(log2_of(s.n))) * op(int32_t(n))) + op(int32_t(e)), l & op(int32_t(s.n) - 1)};
-    case Role::c:
-      return {v(v(l >> op(log2_of(s.n))) * op(4)) + op(int32_t(e / 4 * (4 * layout::wave_lanes / s.n) + e % 4)),
-              l & op(int32_t(s.n) - 1)};
+    case Role::a: return {within(s.m), stepped(s.m, layout::a_col(s, s.m, 0), layout::a_col(s, 0, e))};
+    case Role::b: return {stepped(s.n, layout::b_row(s, s.n, 0), layout::b_row(s, 0, e)), within(s.n)};
+    case Role::c: return {stepped(s.n, layout::c_row(s, s.n, 0), layout::c_row(s, 0, e)), within(s.n)};
   }
   return {};
 }

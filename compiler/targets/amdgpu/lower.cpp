@@ -300,19 +300,22 @@ class AmdgpuLowering : public KernelLowering {
       if (in == ir::Type::f16 || in == ir::Type::bf16) return widen_narrow_float(x);
       return x;
     };
+    // The layout's terms (rocjit/compiler/mma.hpp): C's column is lane mod n and its row
+    // c_row(0, e) plus one step c_row(n, 0) per group of n lanes; A(row, kk) is in lane
+    // row + a_lane(0, kk), B(kk, col) in lane col + b_lane(kk, 0).
+    namespace layout = ir::mma;
     llvm::Value* col = builder_.CreateURem(me, builder_.getInt32(shape.n));
-    llvm::Value* group = builder_.CreateUDiv(me, builder_.getInt32(shape.n));
+    llvm::Value* group_rows = builder_.CreateMul(builder_.CreateUDiv(me, builder_.getInt32(shape.n)),
+                                                 builder_.getInt32(layout::c_row(shape, shape.n, 0)));
     llvm::Value* r = c;
     for (unsigned e = 0; e < n.c; ++e) {
-      // c_row(lane, e) = e / 4 * (4 * 64 / n) + lane / n * 4 + e % 4
-      llvm::Value* row = builder_.CreateAdd(builder_.CreateMul(group, builder_.getInt32(4)),
-                                            builder_.getInt32(e / 4 * (4 * ir::mma::wave_lanes / shape.n) + e % 4));
+      llvm::Value* row = builder_.CreateAdd(group_rows, builder_.getInt32(layout::c_row(shape, 0, e)));
       llvm::Value* sum = element(c, n.c, e);
       for (unsigned kk = 0; kk < shape.k; ++kk) {
-        llvm::Value* a_src = builder_.CreateAdd(row, builder_.getInt32(shape.m * (kk / n.a)));
-        llvm::Value* b_src = builder_.CreateAdd(col, builder_.getInt32(shape.n * (kk / n.b)));
-        llvm::Value* x = widen(read_lane(element(a, n.a, kk % n.a), a_src));
-        llvm::Value* y = widen(read_lane(element(b, n.b, kk % n.b), b_src));
+        llvm::Value* a_src = builder_.CreateAdd(row, builder_.getInt32(layout::a_lane(shape, 0, kk)));
+        llvm::Value* b_src = builder_.CreateAdd(col, builder_.getInt32(layout::b_lane(shape, kk, 0)));
+        llvm::Value* x = widen(read_lane(element(a, n.a, layout::a_element(shape, 0, kk)), a_src));
+        llvm::Value* y = widen(read_lane(element(b, n.b, layout::b_element(shape, kk, 0)), b_src));
         sum = acc == ir::Type::i32 ? builder_.CreateAdd(sum, builder_.CreateMul(x, y))
                                    : builder_.CreateIntrinsic(llvm::Intrinsic::fma, {sum->getType()}, {x, y, sum});
       }

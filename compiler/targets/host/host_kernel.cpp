@@ -282,7 +282,8 @@ extern "C" __attribute__((visibility("default"))) void rocjit_host_mma(
     gather(b, b_stride, counts.b, in_bytes, w0, bv.data());
     mma::interpret(shape, in, acc, av.data(), bv.data(), cv.data(), rv.data());
     for (unsigned l = 0; l < lanes; ++l)
-      for (unsigned e = 0; e < counts.c; ++e) std::memcpy(out + (w0 + l) * out_stride + e * acc_bytes, &rv[l * counts.c + e], acc_bytes);
+      for (unsigned e = 0; e < counts.c; ++e)
+        std::memcpy(out + (w0 + l) * out_stride + e * acc_bytes, &rv[l * counts.c + e], acc_bytes);
   }
 }
 

@@ -30,9 +30,14 @@ namespace detail {
 /// Which tile a fragment holds.
 enum class Role : uint8_t { a, b, c };
 
-/// The untyped fragment: one variable per element a lane holds.
+/// The untyped fragment: one variable per element a lane holds. Fragments move but do not copy:
+/// a copy would name the same variables (Var's copy makes a new one), so that is not offered.
 class Fragment {
  public:
+  Fragment(const Fragment&) = delete;
+  Fragment& operator=(const Fragment&) = delete;
+  Fragment(Fragment&&) = default;
+  Fragment& operator=(Fragment&&) = default;
   /// The shape it belongs to.
   Shape shape() const { return shape_; }
   /// Its element type.
