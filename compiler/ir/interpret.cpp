@@ -967,14 +967,17 @@ class Interpreter {
     const ArrayView& v = views_[op.memory()];
     int64_t index[3] = {0, 0, 0};
     bool inside = true;
-    // A vector access (rank 1, contiguous) at index i reads or writes elements N*i ... N*i+N-1.
+    // A vector access (along a contiguous last dimension) at (..., i) reads or writes elements
+    // (..., N*i) ... (..., N*i+N-1).
     const int64_t lanes = ir::access_lanes(k_, op);
+    const unsigned last = m.rank - 1;
     for (unsigned d = 0; d < m.rank; ++d) {
       index[d] = extend(k_.value_type(op.operands[d]), it.values[op.operands[d]]);
-      if (index[d] < 0 || (index[d] + 1) * lanes > v.shape[d]) inside = false;
+      const int64_t n = d == last ? lanes : 1;
+      if (index[d] < 0 || index[d] >= v.shape[d] / n) inside = false;  // (index + 1) * n > extent
     }
-    if (lanes > 1 && inside) index[0] *= lanes;
-    if (lanes > 1 && !inside) vector_out_of_bounds(it, op, index[0], lanes);
+    if (lanes > 1 && inside) index[last] *= lanes;
+    if (lanes > 1 && !inside) vector_out_of_bounds(it, op, index, lanes);
     int64_t linear = 0;
     for (unsigned d = 0; d < m.rank && inside; ++d) {
       int64_t term = 0;
@@ -1011,13 +1014,13 @@ class Interpreter {
                              item_name(it), group_name(), ir::space_name(m.space)));
   }
 
-  [[noreturn]] void vector_out_of_bounds(const Item& it, const Op& op, int64_t index, int64_t lanes) const {
+  [[noreturn]] void vector_out_of_bounds(const Item& it, const Op& op, const int64_t* index, int64_t lanes) const {
     const ir::Memory& m = k_.memories[op.memory()];
-    launch_error(fmt::format("out-of-bounds vector {} of {} array '{}' at {}: vector index {} is elements {}..{}, "
-                             "outside shape ({}) (work-item {} of group {})",
-                             ir::op_kind_name(op.kind), ir::space_name(m.space), m.name, op.loc.str(), index,
-                             index * lanes, index * lanes + lanes - 1, views_[op.memory()].shape[0], item_name(it),
-                             group_name()));
+    launch_error(fmt::format("out-of-bounds vector {} of {} array '{}' at {}: {}, outside shape ({}) (work-item {} of "
+                             "group {})",
+                             ir::op_kind_name(op.kind), ir::space_name(m.space), m.name, op.loc.str(),
+                             ir::describe_vector_access(std::span<const int64_t>(index, m.rank), lanes),
+                             fmt::join(views_[op.memory()].shape, ", "), item_name(it), group_name()));
   }
 
   [[noreturn]] void out_of_bounds(const Item& it, const Op& op, const int64_t* index, bool inside, int64_t linear) const {

@@ -2,6 +2,7 @@
 #include "rocjit/compiler/ir.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <functional>
 #include <iterator>
@@ -367,6 +368,14 @@ unsigned access_lanes(const Kernel& k, const Op& op) {
   if (op.kind != OpKind::store || !has_kind_attrs(op) || op.memory() >= k.memories.size()) return 1;
   const unsigned rank = k.memories[op.memory()].rank;
   return rank < op.operands.size() && op.operands[rank] < k.values.size() ? k.values[op.operands[rank]].type.lanes : 1;
+}
+
+std::string describe_vector_access(std::span<const int64_t> index, int64_t lanes) {
+  const int64_t last = index.back();
+  const std::string elements = fmt::format("{}..{}", last * lanes, last * lanes + lanes - 1);
+  if (index.size() == 1) return fmt::format("vector index {} is elements {}", last, elements);
+  const std::span<const int64_t> outer = index.first(index.size() - 1);
+  return fmt::format("vector index ({}) is elements ({}, {})", fmt::join(index, ", "), fmt::join(outer, ", "), elements);
 }
 
 bool is_sync_point(const Op& op) { return op_info(op.kind).sync != SyncScope::none; }

@@ -131,8 +131,8 @@ class Verifier {
     return t;
   }
 
-  // A load or store of a whole vector `t` on array `m`: lanes of its element type, a
-  // one-dimensional array with a contiguous layout.
+  // A load or store of a whole vector `t` on array `m`: lanes of its element type, along a
+  // contiguous last dimension (a one-dimensional array with layout C or F, or layout C).
   void check_vector_access(const Op& op, const Memory& m, Type t) const {
     if (t.element_of() != m.element)
       fail(op.loc, fmt::format("{} of {} on array '{}' of {}: the lanes must have the element type",
@@ -140,9 +140,9 @@ class Verifier {
     if (!is_supported_vector(t))
       fail(op.loc, fmt::format("{} of {}: vectors have 2 to 4 lanes of a number type", op_kind_name(op.kind),
                                type_name(t)));
-    if (m.rank != 1 || m.layout == Layout::strided)
-      fail(op.loc, fmt::format("vector {} on array '{}': vector accesses need a one-dimensional array with a "
-                               "contiguous layout (it has rank {}, layout {})",
+    if (m.layout == Layout::strided || (m.rank > 1 && m.layout != Layout::C))
+      fail(op.loc, fmt::format("vector {} on array '{}': vector accesses need a contiguous last dimension: a "
+                               "one-dimensional array or layout C (it has rank {}, layout {})",
                                op_kind_name(op.kind), m.name, m.rank, layout_name(m.layout)));
   }
 

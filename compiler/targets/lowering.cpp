@@ -174,11 +174,16 @@ llvm::Value* KernelLowering::linear_index(const ir::Op& op, const ir::Memory& m)
   // multiply-add per dimension). A negative index is out of bounds, which is undefined anyway.
   // Strided views keep sign extension: their strides are signed.
   bool non_negative = m.layout != ir::Layout::strided;
+  // A vector access (along the contiguous last dimension, ir::verify) at (..., i) moves elements
+  // (..., N*i) ... (..., N*i+N-1): its last index counts vectors.
+  const unsigned lanes = ir::access_lanes(kernel_, op);
   auto index = [&](unsigned d) -> llvm::Value* {
     llvm::Value* v = value(op.operands[d]);
     Type t = kernel_.value_type(op.operands[d]);
-    return ir::is_signed(t) && !non_negative ? builder_.CreateSExtOrTrunc(v, builder_.getInt64Ty())
-                                             : builder_.CreateZExtOrTrunc(v, builder_.getInt64Ty());
+    v = ir::is_signed(t) && !non_negative ? builder_.CreateSExtOrTrunc(v, builder_.getInt64Ty())
+                                          : builder_.CreateZExtOrTrunc(v, builder_.getInt64Ty());
+    if (lanes > 1 && d == m.rank - 1) v = builder_.CreateMul(v, builder_.getInt64(lanes), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    return v;
   };
   auto multiply_add = [&](llvm::Value* lin, llvm::Value* extent, llvm::Value* index) {
     return builder_.CreateAdd(builder_.CreateMul(lin, extent, "", /*HasNUW=*/true, /*HasNSW=*/true), index, "",
@@ -206,7 +211,8 @@ llvm::Value* KernelLowering::linear_index(const ir::Op& op, const ir::Memory& m)
   llvm::Value* lin = nullptr;                     // the index so far; made when first needed
   for (unsigned i = 1; i < m.rank; ++i) {
     const unsigned d = order[i];
-    if (ir::ValueId whole = split_index(lin_value, op.operands[d], m, d)) {
+    const bool counts_vectors = lanes > 1 && d == m.rank - 1;
+    if (ir::ValueId whole = counts_vectors ? 0 : split_index(lin_value, op.operands[d], m, d)) {
       lin_value = whole;
       lin = nullptr;
       continue;
@@ -777,10 +783,9 @@ void KernelLowering::operation(const ir::Op& op) {
     case OpKind::store: {
       const ir::Memory& m = kernel_.memories[op.memory()];
       llvm::Value* base = array_base(op.memory());
-      // A vector access (one-dimensional arrays, ir::verify) at index i moves elements N*i ... N*i+N-1.
+      // A vector access: linear_index scales its last index by the lanes.
       const unsigned lanes = ir::access_lanes(kernel_, op);
       llvm::Value* linear = linear_index(op, m);
-      if (lanes > 1) linear = builder_.CreateMul(linear, builder_.getInt64(lanes), "", /*HasNUW=*/true, /*HasNSW=*/true);
       llvm::Value* ptr = element_address(op, m, base, linear);
       llvm::Align align = lanes > 1 ? vector_alignment(m, lanes) : llvm::Align(ir::byte_size(m.element));
       if (op.kind == OpKind::load)

@@ -76,9 +76,12 @@ const ElementRef& ElementRef::update(ir::BinaryOp op, const Operand& v) const {
 namespace detail {
 
 namespace {
-// The vector index of a vload/vstore on `a`, after checking that `a` can take vector accesses.
-ir::ValueId vector_index(const ArrayRef& a, ir::Type lane_type, unsigned lanes, const Operand& i, const char* what) {
-  const std::source_location& loc = i.loc();
+// The indices of a vload/vstore on `a` (the last one a vector index), after checking that `a`
+// can take vector accesses: lanes of its element type, one index per dimension, and a contiguous
+// last dimension (rank 1, or C order).
+std::vector<ir::ValueId> vector_indices(const ArrayRef& a, ir::Type lane_type, unsigned lanes,
+                                        std::span<const Operand* const> indices, const char* what) {
+  const std::source_location& loc = indices.front()->loc();
   const ir::Memory& m = memory_of(a.memory(), loc, a.trace());
   const std::string vec = fmt::format("Vec<{}, {}>", ir::cpp_type_name(lane_type), lanes);
   if (lane_type != m.element)
@@ -86,39 +89,52 @@ ir::ValueId vector_index(const ArrayRef& a, ir::Type lane_type, unsigned lanes, 
                           "(a {} holds {})",
                           what, lanes, ir::space_name(m.space), m.name, ir::cpp_type_name(m.element), vec,
                           ir::cpp_type_name(lane_type)));
-  if (m.rank != 1 || m.layout == ir::Layout::strided)
-    fail(loc, fmt::format("{}<{}> on {} array '{}': vector accesses need a one-dimensional array with a "
-                          "contiguous layout (it has rank {}, layout {}); index elements one by one instead",
+  if (indices.size() != m.rank)
+    fail(loc, fmt::format("{}<{}> on {} array '{}' with {} indices: the array has {} dimensions (one index per "
+                          "dimension; the last one counts vectors)",
+                          what, lanes, ir::space_name(m.space), m.name, indices.size(), m.rank));
+  if (m.layout == ir::Layout::strided || (m.rank > 1 && m.layout != ir::Layout::C))
+    fail(loc, fmt::format("{}<{}> on {} array '{}': vector accesses run along a contiguous last dimension, so they "
+                          "need a one-dimensional array or layout C (it has rank {}, layout {}); index elements one by "
+                          "one instead",
                           what, lanes, ir::space_name(m.space), m.name, m.rank, ir::layout_name(m.layout)));
-  if (ir::is_float(i.type()) || i.type() == ir::Type::i1)
-    fail(loc, fmt::format("the index of {}<{}> on array '{}' is {}; indices must be integers", what, lanes, m.name,
-                          ir::type_name(i.type())));
-  ir::Type t = i.type();
-  if (i.is_literal()) {
-    int64_t v = i.kind() == Operand::Kind::uint_literal ? static_cast<int64_t>(i.uint_literal()) : i.int_literal();
-    t = (v >= INT32_MIN && v <= INT32_MAX) ? ir::Type::i32 : ir::Type::i64;
+  std::vector<ir::ValueId> ids;
+  for (const Operand* p : indices) {
+    const Operand& i = *p;
+    if (ir::is_float(i.type()) || i.type() == ir::Type::i1)
+      fail(i.loc(), fmt::format("an index of {}<{}> on array '{}' is {}; indices must be integers", what, lanes, m.name,
+                                ir::type_name(i.type())));
+    ir::Type t = i.type();
+    if (i.is_literal()) {
+      int64_t v = i.kind() == Operand::Kind::uint_literal ? static_cast<int64_t>(i.uint_literal()) : i.int_literal();
+      t = (v >= INT32_MIN && v <= INT32_MAX) ? ir::Type::i32 : ir::Type::i64;
+    }
+    ids.push_back(coerce(i, t, false, "an index").id());
   }
-  return coerce(i, t, false, "an index").id();
+  return ids;
 }
 }  // namespace
 
-std::vector<Value> vload(const ArrayRef& a, ir::Type lane_type, unsigned lanes, const Operand& i) {
-  const ir::ValueId index = vector_index(a, lane_type, lanes, i, "vload");
-  const Value v = emit(ir::OpKind::load, lane_type.with_lanes(lanes), {index}, i.loc(), ir::AccessAttrs{a.memory()});
+std::vector<Value> vload(const ArrayRef& a, ir::Type lane_type, unsigned lanes, std::span<const Operand* const> indices) {
+  const std::source_location& loc = indices.front()->loc();
+  std::vector<ir::ValueId> ids = vector_indices(a, lane_type, lanes, indices, "vload");
+  const Value v = emit(ir::OpKind::load, lane_type.with_lanes(lanes), std::move(ids), loc, ir::AccessAttrs{a.memory()});
   std::vector<Value> out;
   for (unsigned k = 0; k < lanes; ++k)
-    out.push_back(emit(ir::OpKind::extract, lane_type, {v.id()}, i.loc(), ir::ExtractAttrs{static_cast<uint8_t>(k)}));
+    out.push_back(emit(ir::OpKind::extract, lane_type, {v.id()}, loc, ir::ExtractAttrs{static_cast<uint8_t>(k)}));
   return out;
 }
 
-void vstore(const ArrayRef& a, const Operand& i, std::span<const Value> lanes) {
+void vstore(const ArrayRef& a, std::span<const Operand* const> indices, std::span<const Value> lanes) {
+  const std::source_location& loc = indices.front()->loc();
   const ir::Type lane_type = lanes.front().type();
   const auto n = static_cast<unsigned>(lanes.size());
-  const ir::ValueId index = vector_index(a, lane_type, n, i, "vstore");
-  std::vector<ir::ValueId> ids;
-  for (const Value& l : lanes) ids.push_back(use(l, i.loc()));
-  const Value v = emit(ir::OpKind::make_vector, lane_type.with_lanes(n), std::move(ids), i.loc());
-  emit(ir::OpKind::store, ir::Type::none, {index, v.id()}, i.loc(), ir::AccessAttrs{a.memory()});
+  std::vector<ir::ValueId> ids = vector_indices(a, lane_type, n, indices, "vstore");
+  std::vector<ir::ValueId> values;
+  for (const Value& l : lanes) values.push_back(use(l, loc));
+  const Value v = emit(ir::OpKind::make_vector, lane_type.with_lanes(n), std::move(values), loc);
+  ids.push_back(v.id());
+  emit(ir::OpKind::store, ir::Type::none, std::move(ids), loc, ir::AccessAttrs{a.memory()});
 }
 
 ArrayRef make_array(ir::MemorySpace space, ir::Type element, std::initializer_list<Operand> shape,

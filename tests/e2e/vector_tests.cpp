@@ -218,3 +218,101 @@ TEST_CASE("16-bit integer and half vectors of every operation (packed where the 
       CHECK(std::bit_cast<uint16_t>(ho[op * 4 * n + i]) == std::bit_cast<uint16_t>(hwant[op]));
   }
 }
+
+TEST_CASE("vload and vstore along the last dimension of 2-D and 3-D C-order arrays") {
+  // Rows of 22 floats: 5 whole vectors of 4 per row, the last 2 elements of a row not in one
+  // (and rows starting at element offsets that are not multiples of 4).
+  const int rows = 9, cols = 22, vectors = cols / 4;
+  std::vector<float> a = random_floats(rows * cols, 11);
+  Kernel k2 = kernel("rows_vec4", [](Array<float, 2> x, Array<float, 2> out) {
+    Int r = global_id(1), j = global_id(0);
+    If(r < x.shape(0) && j < x.shape(1) / 4, [&] { out.vstore(r, j, x.vload<4>(r, j) * 3.0f + 1.0f); });
+  });
+  auto out = device_array<float>({rows, cols});
+  out.fill(-1.0f);
+  k2[{{1, rows}, {8, 1}}](to_device(a, {rows, cols}), out);
+  HostArray<float> o = out.copy_to_host();
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      INFO("row " << r << " column " << c);
+      CHECK(o(r, c) == (c < 4 * vectors ? a[r * cols + c] * 3.0f + 1.0f : -1.0f));
+    }
+
+  // 3-D: (2, 3, 8) int32 with two-lane vectors.
+  std::vector<int32_t> b(2 * 3 * 8);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int32_t>(i * 7 - 40);
+  Kernel k3 = kernel("cube_vec2", [](Array<int32_t, 3> x, Array<int32_t, 3> out) {
+    Int i = group_id(0), j = local_id(1), v = local_id(0);
+    Vec<int32_t, 2> p = x.vload<2>(i, j, v);
+    out.vstore(i, j, 3 - v, Vec<int32_t, 2>(p.y(), p.x()) << 1);  // vectors reversed in the row, lanes swapped
+  });
+  auto out3 = device_array<int32_t>({2, 3, 8});
+  k3[{{2}, {4, 3}}](to_device(b, {2, 3, 8}), out3);
+  HostArray<int32_t> o3 = out3.copy_to_host();
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int v = 0; v < 4; ++v)
+        for (int l = 0; l < 2; ++l) {
+          INFO(i << ", " << j << ", vector " << v << ", lane " << l);
+          CHECK(o3(i, j, 2 * (3 - v) + l) == b[(i * 3 + j) * 8 + 2 * v + (1 - l)] * 2);
+        }
+}
+
+TEST_CASE("vector accesses on a 2-D shared tile, rows of a length that is not a multiple of the lanes") {
+  const int block = 32;
+  std::vector<float> a = random_floats(block * 4, 12);
+  Kernel k = kernel("tile_rows", [](Array<float> x, Array<float> out) {
+    auto tile = shared::array<float>({32, 6});  // rows of 6: every other row starts at an odd pair
+    Int t = local_id(0);
+    tile.vstore(t, 0, x.vload<2>(2 * t));
+    tile.vstore(t, 1, x.vload<2>(2 * t + 1));
+    tile.vstore(t, 2, Vec<float, 2>(0.5f));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Vec<float, 2> p = tile.vload<2, float>(31 - t, 1), q = tile.vload<2, float>(31 - t, 2);
+    out.vstore(t, p + q);
+  });
+  auto out = device_array<float>({block * 2});
+  k[{1, block}](to_device(a), out);
+  std::vector<float> o = out.copy_to_host().to_vector();
+  for (int t = 0; t < block; ++t)
+    for (int l = 0; l < 2; ++l) CHECK(o[2 * t + l] == a[4 * (31 - t) + 2 + l] + 0.5f);
+}
+
+TEST_CASE("Var<Vec<T, N>> carries a vector through loops and branches") {
+  const int n = 16, items = 64;
+  std::vector<float> a = random_floats(items * n * 4, 13);
+  Kernel k = kernel("vec_var", [](Array<float, 2> x, Array<float> out, Int n) {
+    Int i = global_id(0);
+    Var<Vec<float, 4>> sum;                       // zero lanes
+    Var<Vec<float, 4>> big(Vec<float, 4>(-1e30f));
+    For(0, n, [&](Int j) {
+      Vec<float, 4> v = x.vload<4>(i, j);
+      sum += v;
+      If(v.x() > big[0], [&] { big = v; });        // the vector with the largest first lane
+    });
+    sum *= 0.5f;
+    sum.set(3, sum[3] + big[0]);
+    Var<Vec<float, 4>> copy = sum;                // a new variable with sum's value
+    copy -= Vec<float, 4>(1.0f, 2.0f, 3.0f, 4.0f);
+    Vec<float, 4> r = copy + big;                 // a vector Var as an operand
+    out.vstore(i, r);
+  });
+  auto out = device_array<float>({items * 4});
+  k[{1, items}](to_device(a, {items, n * 4}), out, n);
+  std::vector<float> o = out.copy_to_host().to_vector();
+  for (int i = 0; i < items; ++i) {
+    float sum[4] = {0, 0, 0, 0}, big[4] = {-1e30f, -1e30f, -1e30f, -1e30f};
+    for (int j = 0; j < n; ++j) {
+      const float* v = &a[(i * n + j) * 4];
+      for (int l = 0; l < 4; ++l) sum[l] += v[l];
+      if (v[0] > big[0])
+        for (int l = 0; l < 4; ++l) big[l] = v[l];
+    }
+    for (float& s : sum) s *= 0.5f;
+    sum[3] = sum[3] + big[0];
+    for (int l = 0; l < 4; ++l) {
+      INFO("item " << i << " lane " << l);
+      CHECK(std::bit_cast<uint32_t>(o[4 * i + l]) == std::bit_cast<uint32_t>((sum[l] - float(l + 1)) + big[l]));
+    }
+  }
+}

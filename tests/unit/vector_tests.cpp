@@ -39,8 +39,17 @@ TEST_CASE("vector misuse in the DSL is a CompileError at the user's line") {
     m(0, 0) = v.x();
   };
   CHECK_THROWS_WITH(kernel("rank2", rank2),
-                    Contains("kernel 'rank2'") && Contains("vload<4> on global array 'arg0'") &&
-                        Contains("one-dimensional array with a contiguous layout (it has rank 2") &&
+                    Contains("kernel 'rank2'") && Contains("vload<4> on global array 'arg0' with 1 indices") &&
+                        Contains("the array has 2 dimensions") && Contains(here(line)));
+
+  auto fortran = [&](Array<float, 2, ir::Layout::F> m) {
+    line = __LINE__ + 1;
+    Vec<float, 4> v = m.vload<4>(0, 1);
+    m(0, 0) = v.x();
+  };
+  CHECK_THROWS_WITH(kernel("fortran", fortran),
+                    Contains("vload<4> on global array 'arg0'") &&
+                        Contains("need a one-dimensional array or layout C (it has rank 2, layout F)") &&
                         Contains(here(line)));
 
   auto strided = [&](Array<float, 1, ir::Layout::strided> s) {
@@ -91,7 +100,7 @@ TEST_CASE("vector misuse in the DSL is a CompileError at the user's line") {
     f.vstore(x, Vec<float, 2>(x));
   };
   CHECK_THROWS_WITH(kernel("float_index", float_index),
-                    Contains("the index of vstore<2> on array 'arg0' is f32; indices must be integers") &&
+                    Contains("an index of vstore<2> on array 'arg0' is f32; indices must be integers") &&
                         Contains(here(line)));
 
   // A Vec carried out of the body that defined it is the verifier's scope error, as for values.
@@ -110,8 +119,12 @@ TEST_CASE("the verifier keeps vectors to loads, stores, vector and extract") {
                     Contains("add cannot take the vector %2 (f32x4); vectors are read with extract and written with store"));
   CHECK_THROWS_WITH(ir::verify(with_vector("  %3 = extract %2, 4 : f32\n")),
                     Contains("extract of lane 4 from f32x4, which has 4 lanes"));
-  CHECK_THROWS_WITH(ir::verify(with_vector("  store @m[%1, %1], %2 : f32x4\n")),
-                    Contains("vector store on array 'm': vector accesses need a one-dimensional array"));
+  // Along the contiguous last dimension of a C-order array; not on an F-order one.
+  ir::verify(with_vector("  store @m[%1, %1], %2 : f32x4\n"));
+  CHECK_THROWS_WITH(ir::verify(ir::parse("kernel @f(@m: array<f32, 2, F>) max_block_size(64) {\n"
+                                         "  %1 = global_id 0 : i32\n  %2 = load @m[%1, %1] : f32x4\n}\n")),
+                    Contains("vector load on array 'm': vector accesses need a contiguous last dimension: a "
+                             "one-dimensional array or layout C (it has rank 2, layout F)"));
   CHECK_THROWS_WITH(ir::verify(with_vector("  %3 = load @a[%1] : f32x8\n")),
                     Contains("vectors have 2 to 4 lanes of a number type"));
   CHECK_THROWS_WITH(ir::verify(with_vector("  %3 = cmp.eq %1, %1 : i32\n  %4 = vector %3, %3 : i1x2\n")),
@@ -169,6 +182,41 @@ TEST_CASE("the interpreter runs vector kernels as the CPU backend does, and chec
                         Contains("vector index 15 is elements 45..47, outside shape (47)"));
   CHECK(short_out[45] == -1.0f);
   CHECK(short_out[44] == by_host[44]);  // the vectors in bounds were written
+}
+
+TEST_CASE("a vector access on a 2-D array is checked along its last dimension") {
+  int line = 0;
+  // Rows of 10 floats: vector index 2 of a row is elements 8..11, outside it (not in the next row).
+  Kernel k = kernel("rows", [&](Array<float, 2> x, Array<float, 2> out) {
+    Int r = global_id(0);
+    line = __LINE__ + 1;
+    out.vstore(r, local_id(1), x.vload<4>(r, local_id(1)) + 1.0f);
+  });
+  std::vector<float> x(3 * 10), out(3 * 10, -1.0f);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  std::vector<InterpretArgument> args{InterpretArgument::array(x, {3, 10}), InterpretArgument::array(out, {3, 10})};
+  CHECK_THROWS_WITH(interpret(k.ir(), {1, 1}, {3, 3}, args),
+                    Contains("out-of-bounds vector load of global array 'arg0' at " + here(line)) &&
+                        Contains("vector index (0, 2) is elements (0, 8..11), outside shape (3, 10)"));
+  HostCompileOptions checked;
+  checked.bounds_check = true;
+  HostKernel hc = compile_host(k.ir(), checked);
+  HostArgs host_args;
+  host_args.array(x.data(), {3, 10}).array(out.data(), {3, 10});
+  CHECK_THROWS_WITH(run_host(hc, {1, 1}, {3, 3}, host_args.data()),
+                    Contains("out-of-bounds vector load of array 'arg0' at " + here(line)) &&
+                        Contains("vector index (0, 2) is elements (0, 8..11), outside shape (3, 10)"));
+  // In bounds (two vectors per row), the interpreter and the host agree.
+  std::vector<float> by_interpreter(30, -1.0f), by_host(30, -1.0f);
+  std::vector<InterpretArgument> ok{InterpretArgument::array(x, {3, 10}), InterpretArgument::array(by_interpreter, {3, 10})};
+  interpret(k.ir(), {1, 1}, {3, 2}, ok);
+  HostKernel hk = compile_host(k.ir());
+  HostArgs ok_host;
+  ok_host.array(x.data(), {3, 10}).array(by_host.data(), {3, 10});
+  run_host(hk, {1, 1}, {3, 2}, ok_host.data());
+  CHECK(by_interpreter == by_host);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 10; ++c) CHECK(by_host[r * 10 + c] == (c < 8 ? x[r * 10 + c] + 1.0f : -1.0f));
 }
 
 TEST_CASE("a vector value that lives across a barrier is kept per work-item on the host") {

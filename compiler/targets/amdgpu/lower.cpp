@@ -418,11 +418,15 @@ class AmdgpuLowering : public KernelLowering {
 
   // Shared and local arrays start 16-byte aligned (memory_base), so a vector at index i, at byte
   // i * N * sizeof(T), has the largest power of two dividing N * sizeof(T) up to 16: an f32x4 in
-  // LDS is one ds_read_b128. Global arrays may be views at any element offset: the base class.
+  // LDS is one ds_read_b128. On a multi-dimensional array the rows start at multiples of the last
+  // extent (a constant for these arrays), which bounds the alignment too. Global arrays may be
+  // views at any element offset: the base class.
   llvm::Align vector_alignment(const ir::Memory& m, unsigned lanes) override {
-    if (m.space == ir::MemorySpace::global) return KernelLowering::vector_alignment(m, lanes);
-    const unsigned bytes = lanes * ir::byte_size(m.element);
-    return llvm::Align(std::min(16u, bytes & -bytes));
+    if (m.space == ir::MemorySpace::global || (m.rank > 1 && m.shape.size() != m.rank))
+      return KernelLowering::vector_alignment(m, lanes);
+    uint64_t bytes = uint64_t{lanes} * ir::byte_size(m.element);
+    if (m.rank > 1) bytes |= static_cast<uint64_t>(m.shape.back()) * ir::byte_size(m.element);
+    return llvm::Align(std::min<uint64_t>(16, bytes & -bytes));
   }
 
   // AMDGPU's sync scopes: "wavefront", "workgroup", "agent" and the system ("").

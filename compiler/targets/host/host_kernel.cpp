@@ -88,10 +88,10 @@ std::string HostKernel::out_of_bounds_message(const HostBoundsReport& r, const v
     shape.push_back(*static_cast<const uint32_t*>(args[c.first_extent]) / c.dynamic_element_bytes);
   std::vector<int64_t> index(r.index, r.index + c.rank);
   if (c.lanes > 1)
-    return fmt::format("kernel '{}': out-of-bounds vector {} of array '{}' at {}: vector index {} is elements "
-                       "{}..{}, outside shape ({}); nothing out of bounds was read or written",
-                       k.name, c.access, c.array, c.loc.str(), index[0], index[0] * c.lanes,
-                       index[0] * c.lanes + c.lanes - 1, fmt::join(shape, ", "));
+    return fmt::format("kernel '{}': out-of-bounds vector {} of array '{}' at {}: {}, outside shape ({}); nothing "
+                       "out of bounds was read or written",
+                       k.name, c.access, c.array, c.loc.str(), ir::describe_vector_access(index, c.lanes),
+                       fmt::join(shape, ", "));
   return fmt::format("kernel '{}': out-of-bounds {} of array '{}' at {}: index ({}) is outside shape ({}); "
                      "nothing out of bounds was read or written",
                      k.name, c.access, c.array, c.loc.str(), fmt::join(index, ", "), fmt::join(shape, ", "));

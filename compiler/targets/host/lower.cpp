@@ -1048,18 +1048,19 @@ class HostLowering : public KernelLowering {
     auto* i64 = builder_.getInt64Ty();
     llvm::Value* ok = builder_.getTrue();
     std::vector<llvm::Value*> idx;
-    // A vector access (rank 1) at index i needs elements N*i ... N*i+N-1 inside the extent.
+    // A vector access at (..., i) needs elements (..., N*i) ... (..., N*i+N-1) inside the extents.
     const unsigned lanes = ir::access_lanes(kernel_, op);
     for (unsigned d = 0; d < m.rank; ++d) {
       llvm::Value* v = value(op.operands[d]);
       v = ir::is_signed(kernel_.value_type(op.operands[d])) ? builder_.CreateSExtOrTrunc(v, i64)
                                                             : builder_.CreateZExtOrTrunc(v, i64);
       idx.push_back(v);
-      llvm::Value* last = lanes > 1 ? builder_.CreateAdd(builder_.CreateMul(v, builder_.getInt64(lanes)),
-                                                         builder_.getInt64(lanes - 1))
-                                    : v;
+      const bool counts_vectors = lanes > 1 && d == m.rank - 1;
+      llvm::Value* last = counts_vectors ? builder_.CreateAdd(builder_.CreateMul(v, builder_.getInt64(lanes)),
+                                                              builder_.getInt64(lanes - 1))
+                                         : v;
       llvm::Value* inside = builder_.CreateICmpULT(last, builder_.CreateZExt(shape_of(m, d), i64));
-      if (lanes > 1) inside = builder_.CreateAnd(inside, builder_.CreateICmpSGE(v, builder_.getInt64(0)));
+      if (counts_vectors) inside = builder_.CreateAnd(inside, builder_.CreateICmpSGE(v, builder_.getInt64(0)));
       ok = builder_.CreateAnd(ok, inside);
     }
     while (idx.size() < 3) idx.push_back(builder_.getInt64(0));

@@ -496,6 +496,10 @@ struct Kernel;
 /// Elements a load or store moves: its vector's lanes (a vector access), 1 for scalar accesses
 /// and every other op.
 unsigned access_lanes(const Kernel& k, const Op& op);
+/// The elements a vector access of `lanes` lanes at `index` covers (the last index counts
+/// vectors), for messages: "vector index 5 is elements 20..23", "vector index (2, 5) is elements
+/// (2, 20..23)".
+std::string describe_vector_access(std::span<const int64_t> index, int64_t lanes);
 
 /// Regions (the bodies of if, for and while) nest at most this deep. Every pass walks regions
 /// recursively; the bound keeps a machine-made kernel from exhausting the stack.

@@ -14,11 +14,11 @@ namespace rocjit::dsl {
 
 class ArrayRef;
 namespace detail {
-/// Records a vector load of `lanes` elements of `lane_type` at vector index `i` of `a`, and the
-/// extraction of its lanes.
-std::vector<Value> vload(const ArrayRef& a, ir::Type lane_type, unsigned lanes, const Operand& i);
-/// Records a vector store of `lanes` at vector index `i` of `a`.
-void vstore(const ArrayRef& a, const Operand& i, std::span<const Value> lanes);
+/// Records a vector load of `lanes` elements of `lane_type` at `indices` of `a` (the last one a
+/// vector index), and the extraction of its lanes.
+std::vector<Value> vload(const ArrayRef& a, ir::Type lane_type, unsigned lanes, std::span<const Operand* const> indices);
+/// Records a vector store of `lanes` at `indices` of `a` (the last one a vector index).
+void vstore(const ArrayRef& a, std::span<const Operand* const> indices, std::span<const Value> lanes);
 }  // namespace detail
 
 /// One element of an array: reading it records a load, assigning it records a store.
@@ -101,15 +101,36 @@ class ArrayRef {
   /// extent need not be a multiple of N, but the whole vector must lie inside it.
   template <int N, Scalar T>
   Vec<T, N> vload(const Operand& i) const {
-    std::vector<Value> lanes = detail::vload(*this, ir_type_v<T>, N, i);
-    std::array<Value, N> a;
-    for (int k = 0; k < N; ++k) a[k] = lanes[k];
-    return Vec<T, N>::from_lanes(a);
+    return vload_at<N, T>({&i});
+  }
+  /// Elements (i, N*j) ... (i, N*j+N-1) of a two-dimensional array of T in C order (the last
+  /// dimension contiguous) as one Vec: vector accesses run along the last dimension.
+  template <int N, Scalar T>
+  Vec<T, N> vload(const Operand& i, const Operand& j) const {
+    return vload_at<N, T>({&i, &j});
+  }
+  /// Elements (i, j, N*k) ... (i, j, N*k+N-1) of a three-dimensional array of T in C order.
+  template <int N, Scalar T>
+  Vec<T, N> vload(const Operand& i, const Operand& j, const Operand& k) const {
+    return vload_at<N, T>({&i, &j, &k});
   }
   /// Writes `v` to elements N*i ... N*i+N-1 of a one-dimensional array of T in one access.
   template <Scalar T, int N>
   void vstore(const Operand& i, const Vec<T, N>& v) const {
-    detail::vstore(*this, i, std::span<const Value>(v.lanes()));
+    const Operand* idx[] = {&i};
+    detail::vstore(*this, idx, std::span<const Value>(v.lanes()));
+  }
+  /// Writes `v` to elements (i, N*j) ... (i, N*j+N-1) of a two-dimensional array in C order.
+  template <Scalar T, int N>
+  void vstore(const Operand& i, const Operand& j, const Vec<T, N>& v) const {
+    const Operand* idx[] = {&i, &j};
+    detail::vstore(*this, idx, std::span<const Value>(v.lanes()));
+  }
+  /// Writes `v` to elements (i, j, N*k) ... (i, j, N*k+N-1) of a three-dimensional array in C order.
+  template <Scalar T, int N>
+  void vstore(const Operand& i, const Operand& j, const Operand& k, const Vec<T, N>& v) const {
+    const Operand* idx[] = {&i, &j, &k};
+    detail::vstore(*this, idx, std::span<const Value>(v.lanes()));
   }
 
   /// Extent of dimension d (i32), like Numba's arr.shape[d].
@@ -127,6 +148,15 @@ class ArrayRef {
   ElementRef element(std::initializer_list<const Operand*> indices) const;
 
  private:
+  template <int N, Scalar T>
+  Vec<T, N> vload_at(std::initializer_list<const Operand*> indices) const {
+    std::vector<Value> lanes =
+        detail::vload(*this, ir_type_v<T>, N, std::span<const Operand* const>(indices.begin(), indices.size()));
+    std::array<Value, N> a;
+    for (int k = 0; k < N; ++k) a[k] = lanes[k];
+    return Vec<T, N>::from_lanes(a);
+  }
+
   ir::MemoryId memory_ = 0;
   ir::Type element_ = ir::Type::none;
   unsigned rank_ = 0;
@@ -148,11 +178,21 @@ class Array : public ArrayRef {
   /// Typed view of an untyped array reference.
   using ArrayRef::ArrayRef;
 
-  /// Elements N*i ... N*i+N-1 as one Vec<T, N>, read in one access: `pos.vload<4>(j)`
-  /// (one-dimensional arrays; the whole vector must lie inside the extent).
+  /// Elements N*i ... N*i+N-1 as one Vec<T, N>, read in one access: `pos.vload<4>(j)` (the
+  /// whole vector must lie inside the extent).
   template <int Lanes>
   Vec<T, Lanes> vload(const Operand& i) const {
     return ArrayRef::vload<Lanes, T>(i);
+  }
+  /// Elements (i, N*j) ... (i, N*j+N-1) of a C-order two-dimensional array: `img.vload<4>(row, j)`.
+  template <int Lanes>
+  Vec<T, Lanes> vload(const Operand& i, const Operand& j) const {
+    return ArrayRef::vload<Lanes, T>(i, j);
+  }
+  /// Elements (i, j, N*k) ... (i, j, N*k+N-1) of a C-order three-dimensional array.
+  template <int Lanes>
+  Vec<T, Lanes> vload(const Operand& i, const Operand& j, const Operand& k) const {
+    return ArrayRef::vload<Lanes, T>(i, j, k);
   }
 };
 
@@ -188,8 +228,9 @@ ArrayRef array(std::initializer_list<Operand> shape, const std::string& name = {
 }
 }  // namespace local
 
-/// A mutable kernel variable; promoted to a register by the compiler.
-template <Scalar T>
+/// A mutable kernel variable; promoted to a register by the compiler. `Var<Vec<T, N>>` holds a
+/// vector (below).
+template <VarType T>
 class Var {
  public:
   /// An uninitialised variable.
@@ -270,17 +311,93 @@ Value load_slot(uint32_t slot, ir::Type type, uint64_t trace, const std::source_
 void store_slot(uint32_t slot, ir::Type type, uint64_t trace, const Operand& v);
 }  // namespace detail
 
-template <Scalar T>
+template <VarType T>
 uint32_t Var<T>::declare(ir::Type type, const std::source_location& loc) {
   return detail::declare_slot(type, loc);
 }
-template <Scalar T>
+template <VarType T>
 Value Var<T>::load_slot(uint32_t slot, ir::Type type, uint64_t trace, const std::source_location& loc) {
   return detail::load_slot(slot, type, trace, loc);
 }
-template <Scalar T>
+template <VarType T>
 void Var<T>::store_slot(uint32_t slot, ir::Type type, uint64_t trace, const Operand& v) {
   detail::store_slot(slot, type, trace, v);
 }
+
+/// A mutable vector variable: one variable per lane (each promoted to a register), read and
+/// written as a whole Vec or lane by lane. Like Var<T> it carries a vector out of If/For/While
+/// bodies and across loop iterations:
+/// `Var<Vec<float, 4>> acc(Vec<float, 4>(0.0f)); For(0, n, [&](Int i) { acc += x.vload<4>(i); });`
+template <Scalar T, int N>
+class Var<Vec<T, N>> {
+ public:
+  /// The Vec type it holds.
+  using vec_type = Vec<T, N>;
+  /// An operand of its assignments: a Vec or a vector Var, with the caller's line.
+  using arg_type = typename vec_type::Arg;
+  /// A variable whose lanes are zero.
+  explicit Var(std::source_location loc = std::source_location::current()) {
+    declare(loc);
+    assign(vec_type(Operand(T{}, loc)), loc);
+  }
+  /// A variable initialised with `v`.
+  Var(const vec_type& v, std::source_location loc = std::source_location::current()) {
+    declare(loc);
+    assign(v, loc);
+  }
+  /// A new variable initialised with `other`'s current value.
+  Var(const Var& other, std::source_location loc = std::source_location::current()) {
+    declare(loc);
+    assign(other.get(loc), loc);
+  }
+  /// Assignment from a Vec or another vector Var (its current value), recorded at the caller's line.
+  Var& operator=(const arg_type& v) & {
+    assign(v.vec, v.loc);
+    return *this;
+  }
+  /// Declared only so that C++ generates no copy assignment (see Var<T>).
+  Var& operator=(const Var&) && = delete;
+
+  /// The current value (a load of every lane).
+  vec_type get(std::source_location loc = std::source_location::current()) const {
+    std::array<Value, N> lanes;
+    for (int k = 0; k < N; ++k) lanes[k] = detail::load_slot(slots_[k], ir_type_v<T>, trace_, loc);
+    return vec_type::from_lanes(lanes);
+  }
+  /// The current value of lane k (a constant 0 <= k < N).
+  Expr<T> operator[](const Lane& k) const {
+    detail::check_lane(k, N);
+    return Expr<T>(detail::load_slot(slots_[static_cast<size_t>(k.index)], ir_type_v<T>, trace_, k.loc), k.loc);
+  }
+  /// Sets lane k to `x` (converted as a Var<T> assignment would).
+  void set(const Lane& k, const Operand& x) {
+    detail::check_lane(k, N);
+    detail::store_slot(slots_[static_cast<size_t>(k.index)], ir_type_v<T>, trace_, x);
+  }
+
+  /// Lane-wise compound assignment with a Vec (or vector Var) or a scalar applied to every lane,
+  /// with the rules of Vec's operators.
+  ///@{
+  Var& operator+=(const arg_type& v) { return *this = arg_type(get(v.loc) + v, v.loc); }
+  Var& operator-=(const arg_type& v) { return *this = arg_type(get(v.loc) - v, v.loc); }
+  Var& operator*=(const arg_type& v) { return *this = arg_type(get(v.loc) * v, v.loc); }
+  Var& operator/=(const arg_type& v) { return *this = arg_type(get(v.loc) / v, v.loc); }
+  Var& operator+=(const Operand& s) { return *this = arg_type(get(s.loc()) + s, s.loc()); }
+  Var& operator-=(const Operand& s) { return *this = arg_type(get(s.loc()) - s, s.loc()); }
+  Var& operator*=(const Operand& s) { return *this = arg_type(get(s.loc()) * s, s.loc()); }
+  Var& operator/=(const Operand& s) { return *this = arg_type(get(s.loc()) / s, s.loc()); }
+  ///@}
+
+ private:
+  void declare(const std::source_location& loc) {
+    for (uint32_t& s : slots_) s = detail::declare_slot(ir_type_v<T>, loc);
+  }
+  void assign(const vec_type& v, const std::source_location& loc) {
+    for (int k = 0; k < N; ++k) detail::store_slot(slots_[k], ir_type_v<T>, trace_, Operand(v.lanes()[k], loc));
+  }
+
+  std::array<uint32_t, N> slots_{};
+  uint64_t trace_ = detail::current_or_null() ? detail::current_or_null()->serial : 0;
+};
 
 }  // namespace rocjit::dsl

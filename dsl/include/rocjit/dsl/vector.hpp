@@ -21,6 +21,20 @@ struct Lane {
   std::source_location loc;
 };
 
+template <Scalar T, int N>
+class Vec;
+/// Whether T is a Vec<U, N>.
+template <class T>
+struct is_vec : std::false_type {};
+/// A Vec is one.
+template <Scalar T, int N>
+struct is_vec<Vec<T, N>> : std::true_type {};
+/// The types a Var holds: scalars and Vecs.
+template <class T>
+concept VarType = Scalar<T> || is_vec<T>::value;
+template <VarType T>
+class Var;
+
 namespace detail {
 /// Checks a lane number of a vector of `lanes` lanes.
 void check_lane(const Lane& lane, unsigned lanes);
@@ -36,7 +50,7 @@ Value vector_lane_binary(ir::BinaryOp op, const Operand& a, const Operand& b, ir
 /// processor has packed instructions (two f16 lanes: v_pk_add_f16).
 ///
 /// A Vec is a value like Value: assigning one rebinds it, it does not record a store. Carry a Vec
-/// out of If/For/While bodies through Vars of its lanes.
+/// out of If/For/While bodies, or across loop iterations, in a `Var<Vec<T, N>>`.
 template <Scalar T, int N>
 class Vec {
   static_assert(N >= 2 && N <= 4, "Vec<T, N> has 2, 3 or 4 lanes");
@@ -64,6 +78,11 @@ class Vec {
   Vec(const Operand& x, const Operand& y, const Operand& z, const Operand& w)
     requires(N == 4)
       : lanes_{lane(x), lane(y), lane(z), lane(w)} {}
+
+  /// The current value of a `Var<Vec<T, N>>` (a load of each lane, at the caller's line).
+  template <class V>
+    requires std::is_same_v<V, Var<Vec>>
+  Vec(const V& var, std::source_location loc = std::source_location::current()) : Vec(var.get(loc)) {}
 
   /// A Vec of recorded values, each of type T (vload's result).
   static Vec from_lanes(const std::array<Value, N>& lanes) { return Vec(lanes); }
@@ -93,12 +112,17 @@ class Vec {
   const std::array<Value, N>& lanes() const { return lanes_; }
 
   /// A Vec operand of an operator, with the operator's location (an operator cannot take a
-  /// defaulted std::source_location, but this conversion can).
+  /// defaulted std::source_location, but this conversion can). A `Var<Vec<T, N>>` converts too
+  /// (its current value, loaded at the operator's line).
   struct Arg {
     /// `v`, used at the caller's line.
     Arg(const Vec& v, std::source_location loc = std::source_location::current()) : vec(v), loc(loc) {}
+    /// The current value of `var`, used at the caller's line.
+    template <class V>
+      requires std::is_same_v<V, Var<Vec>>
+    Arg(const V& var, std::source_location loc = std::source_location::current()) : vec(var.get(loc)), loc(loc) {}
     /// The Vec.
-    const Vec& vec;
+    Vec vec;
     /// Where the operator was written.
     std::source_location loc;
   };
