@@ -535,6 +535,11 @@ class CpuDevice : public DeviceImpl {
   void deallocate_pinned(void* p) noexcept override { deallocate(p); }
   void page_lock(const void*, size_t) override {}
   void page_unlock(const void*) override {}
+  // Kernels run in this process: every host address is theirs, and managed memory is memory.
+  void* mapped_address(void* host_block) override { return host_block; }
+  bool shares_host_memory() const override { return true; }
+  void* allocate_managed(size_t bytes) override { return allocate(bytes); }
+  void deallocate_managed(void* p) noexcept override { deallocate(p); }
 
   std::shared_ptr<StreamImpl> create_stream(bool non_blocking) override {
     return std::make_shared<CpuStream>(shared_from_this(), false, non_blocking);

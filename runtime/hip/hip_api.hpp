@@ -31,6 +31,8 @@ struct Api {
   X(hipHostFree, hipError_t (*)(void*))                                                                \
   X(hipHostRegister, hipError_t (*)(void*, size_t, unsigned))                                          \
   X(hipHostUnregister, hipError_t (*)(void*))                                                          \
+  X(hipHostGetDevicePointer, hipError_t (*)(void**, void*, unsigned))                                  \
+  X(hipMallocManaged, hipError_t (*)(void**, size_t, unsigned))                                        \
   X(hipMemcpyAsync, hipError_t (*)(void*, const void*, size_t, hipMemcpyKind, hipStream_t))            \
   X(hipStreamCreateWithFlags, hipError_t (*)(hipStream_t*, unsigned))                                  \
   X(hipStreamDestroy, hipError_t (*)(hipStream_t))                                                     \

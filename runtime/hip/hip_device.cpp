@@ -238,14 +238,33 @@ class HipDevice : public DeviceImpl {
   void* allocate_pinned(size_t bytes) override {
     select();
     void* p = nullptr;
-    api_->check(api_->hipHostMalloc(&p, std::max<size_t>(bytes, 1), 0), "hipHostMalloc");
+    // Mapped, so kernels may use it in place (mapped_address).
+    api_->check(api_->hipHostMalloc(&p, std::max<size_t>(bytes, 1), hipHostMallocMapped), "hipHostMalloc");
     return p;
   }
   void deallocate_pinned(void* p) noexcept override { (void)api_->hipHostFree(p); }
   void page_lock(const void* p, size_t bytes) override {
     select();
-    api_->check(api_->hipHostRegister(const_cast<void*>(p), bytes, 0), "hipHostRegister");
+    api_->check(api_->hipHostRegister(const_cast<void*>(p), bytes, hipHostRegisterMapped), "hipHostRegister");
   }
+  void* mapped_address(void* host_block) override {
+    select();
+    void* d = nullptr;
+    api_->check(api_->hipHostGetDevicePointer(&d, host_block, 0), "hipHostGetDevicePointer");
+    return d;
+  }
+  void* allocate_managed(size_t bytes) override {
+    check_open("allocate managed memory");
+    select();
+    void* p = nullptr;
+    hipError_t e = api_->hipMallocManaged(&p, std::max<size_t>(bytes, 1), hipMemAttachGlobal);
+    if (e != hipSuccess)
+      throw MemoryError(fmt::format("cannot allocate {} bytes of managed memory on device '{}': hipMallocManaged "
+                                    "failed: {}",
+                                    bytes, id(), api_->hipGetErrorName(e)));
+    return p;
+  }
+  void deallocate_managed(void* p) noexcept override { (void)api_->hipFree(p); }
   void page_unlock(const void* p) override {
     api_->check(api_->hipHostUnregister(const_cast<void*>(p)), "hipHostUnregister");
   }

@@ -23,12 +23,20 @@ class DeviceImpl;
 class StreamImpl;
 
 // Device memory owned by a device; freed by the device when the last reference goes, unless it
-// is external (external_array, from_dlpack): then only `owner` is released.
+// is external (external_array, from_dlpack, host memory viewed by mapped_view): then only
+// `owner` is released. Memory the host reads and writes directly (mapped_array, managed_array,
+// mapped_view) has a host address too.
 struct Allocation {
+  // Who frees `pointer`: the device (device_array), the device's pinned-memory release
+  // (mapped_array: `host` is what it frees), its managed-memory release (managed_array), or
+  // nobody (external memory).
+  enum class Release { device, pinned, managed, none };
   std::shared_ptr<DeviceImpl> device;
-  void* pointer = nullptr;
+  void* pointer = nullptr;  // the device's address
   size_t bytes = 0;
   bool external = false;
+  Release release = Release::device;
+  void* host = nullptr;         // the host's address of the same bytes, when the host can reach them
   std::shared_ptr<void> owner;  // external memory: what the application asked to keep alive
   ~Allocation();
 };
@@ -158,6 +166,17 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   virtual void deallocate_pinned(void* p) noexcept = 0;
   virtual void page_lock(const void* p, size_t bytes) = 0;
   virtual void page_unlock(const void* p) = 0;
+  // Host-accessible memory in kernels. The device's address of host memory this device pinned
+  // (allocate_pinned) or page-locked (page_lock), given the start of that pinned block or
+  // registered range: HIP's hipHostGetDevicePointer (mapped pinned memory); the host address
+  // itself where device and host share addresses (cpu, interp).
+  virtual void* mapped_address(void* host_block) = 0;
+  // Whether every host address is one this device's kernels can use (cpu, interp).
+  virtual bool shares_host_memory() const { return false; }
+  // Memory both the host and this device access at one address (HIP managed memory; ordinary
+  // memory on the CPU).
+  virtual void* allocate_managed(size_t bytes) = 0;
+  virtual void deallocate_managed(void* p) noexcept = 0;
 
   virtual std::shared_ptr<StreamImpl> create_stream(bool non_blocking) = 0;
   // The synchronous default stream (called once, under the device's lock).
@@ -200,6 +219,8 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   // Registered host ranges (bookkeeping for register/deregister errors).
   void register_range(const void* p, size_t bytes);
   void deregister_range(const void* p, size_t bytes);
+  // The start of the registered range holding [p, p + bytes), or nullptr when none holds all of it.
+  const void* registered_block(const void* p, size_t bytes);
 
  protected:
   virtual std::shared_ptr<CompiledKernel> compile(const std::shared_ptr<const ir::Kernel>& ir) = 0;

@@ -40,7 +40,13 @@ void StreamImpl::deliver_prints_at_destruction() noexcept {
 }
 
 Allocation::~Allocation() {
-  if (device && pointer && !external) device->deallocate(pointer);
+  if (!device || !pointer || external) return;
+  switch (release) {
+    case Release::device: device->deallocate(pointer); break;
+    case Release::pinned: device->deallocate_pinned(host); break;
+    case Release::managed: device->deallocate_managed(pointer); break;
+    case Release::none: break;
+  }
 }
 
 std::shared_ptr<CompiledKernel> DeviceImpl::load_prebuilt(const CodeObject&, const KernelMetadata& kernel) {
@@ -187,6 +193,16 @@ void DeviceImpl::register_range(const void* p, size_t bytes) {
                                   p, bytes, id()));
   page_lock(p, bytes);
   registered_[p] = bytes;
+}
+
+const void* DeviceImpl::registered_block(const void* p, size_t bytes) {
+  std::lock_guard<std::mutex> g(lock_);
+  auto it = registered_.upper_bound(p);
+  if (it == registered_.begin()) return nullptr;
+  --it;
+  const auto* start = static_cast<const char*>(it->first);
+  const auto* q = static_cast<const char*>(p);
+  return q + bytes <= start + it->second ? it->first : nullptr;
 }
 
 void DeviceImpl::deregister_range(const void* p, size_t bytes) {

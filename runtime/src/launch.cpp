@@ -15,6 +15,7 @@
 #include "rocjit/compiler/verifier.hpp"
 #include "rocjit/settings.hpp"
 #include "runtime/src/backend.hpp"
+#include "runtime/src/host_memory.h"
 #include "rocjit/compiler/mma.hpp"
 
 namespace rocjit::runtime {
@@ -122,13 +123,22 @@ void put_scalar(const Kernel& k, ArgumentPack& pack, const ir::Param& p, const L
 
 }  // namespace
 
-void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<LaunchArgument>& args) {
+void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<LaunchArgument>& given) {
   const ir::Kernel& ir = kernel.ir();
   Stream stream = config.stream ? config.stream : default_stream();
   std::shared_ptr<DeviceImpl> device = stream.impl().device();
   device->check_open(fmt::format("launch kernel '{}'", kernel.name()));
-  if (args.size() != ir.params.size())
-    refuse(kernel, fmt::format("it takes {} arguments, {} were given", ir.params.size(), args.size()));
+  if (given.size() != ir.params.size())
+    refuse(kernel, fmt::format("it takes {} arguments, {} were given", ir.params.size(), given.size()));
+
+  // Host memory passed in place becomes a view of that memory for the device, then is checked as
+  // any array is.
+  std::vector<DeviceArrayBase> mapped;
+  std::vector<LaunchArgument> resolved;
+  const std::vector<LaunchArgument>& args =
+      resolve_host_arguments(device, given, mapped, resolved, [&](size_t i, const std::string& why) {
+        refuse(kernel, fmt::format("argument {} ('{}') is {}", i, ir.params[i].name, why));
+      });
 
   // Every argument is checked against its parameter first; then the pack follows the kernel ABI
   // (kernel_abi.hpp), one 8-byte slot per explicit argument.

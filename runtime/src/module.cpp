@@ -14,6 +14,7 @@
 #include "rocjit/compiler/compile.hpp"
 #include "rocjit/compiler/error.hpp"
 #include "runtime/src/backend.hpp"
+#include "runtime/src/host_memory.h"
 
 namespace rocjit {
 namespace runtime {
@@ -66,7 +67,8 @@ bool pack_scalar(const LaunchArgument& a, uint64_t size, unsigned char (&out)[8]
 
 }  // namespace
 
-void launch_prebuilt(const PrebuiltKernel& kernel, const LaunchConfig& config, const std::vector<LaunchArgument>& args) {
+void launch_prebuilt(const PrebuiltKernel& kernel, const LaunchConfig& config,
+                     const std::vector<LaunchArgument>& given) {
   const KernelMetadata& m = kernel.metadata();
   const Module& module = kernel.module();
   std::shared_ptr<DeviceImpl> device = module.device().impl_ptr();
@@ -81,9 +83,16 @@ void launch_prebuilt(const PrebuiltKernel& kernel, const LaunchConfig& config, c
   std::vector<const KernelArgument*> explicit_args;
   for (const KernelArgument& a : m.args)
     if (!is_hidden(a)) explicit_args.push_back(&a);
-  if (args.size() != explicit_args.size())
+  if (given.size() != explicit_args.size())
     refuse(fmt::format("it takes {} arguments (the code object's .args), {} were given", explicit_args.size(),
-                       args.size()));
+                       given.size()));
+  // Host memory passed in place: a view for the device, as for rocjit's kernels.
+  std::vector<DeviceArrayBase> mapped;
+  std::vector<LaunchArgument> resolved;
+  const std::vector<LaunchArgument>& args =
+      resolve_host_arguments(device, given, mapped, resolved, [&](size_t i, const std::string& why) {
+        refuse(fmt::format("argument {} is {}", i, why));
+      });
   auto pack = std::make_shared<ArgumentPack>();
   pack->bytes.resize(8 * args.size());
   for (size_t i = 0; i < args.size(); ++i) {

@@ -76,7 +76,7 @@ struct State {
   amdsim::Memory memory;
   size_t device_bytes = 0;                 // by hipMalloc
   std::map<void*, size_t> device_allocs;   // hipMalloc
-  std::set<void*> host_allocs;             // hipHostMalloc
+  std::map<void*, size_t> host_allocs;     // hipHostMalloc: start -> bytes
   std::map<uintptr_t, size_t> registered;  // hipHostRegister: start -> bytes
 };
 
@@ -524,6 +524,16 @@ AMDSIM_EXPORT hipError_t hipMalloc(void** ptr, size_t bytes) {
   }
 }
 
+// Managed memory is host memory the simulated devices access at the same address: what
+// hipMalloc returns already (all of amdsim's memory is the host's), freed by hipFree.
+AMDSIM_EXPORT hipError_t hipMallocManaged(void** ptr, size_t bytes, unsigned int flags) {
+  AMDSIM_INIT();
+  if (flags != hipMemAttachGlobal && flags != hipMemAttachHost)
+    return fail(hipErrorInvalidValue, "amdsim-hip: hipMallocManaged: flags must be hipMemAttachGlobal or "
+                                      "hipMemAttachHost");
+  return hipMalloc(ptr, bytes);
+}
+
 AMDSIM_EXPORT hipError_t hipFree(void* p) {
   AMDSIM_INIT();
   if (!p) return hipSuccess;
@@ -557,7 +567,7 @@ AMDSIM_EXPORT hipError_t hipHostMalloc(void** ptr, size_t bytes, unsigned int fl
   try {
     void* p = s.memory.allocate(bytes);  // host memory the simulated device may access
     if (!p) return hipErrorOutOfMemory;
-    s.host_allocs.insert(p);
+    s.host_allocs[p] = bytes;
     *ptr = p;
     return hipSuccess;
   } catch (const std::exception& e) {
@@ -592,6 +602,29 @@ AMDSIM_EXPORT hipError_t hipHostRegister(void* p, size_t bytes, unsigned int fla
     return fail(hipErrorHostMemoryAlreadyRegistered, "amdsim-hip: hipHostRegister: the range is already registered");
   s.memory.add_host_range(p, bytes);
   s.registered[start] = bytes;
+  return hipSuccess;
+}
+
+// Mapped host memory: the simulated devices use the host's addresses, so the device pointer of
+// memory inside a hipHostMalloc block or a registered range is the host pointer itself.
+AMDSIM_EXPORT hipError_t hipHostGetDevicePointer(void** device_pointer, void* host_pointer, unsigned int flags) {
+  AMDSIM_INIT();
+  if (!device_pointer || !host_pointer || flags != 0) return hipErrorInvalidValue;
+  *device_pointer = nullptr;
+  State& s = state();
+  std::lock_guard<std::mutex> g(s.lock);
+  const auto at = reinterpret_cast<uintptr_t>(host_pointer);
+  auto inside = [&](const auto& blocks) {
+    auto it = blocks.upper_bound(reinterpret_cast<typename std::decay_t<decltype(blocks)>::key_type>(at));
+    if (it == blocks.begin()) return false;
+    --it;
+    const auto start = reinterpret_cast<uintptr_t>(it->first);
+    return at < start + it->second;
+  };
+  if (!inside(s.host_allocs) && !inside(s.registered))
+    return fail(hipErrorInvalidValue, "amdsim-hip: hipHostGetDevicePointer of memory that hipHostMalloc did not "
+                                      "allocate and hipHostRegister did not register");
+  *device_pointer = host_pointer;
   return hipSuccess;
 }
 

@@ -141,9 +141,29 @@ TEST_CASE("hipMalloc memory is checked: bad frees and copies outside allocations
   HIP_OK(hipHostMalloc(&pinned, 256, 0));
   HIP_OK(hipMemcpyAsync(pinned, registered.data(), 256, hipMemcpyDeviceToDevice, nullptr));
   CHECK(static_cast<float*>(pinned)[63] == 1.0f);
+  // Mapped: the device pointer of pinned or registered memory (anywhere inside it) is its host
+  // address; other host memory has none.
+  void* mapped = nullptr;
+  HIP_OK(hipHostGetDevicePointer(&mapped, static_cast<char*>(pinned) + 100, 0));
+  CHECK(mapped == static_cast<char*>(pinned) + 100);
+  HIP_OK(hipHostGetDevicePointer(&mapped, registered.data() + 63, 0));
+  CHECK(mapped == registered.data() + 63);
+  CHECK(hipHostGetDevicePointer(&mapped, registered.data() + 64, 0) == hipErrorInvalidValue);
+  CHECK(hipHostGetDevicePointer(&mapped, host.data(), 0) == hipErrorInvalidValue);
+  CHECK_THAT(amdsimLastError(), Contains("hipHostMalloc did not allocate and hipHostRegister did not register"));
   HIP_OK(hipHostFree(pinned));
   HIP_OK(hipHostUnregister(registered.data()));
   CHECK(hipHostUnregister(registered.data()) == hipErrorHostMemoryNotRegistered);
+  CHECK(hipHostGetDevicePointer(&mapped, registered.data(), 0) == hipErrorInvalidValue);
+
+  // Managed memory: one address for host and device, freed by hipFree.
+  void* managed = nullptr;
+  HIP_OK(hipMallocManaged(&managed, 128, hipMemAttachGlobal));
+  static_cast<int*>(managed)[31] = 7;
+  HIP_OK(hipMemcpyAsync(host.data(), managed, 128, hipMemcpyDeviceToHost, nullptr));
+  CHECK(reinterpret_cast<int*>(host.data())[31] == 7);
+  CHECK(hipMallocManaged(&managed, 128, 4) == hipErrorInvalidValue);
+  HIP_OK(hipFree(managed));
 }
 
 TEST_CASE("modules: bad images and unknown kernels are errors with a message") {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -36,10 +37,19 @@ namespace runtime {
 /// prepare_launch(kernel, config) (namespace rocjit) through the device of config.stream.
 void prepare_launch(const Kernel& kernel, const LaunchConfig& config);
 
-/// One launch argument, type-erased: a device array view or a scalar's bits and type.
+/// One launch argument, type-erased: a device array view, host memory the kernel uses in place,
+/// or a scalar's bits and type.
 struct LaunchArgument {
   /// The array, for array arguments.
   const DeviceArrayBase* array = nullptr;
+  /// Host memory passed in place (a HostArray, std::vector or std::span): its first element. The
+  /// launch maps it for its device; memory the device cannot reach is a LaunchError.
+  void* host = nullptr;
+  /// The host memory's shape, strides and element type.
+  ArrayLayout host_layout;
+  /// A HostArray's storage (kept alive by the launch; says whether and by whom it is pinned);
+  /// null for vectors and spans.
+  std::shared_ptr<HostStorage> host_storage;
   /// The scalar's IR type, for scalar arguments.
   ir::Type scalar_type = ir::Type::none;
   /// The scalar's bytes.
@@ -48,7 +58,35 @@ struct LaunchArgument {
   const char* cxx_type = "";
 };
 
-/// Packs one kernel argument (a device array or an arithmetic scalar).
+/// Whether D is host memory a launch may use in place, and its element type.
+template <class D>
+struct is_host_memory : std::false_type {};
+/// A host array (pinned, or in registered memory, or any on the CPU device).
+template <class T>
+struct is_host_memory<HostArray<T>> : std::true_type {
+  /// The elements' type.
+  using element_type = T;
+  /// Whether it is a HostArray (with a layout and storage).
+  static constexpr bool host_array = true;
+};
+/// A vector's elements, as a one-dimensional array.
+template <class T, class A>
+struct is_host_memory<std::vector<T, A>> : std::true_type {
+  /// The elements' type.
+  using element_type = T;
+  /// Whether it is a HostArray.
+  static constexpr bool host_array = false;
+};
+/// A span's elements, as a one-dimensional array.
+template <class T, size_t E>
+struct is_host_memory<std::span<T, E>> : std::true_type {
+  /// The elements' type (const removed).
+  using element_type = std::remove_const_t<T>;
+  /// Whether it is a HostArray.
+  static constexpr bool host_array = false;
+};
+
+/// Packs one kernel argument (a device array, host memory or an arithmetic scalar).
 template <class A>
 LaunchArgument make_argument(A& a) {
   LaunchArgument arg;
@@ -65,9 +103,20 @@ LaunchArgument make_argument(A& a) {
   } else if constexpr (std::is_same_v<D, half> || std::is_same_v<D, bfloat16>) {
     arg.scalar_type = ir::type_of<D>();
     std::memcpy(arg.bits, &a, sizeof a);
+  } else if constexpr (is_host_memory<D>::value) {
+    // Used in place: the host's memory is the kernel's (launch() checks the device reaches it).
+    using T = typename is_host_memory<D>::element_type;
+    arg.host = const_cast<T*>(a.data());
+    if constexpr (is_host_memory<D>::host_array) {
+      arg.host_layout = a.layout();
+      arg.host_storage = a.storage();
+    } else {
+      arg.host_layout = ArrayLayout::contiguous({static_cast<int64_t>(a.size())}, dtype_of<T>(), Order::C);
+    }
   } else {
     static_assert(sizeof(D) == 0,
-                  "kernel arguments are DeviceArray<T>, SmartArray<T>, arithmetic scalars, half or bfloat16");
+                  "kernel arguments are DeviceArray<T>, SmartArray<T>, host memory the device reaches (HostArray<T>, "
+                  "std::vector<T>, std::span<T>), arithmetic scalars, half or bfloat16");
   }
   return arg;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -17,9 +18,72 @@ std::shared_ptr<HostStorage> allocate_pinned(size_t bytes, const Device& device)
 void register_host(const void* data, size_t bytes, const Device& device);
 /// Undoes register_host().
 void deregister_host(const void* data, size_t bytes, const Device& device);
+/// mapped_array() (managed = false) and managed_array() (managed = true), untyped.
+DeviceArrayBase allocate_host_accessible(const Shape& shape, ir::Type dtype, Order order, const Device& device,
+                                         bool managed);
+/// The host address of a view's first element (MemoryError when the host cannot reach its memory).
+void* host_address(const DeviceArrayBase& array);
+/// Whether the view's memory is managed memory.
+bool is_managed(const DeviceArrayBase& array);
 }  // namespace runtime
 
-/// A host array in page-locked memory: copies to and from it can run asynchronously.
+/// A device array the host reads and writes directly, at its host address: made by
+/// mapped_array() (pinned host memory mapped into the device) or managed_array() (managed memory).
+/// It is a DeviceArray for launches, copies, views and fill; data(), operator[], operator() and
+/// iteration reach the same bytes from the host. Kernels and the host see each other's writes
+/// once the stream that ran the kernel has been synchronised (no copy is made either way).
+template <class T>
+class MappedArray : public DeviceArray<T> {
+ public:
+  MappedArray() = default;
+  /// A host view of a host-accessible device array (MemoryError for device-only memory).
+  explicit MappedArray(const DeviceArrayBase& base)
+      : DeviceArray<T>(base), data_(static_cast<T*>(runtime::host_address(base))) {}
+
+  /// The first element, at its host address.
+  T* data() const { return data_; }
+  /// The elements as a span (the array is contiguous).
+  std::span<T> span() const { return {data_, static_cast<size_t>(this->size())}; }
+  /// Element `i` of the elements in memory order (for a 1-D array, element i). Unchecked.
+  T& operator[](int64_t i) const { return data_[i]; }
+  /// The element at `index...`.
+  template <class... I>
+  T& operator()(I... index) const {
+    const int64_t idx[] = {static_cast<int64_t>(index)...};
+    int64_t offset = 0;
+    for (size_t d = 0; d < sizeof...(I); ++d) offset += idx[d] * this->strides()[d];
+    return *reinterpret_cast<T*>(reinterpret_cast<std::byte*>(data_) + offset);
+  }
+  /// Iteration over the elements in memory order.
+  ///@{
+  T* begin() const { return data_; }
+  T* end() const { return data_ + this->size(); }
+  ///@}
+  /// Whether it is managed memory (managed_array) rather than mapped pinned memory.
+  bool is_managed() const { return runtime::is_managed(*this); }
+
+ private:
+  T* data_ = nullptr;
+};
+
+/// A host-accessible array in pinned host memory mapped into `device` (Numba's
+/// cuda.mapped_array; HIP's hipHostMalloc with hipHostMallocMapped): kernels read and write the
+/// host's memory in place (over the bus on a discrete GPU: for data touched once, or small).
+/// On cpu and interp it is ordinary memory.
+template <class T>
+MappedArray<T> mapped_array(const Shape& shape, Order order = Order::C, const Device& device = {}) {
+  return MappedArray<T>(runtime::allocate_host_accessible(shape, dtype_of<T>(), order, device, false));
+}
+/// A host-accessible array in managed memory (Numba's cuda.managed_array; HIP's hipMallocManaged),
+/// which the driver migrates between host and device as they touch it. On cpu and interp it is
+/// ordinary memory.
+template <class T>
+MappedArray<T> managed_array(const Shape& shape, Order order = Order::C, const Device& device = {}) {
+  return MappedArray<T>(runtime::allocate_host_accessible(shape, dtype_of<T>(), order, device, true));
+}
+
+/// A host array in page-locked memory of `device`: copies to and from it can run asynchronously,
+/// and kernels on that device may use it in place (pass it to a launch; mapped on HIP).
 template <class T>
 HostArray<T> pinned_array(const Shape& shape, Order order = Order::C, const Device& device = {}) {
   ArrayLayout l = ArrayLayout::contiguous(shape, dtype_of<T>(), order);
@@ -73,7 +137,9 @@ void register_one(RegisteredMemory& g, std::span<T> s) {
 }  // namespace detail
 
 /// Registers host arrays (std::vector, HostArray, std::span) with the default device for the
-/// guard's lifetime: `auto guard = registered(a, b);`
+/// guard's lifetime: `auto guard = registered(a, b);`. While registered, launches on that device
+/// may take them in place (`k[cfg](a, b)`, no copy), as in the HSA target's
+/// `with hsa.register(a, b): kernel(a, b)`.
 template <class... A>
 [[nodiscard]] RegisteredMemory registered(A&... arrays) {
   RegisteredMemory guard{Device()};
