@@ -37,7 +37,8 @@ ElementRef core_element(const ArrayRef& array, const std::vector<Value>& loop, u
 
 Int core_shape(const ArrayRef& array, unsigned loop_rank, unsigned core_rank, int d, const std::source_location& loc) {
   if (d < 0 || static_cast<unsigned>(d) >= core_rank)
-    fail(loc, fmt::format("shape({}) of an argument with {} core dimension{}", d, core_rank, core_rank == 1 ? "" : "s"));
+    fail(loc, fmt::format("shape({}) of an argument with {} core dimension{}", d, core_rank,
+                          core_rank == 1 ? "" : "s"));
   return array.shape(static_cast<int>(loop_rank) + d, loc);
 }
 
@@ -262,7 +263,7 @@ UfuncPlan plan_ufunc(const UfuncCallSite& site, const GufuncSignature& signature
   plan.contiguous = allow_contiguous && max_core == 0 && (!out || out->is_c_contiguous());
   for (const DeviceArrayBase* a : inputs)
     if (a && (!a->is_c_contiguous() || a->shape() != plan.output)) plan.contiguous = false;
-  plan.kernel_loop_rank = plan.contiguous ? 1 : 3 - max_core;
+  plan.kernel_loop_rank = plan.contiguous ? 1 : static_cast<unsigned>(plan.loop.size());
   return plan;
 }
 
@@ -312,6 +313,7 @@ std::string ufunc_kernel_key(std::span<const UfuncInputType> inputs, ir::Type ou
 }
 
 void trace_ufunc_frame(const UfuncPlan& plan, ir::Type output, std::span<const UfuncInputType> inputs,
+                       const std::source_location& loc,
                        const std::function<void(const dsl::ArrayRef&, const std::vector<dsl::Value>&,
                                                 const std::vector<UfuncParam>&)>& body) {
   using namespace rocjit::dsl;
@@ -329,8 +331,8 @@ void trace_ufunc_frame(const UfuncPlan& plan, ir::Type output, std::span<const U
     else
       params[i].scalar = dsl::detail::add_scalar_param(t, name, inputs[i].type);
   }
-  const Int id = global_id(0);
-  If(id < n, [&] {
+  const Int id = global_id(0, loc);
+  If(Operand(id, loc) < Operand(n, loc), [&] {
     // The work-item's loop index, the last dimension fastest, from the output's loop extents.
     std::vector<Value> loop(loop_rank);
     Value rest = id;
@@ -338,13 +340,13 @@ void trace_ufunc_frame(const UfuncPlan& plan, ir::Type output, std::span<const U
       if (d == 0) {
         loop[0] = rest;
       } else {
-        const Int extent = out.shape(static_cast<int>(d));
-        loop[d] = rest % extent;
-        rest = rest / extent;
+        const Int extent = out.shape(static_cast<int>(d), loc);
+        loop[d] = Operand(rest, loc) % Operand(extent, loc);
+        rest = Operand(rest, loc) / Operand(extent, loc);
       }
     }
     body(out, loop, params);
-  });
+  }, loc);
 }
 
 dsl::Value ufunc_result(const dsl::Value& v, ir::Type result, bool deduced, const std::string& argument_types,

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -159,6 +160,10 @@ TEST_CASE("vectorize: out() writes into a given array, a view, or another elemen
   mul.out(ri)(da, 3.0f);
   HostArray<int32_t> hi = ri.copy_to_host();
   for (size_t i = 0; i < a.size(); ++i) REQUIRE(hi(i) == static_cast<int32_t>(a[i] * 3.0f));
+  // In place: each element is read before the same work-item writes it.
+  mul.out(da)(da, db);
+  HostArray<float> hp = da.copy_to_host();
+  for (size_t i = 0; i < a.size(); ++i) REQUIRE(hp(i) == a[i] * b[i]);
 }
 
 TEST_CASE("vectorize: one generic lambda makes one kernel per type combination and path, once") {
@@ -222,6 +227,26 @@ TEST_CASE("vectorize: on(stream) launches on the stream") {
   HostArray<float> h = r2.copy_to_host(s);
   s.synchronize();
   for (size_t i = 0; i < a.size(); ++i) REQUIRE(h(i) == 1.0f);
+}
+
+TEST_CASE("vectorize: threads calling one ufunc share its kernel") {
+  auto scale = vectorize("scale_threads", [](auto x, auto factor) { return x * factor; });
+  auto a = to_device(ramp(128));
+  // Catch's assertions are not thread-safe: each thread records whether its result was right.
+  std::vector<int> right(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      Stream s = stream(rocjit::testing::test_device());
+      HostArray<float> h = scale.on(s)(a, static_cast<float>(t)).copy_to_host(s);
+      s.synchronize();
+      bool all = true;
+      for (int64_t i = 0; i < 128; ++i) all = all && h(i) == static_cast<float>(i * t);
+      right[t] = all;
+    });
+  for (std::thread& t : threads) t.join();
+  CHECK(right == std::vector<int>{1, 1, 1, 1});
+  CHECK(scale.kernel_count() == 1);
 }
 
 TEST_CASE("vectorize: errors name the ufunc, the argument, the shapes and the call's line") {
@@ -393,6 +418,10 @@ TEST_CASE("guvectorize: errors name the gufunc, the signature and the line") {
   CHECK_THROWS_WITH(first(2.0f), Contains("argument 0 is a scalar") && Contains("(n)"));
   auto unknown = guvectorize("(n)->(m)", "unknown", [](auto x, auto out) { out(0) = x(0); });
   CHECK_THROWS_WITH(unknown(device_array<float>({3})), Contains("'m'") && Contains("out(...)"));
+  // A lambda that does not take one parameter per input and one for the output.
+  auto short_lambda = guvectorize("(n),(n)->()", "short_lambda", [](auto x, auto out) { out() = x(0); });
+  CHECK_THROWS_WITH(short_lambda(device_array<float>({3}), device_array<float>({3})),
+                    Contains("short_lambda") && Contains("cannot be called with 2 inputs"));
   // Indexing a core view with the wrong number of indices is a trace error naming the gufunc.
   auto misuse = guvectorize("(n)->()", "misuse", [](auto x, auto out) { out() = x(0, 1); });
   CHECK_THROWS_WITH(misuse(device_array<float>({3})), Contains("misuse") && Contains("1 core dimension is indexed with 2 indices"));

@@ -61,7 +61,9 @@ class CoreArray {
     return detail::core_element(array_, loop_, core_rank_, {}, loc);
   }
   /// The element at core index i (one core dimension).
-  ElementRef operator()(const Operand& i) const { return detail::core_element(array_, loop_, core_rank_, {&i}, i.loc()); }
+  ElementRef operator()(const Operand& i) const {
+    return detail::core_element(array_, loop_, core_rank_, {&i}, i.loc());
+  }
   /// The element at core index (i, j) (two core dimensions).
   ElementRef operator()(const Operand& i, const Operand& j) const {
     return detail::core_element(array_, loop_, core_rank_, {&i, &j}, i.loc());
@@ -129,8 +131,8 @@ struct UfuncPlan {
   Shape output_core;
   /// Core dimensions per input (0 for scalars and vectorize's arguments).
   std::vector<unsigned> input_cores;
-  /// Loop dimensions of the kernel's arrays: 1 on the contiguous path, else 3 minus the largest
-  /// core rank (leading loop dimensions of extent 1 pad the loop shape).
+  /// Loop dimensions of the kernel's arrays: 1 on the contiguous path, else the loop shape's rank
+  /// (so a kernel unravels only the dimensions there are).
   unsigned kernel_loop_rank = 0;
   /// Work-items: the loop shape's element count.
   int64_t count = 0;
@@ -150,8 +152,8 @@ UfuncPlan plan_ufunc(const UfuncCallSite& site, const GufuncSignature& signature
 
 /// The view the kernel takes of `a` (an input with `core_rank` core dimensions, or the output):
 /// on the contiguous path `a` raveled; otherwise of rank kernel_loop_rank + core_rank (at least
-/// 1), its loop dimensions aligned at the right with the padded loop shape and broadcast ones
-/// given stride 0.
+/// 1), its loop dimensions aligned at the right with the loop shape, the missing and broadcast
+/// ones given the loop's extent and stride 0.
 DeviceArrayBase ufunc_view(const DeviceArrayBase& a, const UfuncPlan& plan, unsigned core_rank);
 
 /// The stream a call runs on: `given`, else the default stream of the first array's device (the
@@ -180,8 +182,10 @@ struct UfuncParam {
 
 /// Records a ufunc kernel's frame in the open trace: the parameters (out, n, the inputs), the
 /// guard `global_id(0) < n`, and the loop index of the work-item unravelled from the output's
-/// extents; inside the guard calls `body(out, loop, inputs)`.
+/// extents; inside the guard calls `body(out, loop, inputs)`. The ops are recorded at `loc` (the
+/// builder's definition).
 void trace_ufunc_frame(const UfuncPlan& plan, ir::Type output, std::span<const UfuncInputType> inputs,
+                       const std::source_location& loc,
                        const std::function<void(const dsl::ArrayRef&, const std::vector<dsl::Value>&,
                                                 const std::vector<UfuncParam>&)>& body);
 
@@ -300,7 +304,8 @@ struct UfuncState {
 
 // The output a call writes: a given DeviceArray<O>, or none (O = void: allocated by the call).
 template <class O>
-using UfuncOut = std::conditional_t<std::is_void_v<O>, std::monostate, DeviceArray<std::conditional_t<std::is_void_v<O>, float, O>>>;
+using UfuncOut =
+    std::conditional_t<std::is_void_v<O>, std::monostate, DeviceArray<std::conditional_t<std::is_void_v<O>, float, O>>>;
 
 /// What Ufunc and Gufunc share: the state, the stream and the given output, on() and out(), and
 /// the call operators f(a, b, ...) with up to eight arguments, each overload taking the caller's
@@ -403,7 +408,7 @@ DeviceArray<Out> run_ufunc(UfuncState<F>& state, const char* builder, const runt
     return rocjit::kernel(
         state.name + "." + key,
         [&] {
-          runtime::trace_ufunc_frame(plan, out_type, types,
+          runtime::trace_ufunc_frame(plan, out_type, types, state.defined_at,
                                      [&](const dsl::ArrayRef& o, const std::vector<dsl::Value>& loop,
                                          const std::vector<runtime::UfuncParam>& params) { invoke(o, loop, params); });
         },
@@ -439,10 +444,10 @@ DeviceArray<Out> run_ufunc(UfuncState<F>& state, const char* builder, const runt
 // The value the lambda sees for input I: vectorize passes every input as an Expr<T> (an array's
 // element at the loop index), guvectorize passes arrays as CoreArray<T>.
 template <class A>
-auto ufunc_input(const runtime::UfuncParam& p, const std::vector<dsl::Value>& loop) {
+auto ufunc_input(const runtime::UfuncParam& p, const std::vector<dsl::Value>& loop, const std::source_location& loc) {
   using T = typename UfuncArgument<A>::element;
-  if constexpr (UfuncArgument<A>::array) return dsl::Expr<T>(dsl::detail::core_load(p.array, loop, 0, std::source_location::current()));
-  else return dsl::Expr<T>(p.scalar);
+  if constexpr (UfuncArgument<A>::array) return dsl::Expr<T>(dsl::detail::core_load(p.array, loop, 0, loc), loc);
+  else return dsl::Expr<T>(p.scalar, loc);
 }
 template <class A>
 auto gufunc_input(const runtime::UfuncParam& p, const std::vector<dsl::Value>& loop, unsigned core_rank) {
@@ -465,9 +470,6 @@ using gufunc_input_t = decltype(gufunc_input<A>(std::declval<const runtime::Ufun
 template <class F, class R = void, class O = void>
 class Ufunc : public detail::UfuncBuilder<Ufunc, F, R, O> {
   using Base = detail::UfuncBuilder<Ufunc, F, R, O>;
-  using Base::out_;
-  using Base::state_;
-  using Base::stream_;
 
  public:
   using Base::Base;
@@ -491,22 +493,26 @@ class Ufunc : public detail::UfuncBuilder<Ufunc, F, R, O> {
     const runtime::GufuncSignature signature{"", std::vector<std::vector<std::string>>(sizeof...(A)),
                                              std::vector<std::vector<std::string>>(1)};
     const std::string types = detail::ufunc_argument_types<A...>();
-    const F& body = state_->body;
-    const std::source_location defined_at = state_->defined_at;
+    const F& body = this->state_->body;
+    const std::source_location defined_at = this->state_->defined_at;
     auto invoke = [&](const dsl::ArrayRef& o, const std::vector<dsl::Value>& loop,
                       const std::vector<runtime::UfuncParam>& params) {
       [&]<size_t... I>(std::index_sequence<I...>) {
-        const dsl::Operand r(body(detail::ufunc_input<A>(params[I], loop)...), defined_at);
+        // The inputs are read in order (a braced list is evaluated left to right; arguments are not).
+        const std::tuple<decltype(detail::ufunc_input<A>(params[I], loop, defined_at))...> inputs{
+            detail::ufunc_input<A>(params[I], loop, defined_at)...};
+        const dsl::Operand r(std::apply(body, inputs), defined_at);
         dsl::Value v = r.is_literal() ? dsl::detail::cast(dsl::ir_type_v<Result>, r) : r.value();
         v = runtime::ufunc_result(v, dsl::ir_type_v<Result>, Traits::deduced_from_value, types, defined_at);
-        dsl::detail::core_element(o, loop, 0, {}, std::source_location::current()) = dsl::cast<Out>(v);
+        dsl::detail::core_element(o, loop, 0, {}, defined_at) = dsl::Operand(dsl::cast<Out>(v), defined_at);
       }(std::index_sequence_for<A...>{});
     };
-    return detail::run_ufunc<Out, O>(*state_, "vectorize", signature, true, stream_, out_, loc, invoke, args...);
+    return detail::run_ufunc<Out, O>(*this->state_, "vectorize", signature, true, this->stream_, this->out_, loc,
+                                     invoke, args...);
   }
 };
 
-/// Numba's @vectorize: makes an elementwise kernel builder (a ufunc) from a scalar lambda generic
+/// Numba's vectorize decorator: makes an elementwise kernel builder (a ufunc) from a scalar lambda generic
 /// over its arguments' types, e.g. `auto add = vectorize("add", [](auto x, auto y) { return x + y; });`.
 /// Calling it, `add(a, b)`, runs the lambda once per element of the arguments' broadcast shape
 /// (NumPy's rules) on device arrays of rank 1 to 3 (views included) and scalars, and returns a new
@@ -531,14 +537,11 @@ Ufunc<std::decay_t<F>, R> vectorize(std::string name, F&& body, KernelOptions op
 template <class F, class R = void, class O = void>
 class Gufunc : public detail::UfuncBuilder<Gufunc, F, R, O> {
   using Base = detail::UfuncBuilder<Gufunc, F, R, O>;
-  using Base::out_;
-  using Base::state_;
-  using Base::stream_;
 
  public:
   using Base::Base;
   /// The parsed signature.
-  const runtime::GufuncSignature& signature() const { return state_->signature; }
+  const runtime::GufuncSignature& signature() const { return this->state_->signature; }
 
   /// Runs the gufunc on the inputs `args`, called at `loc`: the operator() overloads come here.
   template <class... A>
@@ -548,9 +551,10 @@ class Gufunc : public detail::UfuncBuilder<Gufunc, F, R, O> {
     using Result =
         std::conditional_t<std::is_void_v<R>, dsl::promoted_t<typename detail::UfuncArgument<A>::element...>, R>;
     using Out = std::conditional_t<std::is_void_v<O>, Result, O>;
-    static_assert(!std::is_same_v<Out, bool>, "arrays cannot hold bool: name the output type, guvectorize<int32_t>(...)");
-    const F& body = state_->body;
-    const runtime::GufuncSignature& signature = state_->signature;
+    static_assert(!std::is_same_v<Out, bool>,
+                  "arrays cannot hold bool: name the output type, guvectorize<int32_t>(...)");
+    const F& body = this->state_->body;
+    const runtime::GufuncSignature& signature = this->state_->signature;
     auto invoke = [&](const dsl::ArrayRef& o, const std::vector<dsl::Value>& loop,
                       const std::vector<runtime::UfuncParam>& params) {
       // The signature's arity was checked by plan_ufunc; a lambda that takes another is refused here,
@@ -561,17 +565,18 @@ class Gufunc : public detail::UfuncBuilder<Gufunc, F, R, O> {
                dsl::CoreArray<Out>(o, loop, static_cast<unsigned>(signature.outputs[0].size())));
         }(std::index_sequence_for<A...>{});
       } else {
-        throw CompileError("guvectorize '" + state_->name + "': the lambda cannot be called with " +
+        throw CompileError("guvectorize '" + this->state_->name + "': the lambda cannot be called with " +
                            std::to_string(sizeof...(A)) + " input" + (sizeof...(A) == 1 ? "" : "s") +
                            " and the output: it takes one parameter per input of the signature \"" + signature.text +
                            "\" and one for the output (a CoreArray<T> per array input, an Expr<T> per scalar)");
       }
     };
-    return detail::run_ufunc<Out, O>(*state_, "guvectorize", signature, false, stream_, out_, loc, invoke, args...);
+    return detail::run_ufunc<Out, O>(*this->state_, "guvectorize", signature, false, this->stream_, this->out_, loc,
+                                     invoke, args...);
   }
 };
 
-/// Numba's @guvectorize: makes a kernel builder over core dimensions (a gufunc) from a lambda and a
+/// Numba's guvectorize decorator: makes a kernel builder over core dimensions (a gufunc) from a lambda and a
 /// signature such as "(m,n),(n,p)->(m,p)", e.g.
 /// `auto dot = guvectorize("(n),(n)->()", "dot", [](auto a, auto b, auto out) { ... out() = acc; });`.
 /// One work-item runs the lambda per element of the inputs' loop dimensions (the dimensions before
