@@ -349,16 +349,16 @@ void trace_ufunc_frame(const UfuncPlan& plan, ir::Type output, std::span<const U
   }, loc);
 }
 
-dsl::Value ufunc_result(const dsl::Value& v, ir::Type result, bool deduced, const std::string& argument_types,
-                        const std::source_location& defined_at) {
+dsl::Value ufunc_result(const dsl::Value& v, ir::Type result, bool deduced, const std::string& name,
+                        const std::string& argument_types, const std::source_location& defined_at) {
   if (v.type() == result) return v;
   if (!deduced) return dsl::detail::cast(result, dsl::Operand(v, defined_at));
   dsl::detail::fail(defined_at,
-                    fmt::format("the vectorize lambda returns a {} value for arguments {}, but the result type deduced "
-                                "at compile time is {} (the arguments' promoted type, since the lambda returns an "
-                                "untyped Value): return an Expr<T>, e.g. Int(cast<int32_t>(...)), or name the result "
-                                "type, vectorize<T>(...)",
-                                ir::cpp_type_name(v.type()), argument_types, ir::cpp_type_name(result)));
+                    fmt::format("vectorize '{}': the lambda returns a {} value for arguments {}, but the result type "
+                                "deduced at compile time is {} (the arguments' promoted type, since the lambda returns "
+                                "an untyped Value): return an Expr<T>, e.g. Int(cast<int32_t>(...)), or name the "
+                                "result type, vectorize<T>(...)",
+                                name, ir::cpp_type_name(v.type()), argument_types, ir::cpp_type_name(result)));
 }
 
 }  // namespace runtime

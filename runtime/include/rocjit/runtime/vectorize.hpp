@@ -189,11 +189,11 @@ void trace_ufunc_frame(const UfuncPlan& plan, ir::Type output, std::span<const U
                        const std::function<void(const dsl::ArrayRef&, const std::vector<dsl::Value>&,
                                                 const std::vector<UfuncParam>&)>& body);
 
-/// Checks the value a vectorize lambda (defined at `defined_at`) returned for `argument_types`
-/// against its result type: converted when the type was named or the lambda's own; when it was
+/// Checks the value the lambda of vectorize `name` (defined at `defined_at`) returned for
+/// `argument_types` against its result type: converted when the type was named or the lambda's own; when it was
 /// deduced from an untyped Value (`deduced`), a different type is a trace error naming the fix.
-dsl::Value ufunc_result(const dsl::Value& v, ir::Type result, bool deduced, const std::string& argument_types,
-                        const std::source_location& defined_at);
+dsl::Value ufunc_result(const dsl::Value& v, ir::Type result, bool deduced, const std::string& name,
+                        const std::string& argument_types, const std::source_location& defined_at);
 
 }  // namespace runtime
 
@@ -503,7 +503,8 @@ class Ufunc : public detail::UfuncBuilder<Ufunc, F, R, O> {
             detail::ufunc_input<A>(params[I], loop, defined_at)...};
         const dsl::Operand r(std::apply(body, inputs), defined_at);
         dsl::Value v = r.is_literal() ? dsl::detail::cast(dsl::ir_type_v<Result>, r) : r.value();
-        v = runtime::ufunc_result(v, dsl::ir_type_v<Result>, Traits::deduced_from_value, types, defined_at);
+        v = runtime::ufunc_result(v, dsl::ir_type_v<Result>, Traits::deduced_from_value, this->state_->name, types,
+                                  defined_at);
         dsl::detail::core_element(o, loop, 0, {}, defined_at) = dsl::Operand(dsl::cast<Out>(v), defined_at);
       }(std::index_sequence_for<A...>{});
     };
