@@ -200,19 +200,21 @@ dsl::Value ufunc_result(const dsl::Value& v, ir::Type result, bool deduced, cons
 /// \cond INTERNAL
 namespace detail {
 
-// What a ufunc argument of C++ type A is: a DeviceArray<T> of elements T, or a scalar (arithmetic
-// types by their row of the type table; half and bfloat16).
+// What a ufunc argument of C++ type A is: a DeviceArray<T> (or a class derived from it) of
+// elements T, or a scalar (arithmetic types by their row of the type table; half and bfloat16).
 template <class A>
 struct UfuncArgument {
   static constexpr bool valid = false;
   static constexpr bool array = false;
   using element = float;
 };
-template <class T>
-struct UfuncArgument<DeviceArray<T>> {
+// DeviceArray<T> and the arrays derived from it.
+template <class A>
+  requires std::is_base_of_v<DeviceArrayBase, A> && requires { typename A::element_type; }
+struct UfuncArgument<A> {
   static constexpr bool valid = true;
   static constexpr bool array = true;
-  using element = T;
+  using element = typename A::element_type;
 };
 template <class A>
   requires std::is_arithmetic_v<A> && (!std::is_same_v<A, long double>)
