@@ -1,6 +1,7 @@
 // Typing rules of the DSL: weak literals, C++'s usual arithmetic conversions made explicit as
 // cast ops, and no silent narrowing.
 #include "rocjit/dsl/value.hpp"
+#include "rocjit/dsl/promotion.hpp"
 #include "rocjit/dsl/vector.hpp"
 
 #include <fmt/format.h>
@@ -24,29 +25,6 @@ bool widens(Type from, Type to) {
   if (ir::is_float(from) && ir::is_float(to)) return to.bits > from.bits;
   if (!from.is_integer() || !to.is_integer() || to.bits <= from.bits) return false;
   return ir::is_signed(from) == ir::is_signed(to) || !ir::is_signed(from);
-}
-
-int rank(Type t) { return ir::bit_width(t); }
-
-// The type of a binary operation on two values (README, "Types and promotion"): the wider float
-// if either is a float (f16 with bf16: f32, which holds both exactly); otherwise C++'s rule for
-// integers of different widths and signedness, but without C++'s promotion of 8- and 16-bit
-// integers to int: two i8 values add as i8 (wrapping), like two i32 values.
-Type usual_conversion(Type a, Type b) {
-  if (ir::is_float(a) || ir::is_float(b)) {
-    if (!ir::is_float(a)) return b;
-    if (!ir::is_float(b)) return a;
-    if (a == b) return a;
-    if (a.bits != b.bits) return a.bits > b.bits ? a : b;
-    return Type::f32;  // f16 and bf16
-  }
-  if (a == Type::i1) a = Type::i32;
-  if (b == Type::i1) b = Type::i32;
-  if (a == b) return a;
-  bool sa = ir::is_signed(a), sb = ir::is_signed(b);
-  if (sa == sb) return rank(a) >= rank(b) ? a : b;
-  Type s = sa ? a : b, u = sa ? b : a;
-  return rank(u) >= rank(s) ? u : s;
 }
 
 bool literal_fits(const Operand& x, Type t) {
@@ -103,12 +81,12 @@ Value coerce(const Operand& x, Type type, bool convert, const char* context) {
 Type common_type(const Operand& a, const Operand& b) {
   using K = Operand::Kind;
   if (a.is_literal() && !b.is_literal()) return common_type(b, a);
-  if (!b.is_literal()) return usual_conversion(a.type(), b.type());
+  if (!b.is_literal()) return promote(a.type(), b.type());
   // b is a weak literal: it adapts to a's type when it fits.
   Type t = a.type();
   if (b.kind() == K::float_literal && !ir::is_float(t)) return b.type();
   if (literal_fits(b, t)) return t == Type::i1 && b.kind() != K::bool_literal ? Type::i32 : t;
-  return usual_conversion(t, b.type());
+  return promote(t, b.type());
 }
 
 Value cast(Type type, const Operand& x) {

@@ -42,6 +42,7 @@
 #include "rocjit/runtime/module.hpp"
 #include "rocjit/runtime/smart_array.hpp"
 #include "rocjit/runtime/stream.hpp"
+#include "rocjit/runtime/vectorize.hpp"
 #include "rocjit/settings.hpp"
 
 namespace rocjit {
