@@ -48,7 +48,7 @@ enum class PassLog {
   ir,      ///< also the IR after each pass that rewrote it ("ir")
 };
 
-/// The compile stages ROCJIT_DUMP writes to Settings::dump_dir as <kernel>.<target>.<stage>.
+/// The compile stages ROCJIT_DUMP writes to Settings::dump_dir as `<kernel>.<target>.<stage>`.
 struct DumpStages {
   bool ir = false;        ///< "ir": the kernel's .rjir text
   bool llvm = false;      ///< "llvm": the LLVM IR as lowered

@@ -14,7 +14,12 @@ namespace rocjit {
 
 struct Settings;
 
-/// One enumerator per entry of rocjit/workarounds.def, in its order.
+/// \def ROCJIT_WORKAROUND
+/// The X-macro rocjit/workarounds.def's entries are written in; defined only while enum
+/// Workaround includes the table, where each entry expands to its enumerator.
+
+/// One enumerator per entry of rocjit/workarounds.def, in its order (`rocjit-dump --workarounds`
+/// lists them; Doxygen does not expand the table, so its listing here shows only the macro).
 enum class Workaround {
 #define ROCJIT_WORKAROUND(name, component, first_llvm, last_llvm, reproducer, regression, shows_on, what) name,
 #include "rocjit/workarounds.def"
@@ -23,7 +28,7 @@ enum class Workaround {
 
 /// An entry of the table (the fields are described in rocjit/workarounds.def).
 struct WorkaroundInfo {
-  Workaround id;
+  Workaround id;                ///< the enumerator
   std::string_view name;        ///< as ROCJIT_DISABLE_WORKAROUNDS spells it
   std::string_view component;   ///< the LLVM pass or component with the bug
   int first_llvm;               ///< first LLVM major version known to have the bug

@@ -31,11 +31,11 @@ namespace rocjit {
 
 /// Byte offsets of the print buffer's fields (see the file comment).
 namespace print_buffer {
-inline constexpr uint32_t used = 0;
-inline constexpr uint32_t capacity = 4;
-inline constexpr uint32_t dropped = 8;
-inline constexpr uint32_t failures = 12;
-inline constexpr uint32_t assert_slot = 32;
+inline constexpr uint32_t used = 0;          ///< u32: record bytes claimed so far (may pass `capacity`)
+inline constexpr uint32_t capacity = 4;      ///< u32: bytes of the record area (the host writes it)
+inline constexpr uint32_t dropped = 8;       ///< u32: print records that did not fit
+inline constexpr uint32_t failures = 12;     ///< u32: work-items whose assert failed
+inline constexpr uint32_t assert_slot = 32;  ///< the record of the first failed assert
 /// Bytes of a record before its values.
 inline constexpr uint32_t record_header = 32;
 /// Values (lanes) one print or assert may carry.
@@ -44,10 +44,10 @@ inline constexpr uint32_t max_values = 32;
 
 /// One print or assert op of a kernel.
 struct PrintSite {
-  bool is_assert = false;
+  bool is_assert = false;      ///< device_assert (else print)
   std::string format;           ///< fmt-style
   std::vector<ir::Type> args;   ///< the values' types (vectors allowed)
-  ir::SourceLoc loc;
+  ir::SourceLoc loc;            ///< where the op was made
   uint32_t words = 0;           ///< u64 words of its values (the sum of their lanes)
   /// Bytes of one record.
   uint32_t record_bytes() const { return print_buffer::record_header + 8 * words; }
@@ -56,10 +56,11 @@ struct PrintSite {
 /// The print and assert ops of a kernel, in the order ir::walk meets them: a record's site is
 /// its index here.
 struct PrintTable {
-  std::vector<PrintSite> sites;
+  std::vector<PrintSite> sites;    ///< the sites, indexed by a record's site
   uint32_t assert_slot_bytes = 0;  ///< the largest assert record; 0 without asserts
   /// Where the record area starts.
   uint32_t records_offset() const { return print_buffer::assert_slot + assert_slot_bytes; }
+  /// Whether the kernel has no print or assert ops.
   bool empty() const { return sites.empty(); }
 };
 

@@ -24,7 +24,7 @@ struct SourceLoc {
   /// Column, from 1 (0: unknown).
   uint32_t column = 0;
   std::string str() const;  ///< "file:line"  (or "<unknown>")
-  bool operator==(const SourceLoc&) const = default;
+  bool operator==(const SourceLoc&) const = default;  ///< field by field
 };
 
 using ValueId = uint32_t;  ///< 0 = no value
@@ -224,11 +224,11 @@ struct Region {
   std::vector<std::unique_ptr<Op>> ops;
 
   Region() = default;
-  Region(Region&&) noexcept = default;
-  Region& operator=(Region&&) noexcept = default;
-  Region(const Region& other);
-  Region& operator=(const Region& other);
-  bool operator==(const Region& other) const;
+  Region(Region&&) noexcept = default;             ///< moves the ops
+  Region& operator=(Region&&) noexcept = default;  ///< moves the ops
+  Region(const Region& other);                     ///< deep: copies each op
+  Region& operator=(const Region& other);          ///< deep: copies each op
+  bool operator==(const Region& other) const;      ///< the same ops, compared op by op
 };
 
 // --- Typed attributes ----------------------------------------------------------------------
@@ -244,138 +244,195 @@ struct Region {
 
 /// Ops without attributes.
 struct NoAttrs {
-  static constexpr std::string_view name = "NoAttrs";
+  static constexpr std::string_view name = "NoAttrs";  ///< the struct's name, for diagnostics
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS()
   bool operator==(const NoAttrs&) const = default;
+  ///@}
 };
 /// constant: the value, in the member its type uses (integers and i1: integer; floats: floating,
 /// already rounded to the type).
 struct ConstantAttrs {
-  static constexpr std::string_view name = "ConstantAttrs";
-  int64_t integer = 0;
-  double floating = 0;
+  static constexpr std::string_view name = "ConstantAttrs";  ///< the struct's name, for diagnostics
+  int64_t integer = 0;   ///< the value of an integer or i1 constant
+  double floating = 0;   ///< the value of a float constant, already rounded to its type
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(integer, floating)
   bool operator==(const ConstantAttrs&) const = default;
+  ///@}
 };
 /// binary: the operation.
 struct BinaryAttrs {
-  static constexpr std::string_view name = "BinaryAttrs";
-  BinaryOp op = BinaryOp::add;
+  static constexpr std::string_view name = "BinaryAttrs";  ///< the struct's name, for diagnostics
+  BinaryOp op = BinaryOp::add;  ///< the operation
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(op)
   bool operator==(const BinaryAttrs&) const = default;
+  ///@}
 };
 /// unary: the operation.
 struct UnaryAttrs {
-  static constexpr std::string_view name = "UnaryAttrs";
-  UnaryOp op = UnaryOp::neg;
+  static constexpr std::string_view name = "UnaryAttrs";  ///< the struct's name, for diagnostics
+  UnaryOp op = UnaryOp::neg;  ///< the operation
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(op)
   bool operator==(const UnaryAttrs&) const = default;
+  ///@}
 };
 /// compare: the predicate.
 struct CompareAttrs {
-  static constexpr std::string_view name = "CompareAttrs";
-  ComparePred pred = ComparePred::eq;
+  static constexpr std::string_view name = "CompareAttrs";  ///< the struct's name, for diagnostics
+  ComparePred pred = ComparePred::eq;  ///< the predicate
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(pred)
   bool operator==(const CompareAttrs&) const = default;
+  ///@}
 };
 /// math: the function.
 struct MathAttrs {
-  static constexpr std::string_view name = "MathAttrs";
-  MathFn fn = MathFn::sqrt;
+  static constexpr std::string_view name = "MathAttrs";  ///< the struct's name, for diagnostics
+  MathFn fn = MathFn::sqrt;  ///< the function
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(fn)
   bool operator==(const MathAttrs&) const = default;
+  ///@}
 };
 /// workitem: which id or size, and its dimension (0..2; lane_id and wave_size: 0).
 struct WorkItemAttrs {
-  static constexpr std::string_view name = "WorkItemAttrs";
-  WorkItem item = WorkItem::local_id;
-  uint8_t dim = 0;
+  static constexpr std::string_view name = "WorkItemAttrs";  ///< the struct's name, for diagnostics
+  WorkItem item = WorkItem::local_id;  ///< which id or size
+  uint8_t dim = 0;  ///< its dimension, 0..2 (lane_id and wave_size: 0)
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(item, dim)
   bool operator==(const WorkItemAttrs&) const = default;
+  ///@}
 };
 /// shape: the array and the dimension whose extent it reads.
 struct ShapeAttrs {
-  static constexpr std::string_view name = "ShapeAttrs";
-  MemoryId memory = 0;
-  uint8_t dim = 0;
+  static constexpr std::string_view name = "ShapeAttrs";  ///< the struct's name, for diagnostics
+  MemoryId memory = 0;  ///< the array
+  uint8_t dim = 0;  ///< the dimension whose extent it reads
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(memory, dim)
   bool operator==(const ShapeAttrs&) const = default;
+  ///@}
 };
 /// load, store: the array accessed.
 struct AccessAttrs {
-  static constexpr std::string_view name = "AccessAttrs";
-  MemoryId memory = 0;
+  static constexpr std::string_view name = "AccessAttrs";  ///< the struct's name, for diagnostics
+  MemoryId memory = 0;  ///< the array accessed
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(memory)
   bool operator==(const AccessAttrs&) const = default;
+  ///@}
 };
 /// atomic: the operation, the array, and the memory order and scope (default relaxed, device).
 struct AtomicAttrs {
-  static constexpr std::string_view name = "AtomicAttrs";
-  AtomicOp op = AtomicOp::add;
-  MemoryId memory = 0;
-  MemoryOrder order = MemoryOrder::relaxed;
-  MemoryScope scope = MemoryScope::device;
+  static constexpr std::string_view name = "AtomicAttrs";  ///< the struct's name, for diagnostics
+  AtomicOp op = AtomicOp::add;               ///< the operation
+  MemoryId memory = 0;                       ///< the array
+  MemoryOrder order = MemoryOrder::relaxed;  ///< the memory order
+  MemoryScope scope = MemoryScope::device;   ///< the memory scope
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(op, memory, order, scope)
   bool operator==(const AtomicAttrs&) const = default;
+  ///@}
 };
 /// var.load, var.store: the variable.
 struct SlotAttrs {
-  static constexpr std::string_view name = "SlotAttrs";
-  SlotId slot = 0;
+  static constexpr std::string_view name = "SlotAttrs";  ///< the struct's name, for diagnostics
+  SlotId slot = 0;  ///< the variable
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(slot)
   bool operator==(const SlotAttrs&) const = default;
+  ///@}
 };
 /// barrier: the memory it fences (FenceFlags: fence_local | fence_global; 0: none).
 struct BarrierAttrs {
-  static constexpr std::string_view name = "BarrierAttrs";
-  uint8_t fences = fence_local;
+  static constexpr std::string_view name = "BarrierAttrs";  ///< the struct's name, for diagnostics
+  uint8_t fences = fence_local;  ///< FenceFlags: fence_local | fence_global; 0: none
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(fences)
   bool operator==(const BarrierAttrs&) const = default;
+  ///@}
 };
 /// fence: memory order (not relaxed) and scope.
 struct FenceAttrs {
-  static constexpr std::string_view name = "FenceAttrs";
-  MemoryOrder order = MemoryOrder::seq_cst;
-  MemoryScope scope = MemoryScope::device;
+  static constexpr std::string_view name = "FenceAttrs";  ///< the struct's name, for diagnostics
+  MemoryOrder order = MemoryOrder::seq_cst;  ///< the memory order (not relaxed)
+  MemoryScope scope = MemoryScope::device;   ///< the memory scope
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(order, scope)
   bool operator==(const FenceAttrs&) const = default;
+  ///@}
 };
 /// extract: the lane read.
 struct ExtractAttrs {
-  static constexpr std::string_view name = "ExtractAttrs";
-  uint8_t lane = 0;
+  static constexpr std::string_view name = "ExtractAttrs";  ///< the struct's name, for diagnostics
+  uint8_t lane = 0;  ///< the lane read
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(lane)
   bool operator==(const ExtractAttrs&) const = default;
+  ///@}
 };
 /// wave: the operation.
 struct WaveAttrs {
-  static constexpr std::string_view name = "WaveAttrs";
-  WaveOp op = WaveOp::shuffle;
+  static constexpr std::string_view name = "WaveAttrs";  ///< the struct's name, for diagnostics
+  WaveOp op = WaveOp::shuffle;  ///< the operation
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(op)
   bool operator==(const WaveAttrs&) const = default;
+  ///@}
 };
 /// mma: the shape, m x n += (m x k) . (k x n) (rocjit/compiler/mma.hpp).
 struct MmaAttrs {
-  static constexpr std::string_view name = "MmaAttrs";
+  static constexpr std::string_view name = "MmaAttrs";  ///< the struct's name, for diagnostics
+  /// The shape's extents.
+  ///@{
   uint8_t m = 16, n = 16, k = 16;
+  ///@}
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(m, n, k)
   bool operator==(const MmaAttrs&) const = default;
+  ///@}
 };
-/// for, while: the unroll request (0: LLVM decides; 1: none; N: unroll N times).
 /// print and assert: the fmt-style format of the output (assert: of the failure message), one
 /// replacement field per value operand (assert: after the condition).
 struct PrintAttrs {
-  static constexpr std::string_view name = "PrintAttrs";
-  std::string format;
+  static constexpr std::string_view name = "PrintAttrs";  ///< the struct's name, for diagnostics
+  std::string format;  ///< the fmt-style format
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(format)
   bool operator==(const PrintAttrs&) const = default;
+  ///@}
 };
 
+/// for, while: the unroll request (0: LLVM decides; 1: none; N: unroll N times).
 struct LoopAttrs {
-  static constexpr std::string_view name = "LoopAttrs";
-  int64_t unroll = 0;
+  static constexpr std::string_view name = "LoopAttrs";  ///< the struct's name, for diagnostics
+  int64_t unroll = 0;  ///< 0: LLVM decides; 1: none; N: unroll N times
+  /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
+  ///@{
   ROCJIT_ATTR_FIELDS(unroll)
   bool operator==(const LoopAttrs&) const = default;
+  ///@}
 };
 
 /// Every attribute struct, in one variant (a struct named in ROCJIT_OPS must be listed here: a

@@ -24,8 +24,11 @@ inline constexpr unsigned wave_lanes = 64;
 
 /// m x n += (m x k) . (k x n).
 struct Shape {
+  /// The extents.
+  ///@{
   unsigned m = 16, n = 16, k = 16;
-  bool operator==(const Shape&) const = default;
+  ///@}
+  bool operator==(const Shape&) const = default;  ///< extent by extent
 };
 
 /// "16x16x16".
@@ -33,8 +36,12 @@ std::string shape_name(Shape s);
 
 /// Elements of each operand one lane holds: A (m x k), B (k x n), C (m x n).
 struct Counts {
+  /// Elements of A, of B and of C.
+  ///@{
   unsigned a = 0, b = 0, c = 0;
+  ///@}
 };
+/// The counts of shape `s`: each tile's elements divided over the wave_lanes lanes.
 constexpr Counts counts(Shape s) {
   return {s.m * s.k / wave_lanes, s.k * s.n / wave_lanes, s.m * s.n / wave_lanes};
 }
@@ -77,8 +84,11 @@ constexpr unsigned b_element(Shape s, unsigned row, unsigned) { return row % cou
 /// "llvm.amdgcn.") and machine instruction, and how A and B are passed (lanes packed into
 /// integers for i8 and, before LLVM's bf16 vectors, into i16 for bf16).
 struct Native {
+  /// The element types of A and B, and of C.
+  ///@{
   Type input, accumulator;
-  Shape shape;
+  ///@}
+  Shape shape;                    ///< the shape it computes
   std::string_view intrinsic;     ///< "mfma.f32.16x16x16f16"
   std::string_view instruction;   ///< "v_mfma_f32_16x16x16_f16"
 };

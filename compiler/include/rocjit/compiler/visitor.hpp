@@ -23,7 +23,11 @@ class Visitor {
 
 #define ROCJIT_VISIT_HOOK(kind, ...) \
   virtual void visit_##kind(const Op& op) { visit_regions(op); }
+  /// The hook of each op kind, `visit_<kind>` (one per ROCJIT_OPS entry): by default, visits the
+  /// op's regions.
+  ///@{
   ROCJIT_OPS(ROCJIT_VISIT_HOOK)
+  ///@}
 #undef ROCJIT_VISIT_HOOK
 
  protected:
@@ -52,7 +56,11 @@ class Mutator {
 
 #define ROCJIT_MUTATE_HOOK(kind, ...) \
   virtual Ops mutate_##kind(OpPtr op) { return keep(mutate_regions(std::move(op))); }
+  /// The hook of each op kind, `mutate_<kind>` (one per ROCJIT_OPS entry): by default, mutates the
+  /// op's regions and keeps the op.
+  ///@{
   ROCJIT_OPS(ROCJIT_MUTATE_HOOK)
+  ///@}
 #undef ROCJIT_MUTATE_HOOK
 
  protected:

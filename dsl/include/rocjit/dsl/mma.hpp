@@ -93,6 +93,7 @@ std::vector<Shape> shapes(ir::Type input, ir::Type accumulator, const Target& ta
 template <Scalar T>
 class A : public detail::Fragment {
  public:
+  /// A fragment for shape `s`; load() or set() gives it its elements.
   explicit A(Shape s, std::source_location loc = std::source_location::current())
       : Fragment(detail::Role::a, s, ir_type_v<T>, loc) {}
 };
@@ -100,6 +101,7 @@ class A : public detail::Fragment {
 template <Scalar T>
 class B : public detail::Fragment {
  public:
+  /// A fragment for shape `s`; load() or set() gives it its elements.
   explicit B(Shape s, std::source_location loc = std::source_location::current())
       : Fragment(detail::Role::b, s, ir_type_v<T>, loc) {}
 };
@@ -107,10 +109,12 @@ class B : public detail::Fragment {
 template <Scalar T>
 class Accumulator : public detail::Fragment {
  public:
+  /// A fragment for shape `s`, every element `init` (converted as a Var<T> assignment would).
   Accumulator(Shape s, const Operand& init, std::source_location loc = std::source_location::current())
       : Fragment(detail::Role::c, s, ir_type_v<T>, loc) {
     fill(init);
   }
+  /// A fragment for shape `s`, every element 0.
   explicit Accumulator(Shape s, std::source_location loc = std::source_location::current())
       : Accumulator(s, Operand(0, loc), loc) {}
 };

@@ -41,6 +41,7 @@ struct CpuTieringStats {
   uint64_t tier_ups = 0;         ///< O3 compiles started in the background
   uint64_t tier_ups_failed = 0;  ///< of those, compiles that threw (the O1 kernel stays in use)
 };
+/// The CPU device's tiering counts so far.
 CpuTieringStats cpu_tiering_stats();
 /// Waits until every background O3 compile started so far is finished and in use.
 void wait_for_cpu_tier_ups();
