@@ -86,6 +86,17 @@ struct is_host_memory<std::span<T, E>> : std::true_type {
   static constexpr bool host_array = false;
 };
 
+/// Whether D is a std::vector.
+template <class D>
+struct is_std_vector : std::false_type {};
+/// A std::vector is one.
+template <class T, class A>
+struct is_std_vector<std::vector<T, A>> : std::true_type {};
+/// Whether a launch argument of forwarded type A is a temporary std::vector, whose memory is
+/// freed when the call returns, possibly before an asynchronous launch has used it.
+template <class A>
+inline constexpr bool is_temporary_vector = !std::is_lvalue_reference_v<A> && is_std_vector<std::decay_t<A>>::value;
+
 /// Packs one kernel argument (a device array, host memory or an arithmetic scalar).
 template <class A>
 LaunchArgument make_argument(A& a) {
@@ -146,6 +157,9 @@ class Launcher {
   /// Launches the kernel with `args` (checked against its parameters).
   template <class... A>
   void operator()(A&&... args) const {
+    static_assert((!runtime::is_temporary_vector<A> && ...),
+                  "a temporary std::vector passed to a launch would be freed before the kernel has run; pass a "
+                  "named vector (registered with the device off the CPU) or copy it with to_device");
     if (nothing_) return;  // forall(0): nothing to run
     std::vector<runtime::LaunchArgument> list;
     (push(list, args), ...);

@@ -90,6 +90,9 @@ class PrebuiltKernel::Launcher {
   /// Launches with `args` (checked against the metadata).
   template <class... A>
   void operator()(A&&... args) const {
+    static_assert((!runtime::is_temporary_vector<A> && ...),
+                  "a temporary std::vector passed to a launch would be freed before the kernel has run; pass a "
+                  "named vector (registered with the device) or copy it with to_device");
     std::vector<runtime::LaunchArgument> list;
     (list.push_back(runtime::make_argument(args)), ...);
     runtime::launch_prebuilt(kernel_, config_, list);
