@@ -18,7 +18,7 @@
 #include "rocjit/compiler/time_trace.hpp"
 #include "cache/kernel_cache.h"
 #include "dump/dump.h"
-#include "passes/pipeline.h"
+#include "rocjit/compiler/passes.hpp"
 #include "targets/amdgpu/device_libs.h"
 #include "targets/amdgpu/metadata.h"
 #include "targets/amdgpu/target_machine.h"

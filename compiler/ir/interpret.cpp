@@ -37,7 +37,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "passes/pipeline.h"
+#include "rocjit/compiler/passes.hpp"
+#include "rocjit/compiler/semantics.hpp"
 #include "support/settings.h"
 #include "rocjit/compiler/device_print.hpp"
 #include "rocjit/compiler/error.hpp"
@@ -190,25 +191,8 @@ bool less(Type t, Bits a, Bits b) {
   return normalise(t, a) < normalise(t, b);
 }
 
-// Float min and max (binary min/max, math fmin/fmax, atomic min/max on floats): IEEE 754-2019
-// minimumNumber/maximumNumber. A NaN operand is ignored (NaN only if both are NaN) and
-// -0 < +0. (llvm.minnum, which the lowering uses today, leaves the sign of a zero result open:
-// the CPU returns min(+0, -0) = +0, AMDGPU -0; llvm.minimumnum/maximumnum would match this.)
-template <class F>
-F min_num(F x, F y) {
-  if (std::isnan(x)) return y;
-  if (std::isnan(y)) return x;
-  if (x == y) return std::signbit(x) ? x : y;
-  return x < y ? x : y;
-}
-template <class F>
-F max_num(F x, F y) {
-  if (std::isnan(x)) return y;
-  if (std::isnan(y)) return x;
-  if (x == y) return std::signbit(x) ? y : x;
-  return x > y ? x : y;
-}
-
+// Float min and max (binary min/max, math fmin/fmax, atomic min/max on floats) are
+// ir::semantics::minimum_number/maximum_number (rocjit/compiler/semantics.hpp).
 Bits binary(ir::BinaryOp o, Type t, Bits a, Bits b) {
   using B = ir::BinaryOp;
   if (ir::is_float(t)) {
@@ -218,8 +202,8 @@ Bits binary(ir::BinaryOp o, Type t, Bits a, Bits b) {
       case B::mul: return float_op(t, [](auto x, auto y, auto) { return x * y; }, a, b);
       case B::div: return float_op(t, [](auto x, auto y, auto) { return x / y; }, a, b);
       case B::rem: return float_op(t, [](auto x, auto y, auto) { return std::fmod(x, y); }, a, b);
-      case B::min: return float_op(t, [](auto x, auto y, auto) { return min_num(x, y); }, a, b);
-      case B::max: return float_op(t, [](auto x, auto y, auto) { return max_num(x, y); }, a, b);
+      case B::min: return float_op(t, [](auto x, auto y, auto) { return ir::semantics::minimum_number(x, y); }, a, b);
+      case B::max: return float_op(t, [](auto x, auto y, auto) { return ir::semantics::maximum_number(x, y); }, a, b);
       case B::and_: case B::or_: case B::xor_: case B::shl: case B::shr:
         break;  // the verifier rejects bitwise ops and shifts on floats
     }
@@ -368,8 +352,8 @@ Bits math(ir::MathFn fn, Type t, Bits a, Bits b, Bits c) {
     ROCJIT_UNARY(fabs, std::fabs(x))
     ROCJIT_UNARY(floor, std::floor(x))
     ROCJIT_UNARY(ceil, std::ceil(x))
-    ROCJIT_BINARY(fmin, min_num(x, y))
-    ROCJIT_BINARY(fmax, max_num(x, y))
+    ROCJIT_BINARY(fmin, ir::semantics::minimum_number(x, y))
+    ROCJIT_BINARY(fmax, ir::semantics::maximum_number(x, y))
     ROCJIT_UNARY(asin, std::asin(x))
     ROCJIT_UNARY(acos, std::acos(x))
     ROCJIT_UNARY(atan, std::atan(x))
@@ -1151,21 +1135,15 @@ class Interpreter {
 void interpret_wave(ir::WaveOp op, ir::Type type, const uint64_t* a, const uint64_t* b, uint64_t* out,
                     unsigned active, unsigned width) {
   using W = ir::WaveOp;
-  using B = ir::BinaryOp;
   const auto lane_ok = [&](int64_t src) { return src >= 0 && src < static_cast<int64_t>(active); };
   const auto lane = [&](unsigned l) { return sext(Type::i32, b[l]); };
   switch (op) {
     case W::shuffle: case W::shuffle_xor: case W::shuffle_up: case W::shuffle_down: case W::broadcast:
+    case W::read_first:
       for (unsigned l = 0; l < active; ++l) {
-        int64_t src = lane(l);
-        if (op == W::shuffle_xor) src = static_cast<int64_t>(l) ^ src;
-        else if (op == W::shuffle_up) src = static_cast<int64_t>(l) - src;
-        else if (op == W::shuffle_down) src = static_cast<int64_t>(l) + src;
+        const int64_t src = ir::semantics::shuffle_source(op, l, op == W::read_first ? 0 : lane(l));
         out[l] = lane_ok(src) ? a[src] : a[l];
       }
-      return;
-    case W::read_first:
-      for (unsigned l = 0; l < active; ++l) out[l] = a[0];
       return;
     case W::ballot: case W::any: case W::all: case W::count: {
       uint64_t bits = 0;
@@ -1179,46 +1157,18 @@ void interpret_wave(ir::WaveOp op, ir::Type type, const uint64_t* a, const uint6
       return;
     }
     case W::reduce_add: case W::reduce_min: case W::reduce_max: case W::reduce_and: case W::reduce_or:
-    case W::reduce_xor: {
-      // A tree in lane order: at step k = 1, 2, 4, ... lane l combines its partial with lane
-      // l + k's when that lane exists; lane 0 ends with ((v0 op v1) op (v2 op v3)) op ..., which
-      // every lane receives (lanes past the wave's end are simply absent from the tree).
-      const B bo = op == W::reduce_add ? B::add : op == W::reduce_min ? B::min : op == W::reduce_max ? B::max
-                   : op == W::reduce_and ? B::and_ : op == W::reduce_or ? B::or_ : B::xor_;
-      Bits r = a[0];
-      if (is_integer(type)) {
-        // Integer operations (wrapping add, min, max, bit ops) are associative and commutative:
-        // the tree's result is the left fold's, at active - 1 operations.
-        for (unsigned l = 1; l < active; ++l) r = binary(bo, type, r, a[l]);
-      } else {
-        // Only lanes that are multiples of 2k feed lane 0 at step k: active - 1 operations.
-        std::array<Bits, 64> x{};
-        std::copy(a, a + active, x.begin());
-        for (unsigned k = 1; k < width; k <<= 1)
-          for (unsigned l = 0; l + k < active; l += 2 * k) x[l] = binary(bo, type, x[l], x[l + k]);
-        r = x[0];
-      }
-      std::fill(out, out + active, r);
-      return;
-    }
-    case W::inclusive_scan_add: case W::exclusive_scan_add: {
+    case W::reduce_xor: case W::inclusive_scan_add: case W::exclusive_scan_add: {
+      // The trees of rocjit/compiler/semantics.hpp, with this interpreter's arithmetic.
+      const ir::semantics::WaveRule rule = ir::semantics::wave_rule(op);
+      const auto combine = [&](Bits x, Bits y) { return binary(rule.combine, type, x, y); };
       std::array<Bits, 64> x{};
-      if (is_integer(type)) {
-        // Wrapping add is associative: Hillis-Steele's partial sums are the running sums.
-        Bits sum = a[0];
-        x[0] = sum;
-        for (unsigned l = 1; l < active; ++l) x[l] = sum = binary(B::add, type, sum, a[l]);
-      } else {
-        // Hillis-Steele: at step k lane l >= k computes (partial of lane l - k) + (its own).
-        std::array<Bits, 64> next{};
-        std::copy(a, a + active, x.begin());
-        for (unsigned k = 1; k < width; k <<= 1) {
-          for (unsigned l = 0; l < active; ++l) next[l] = l >= k ? binary(B::add, type, x[l - k], x[l]) : x[l];
-          x.swap(next);
-        }
+      std::copy(a, a + active, x.begin());
+      if (rule.form == ir::semantics::WaveForm::reduce) {
+        std::fill(out, out + active, ir::semantics::reduce_tree(x.data(), active, width, combine));
+        return;
       }
-      for (unsigned l = 0; l < active; ++l)
-        out[l] = op == W::inclusive_scan_add ? x[l] : l == 0 ? Bits{0} : x[l - 1];
+      ir::semantics::scan_tree(x.data(), active, width, combine);
+      for (unsigned l = 0; l < active; ++l) out[l] = !rule.exclusive ? x[l] : l == 0 ? Bits{0} : x[l - 1];
       return;
     }
   }

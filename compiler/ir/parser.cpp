@@ -15,7 +15,8 @@
 #include <unordered_map>
 
 #include "rocjit/compiler/error.hpp"
-#include "passes/pipeline.h"
+#include "rocjit/compiler/passes.hpp"
+#include "rocjit/compiler/verifier.hpp"
 #include "ir/lexer.h"
 
 namespace rocjit::ir {
@@ -90,7 +91,10 @@ struct Use {
 
 class Parser {
  public:
-  Parser(std::string_view text, std::string_view source) : lexer_(text, source), source_(source) { take(); }
+  Parser(std::string_view text, std::string_view source, ParseCheck check)
+      : lexer_(text, source), source_(source), check_(check) {
+    take();
+  }
 
   bool at_end() {
     while (tok_.kind == Tok::newline) take();
@@ -136,7 +140,8 @@ class Parser {
     for (const auto& [id, state] : values_) k.values[id].type = state.type;
     k.index_definitions();
     try {
-      passes::check(k);
+      if (check_ == ParseCheck::pipeline) passes::check(k);
+      else verify(k);
     } catch (const CompileError& e) {
       fail(source_, head.line, head.column, e.what());
     }
@@ -496,6 +501,7 @@ class Parser {
   std::string_view source_;
   Token tok_;
   Kernel* kernel_ = nullptr;
+  ParseCheck check_;
   std::unordered_map<ValueId, ValueState> values_;
   std::vector<ValueId> live_;  // values defined in the open regions, innermost last
   unsigned depth_ = 0;         // regions open now (the kernel body is the first)
@@ -748,15 +754,15 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
 
 }  // namespace
 
-Kernel parse(std::string_view text, std::string_view source_name) {
-  Parser p(text, source_name);
+Kernel parse(std::string_view text, std::string_view source_name, ParseCheck check) {
+  Parser p(text, source_name, check);
   Kernel k = p.kernel();
   p.expect_end();
   return k;
 }
 
-std::vector<Kernel> parse_all(std::string_view text, std::string_view source_name) {
-  Parser p(text, source_name);
+std::vector<Kernel> parse_all(std::string_view text, std::string_view source_name, ParseCheck check) {
+  Parser p(text, source_name, check);
   std::vector<Kernel> out;
   do out.push_back(p.kernel());
   while (!p.at_end());

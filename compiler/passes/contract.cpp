@@ -1,5 +1,5 @@
-// a * b + c -> fma(a, b, c) in the IR (see contract.h).
-#include "passes/contract.h"
+// a * b + c -> fma(a, b, c) in the IR (see rocjit/compiler/passes.hpp).
+#include "rocjit/compiler/passes.hpp"
 
 #include <vector>
 

@@ -1,28 +1,42 @@
-// Math expansion. Every math function lowers on every target today: the host through LLVM
-// intrinsics and libm, AMDGPU through the backend's own expansions and the ocml device library
-// (f32 tan included, which once was sin / cos here: ocml's tan is accurate near the poles, where
-// a quotient of two rounded results is not). So no rewrite rule exists: the pass checks that and
-// returns nullptr. A function a target cannot lower gets its rewrite rule here, as an ir::Mutator
-// over a copy of the kernel.
+// Math expansion (see expand_math.h).
 #include "passes/expand_math.h"
 
-#include <fmt/format.h>
-
-#include "rocjit/compiler/error.hpp"
+#include "passes/narrow.h"
 #include "rocjit/compiler/visitor.hpp"
 
 namespace rocjit::passes {
+namespace {
 
-bool target_lowers_math(const Target&, ir::MathFn, ir::Type) { return true; }
+class WidenMath : public ir::Mutator {
+ public:
+  explicit WidenMath(const Target& target) : target_(target) {}
+
+  Ops mutate_math(OpPtr op) override {
+    if (target_lowers_math(target_, op->math_fn(), op->type)) return keep(std::move(op));
+    return compute_in(kernel(), std::move(op), ir::Type::f64);
+  }
+
+ private:
+  const Target& target_;
+};
+
+}  // namespace
+
+bool target_lowers_math(const Target& target, ir::MathFn fn, ir::Type t) {
+  if (target.kind != Target::Kind::amdgpu || t != ir::Type::f32) return true;
+  return fn != ir::MathFn::tgamma && fn != ir::MathFn::lgamma;
+}
 
 std::unique_ptr<ir::Kernel> expand_math(const ir::Kernel& kernel, const Target& target) {
+  bool found = false;
   ir::walk(kernel.body, [&](const ir::Op& op) {
-    if (op.kind == ir::OpKind::math && !target_lowers_math(target, op.math_fn(), op.type))
-      throw CompileError(fmt::format("kernel '{}': internal error: {} on {} (at {}) has no lowering for {}",
-                                     kernel.name, ir::math_fn_name(op.math_fn()), ir::type_name(op.type),
-                                     op.loc.str(), target.str()));
+    if (op.kind == ir::OpKind::math && !target_lowers_math(target, op.math_fn(), op.type)) found = true;
   });
-  return nullptr;
+  if (!found) return nullptr;
+  auto out = std::make_unique<ir::Kernel>(ir::clone(kernel));
+  WidenMath pass(target);
+  pass.mutate(*out);
+  return out;
 }
 
 }  // namespace rocjit::passes

@@ -1,31 +1,47 @@
-// Type legalisation. Every type ir::verify accepts (ir::is_supported, and the vectors of
-// ir::is_supported_vector, which only loads, stores and the vector ops carry) lowers natively on every
-// target today, so no rewrite rule exists yet: the pass checks that and returns nullptr (the
-// kernel is lowered as it is). Types a target lacks (f16 arithmetic without native support,
-// vectors wider than a target's registers) get their rewrite rules here.
+// Type legalisation (see legalize_types.h): the IR's 16-bit float rule, written once in
+// ir::semantics::computes_through_f32 (rocjit/compiler/semantics.hpp).
 #include "passes/legalize_types.h"
 
-#include <fmt/format.h>
-
-#include "rocjit/compiler/error.hpp"
+#include "passes/narrow.h"
+#include "rocjit/compiler/semantics.hpp"
+#include "rocjit/compiler/visitor.hpp"
 
 namespace rocjit::passes {
+namespace {
 
-bool target_supports_type(const Target&, ir::Type t) {
-  return ir::is_supported(t) || ir::is_supported_vector(t) || ir::is_fragment_vector(t);
+bool is_narrow_float(ir::Type t) { return ir::is_float(t) && t.bits == 16 && t.lanes == 1; }
+
+bool rewrites(const ir::Op& op) {
+  return (op.kind == ir::OpKind::binary || op.kind == ir::OpKind::math) && is_narrow_float(op.type) &&
+         ir::semantics::computes_through_f32(op);
 }
 
-std::unique_ptr<ir::Kernel> legalize_types(const ir::Kernel& kernel, const Target& target) {
-  auto check = [&](ir::Type t, const ir::SourceLoc& loc) {
-    if (t != ir::Type::none && !target_supports_type(target, t))
-      throw CompileError(fmt::format("kernel '{}': internal error: {} values (at {}) have no lowering for {}",
-                                     kernel.name, ir::type_name(t), loc.str(), target.str()));
-  };
-  for (const ir::Memory& m : kernel.memories) check(m.element, m.loc);
-  for (const ir::Slot& s : kernel.slots) check(s.type, s.loc);
-  for (const ir::Param& p : kernel.params) check(p.type, kernel.loc);
-  ir::walk(kernel.body, [&](const ir::Op& op) { check(op.type, op.loc); });
-  return nullptr;
+class NarrowFloats : public ir::Mutator {
+ public:
+  Ops mutate_binary(OpPtr op) override { return legalize(std::move(op)); }
+  Ops mutate_math(OpPtr op) override { return legalize(std::move(op)); }
+
+ private:
+  Ops legalize(OpPtr op) {
+    if (!rewrites(*op)) return keep(std::move(op));
+    return compute_in(kernel(), std::move(op), ir::Type::f32);
+  }
+};
+
+bool needs_rewrite(const ir::Kernel& kernel) {
+  bool found = false;
+  ir::walk(kernel.body, [&](const ir::Op& op) { found = found || rewrites(op); });
+  return found;
+}
+
+}  // namespace
+
+std::unique_ptr<ir::Kernel> legalize_types(const ir::Kernel& kernel, const Target&) {
+  if (!needs_rewrite(kernel)) return nullptr;  // one walk, no copy
+  auto out = std::make_unique<ir::Kernel>(ir::clone(kernel));
+  NarrowFloats pass;
+  pass.mutate(*out);
+  return out;
 }
 
 }  // namespace rocjit::passes

@@ -1,4 +1,6 @@
-// Type legalisation: rewrites values of types a target cannot lower into types it can.
+// Type legalisation: 16-bit float arithmetic that no target computes natively becomes f32
+// arithmetic between casts, in the IR, for every target (the same rewrite feeds the CPU and every
+// AMDGPU processor; the interpreter evaluates the unrewritten IR as the reference).
 #pragma once
 
 #include <memory>
@@ -8,14 +10,9 @@
 
 namespace rocjit::passes {
 
-// Whether `target`'s lowering handles values of type `t` itself. Every ir::Type today, on both
-// targets; narrow floats and vectors will be the first types a target may lack.
-bool target_supports_type(const Target& target, ir::Type t);
-
-// Returns a copy of `kernel` whose every value, variable and array has a type `target` supports
-// (an unsupported type computed in a supported one, rounded back where the IR says so), or
-// nullptr when the kernel uses supported types only, which costs one walk over the ops. A type
-// with no rewrite rule is an internal error (CompileError naming the kernel, type and target).
+// Returns a copy of `kernel` in which every binary and math op of a 16-bit float type that the IR's
+// 16-bit rule computes through f32 (ir::semantics::computes_through_f32) is computed in f32
+// (operands widened exactly, the result rounded once), or nullptr when there is none.
 std::unique_ptr<ir::Kernel> legalize_types(const ir::Kernel& kernel, const Target& target);
 
 }  // namespace rocjit::passes

@@ -1,25 +1,46 @@
-// The compile pipeline, one straight list of passes; see pipeline.h for the order and why.
-#include "passes/pipeline.h"
+// The compile pipeline, one straight list of passes; see rocjit/compiler/passes.hpp for the order and why.
+#include "rocjit/compiler/passes.hpp"
 
 #include <fmt/format.h>
 
+#include <array>
 #include <chrono>
 #include <string_view>
 
 #include "passes/expand_math.h"
 #include "passes/legalize_types.h"
 #include "passes/uniformity.h"
+#include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/compiler/verifier.hpp"
+#include "rocjit/compiler/visitor.hpp"
 #include "support/log.h"
 #include "support/settings.h"
 
 namespace rocjit::passes {
 namespace {
 
+// contract as a rewrite of a copy (the DSL runs contract_multiply_adds in place).
+std::unique_ptr<ir::Kernel> contract(const ir::Kernel& kernel, const Target&) {
+  auto out = std::make_unique<ir::Kernel>(ir::clone(kernel));
+  return contract_multiply_adds(*out) > 0 ? std::move(out) : nullptr;
+}
+
+constexpr std::array<PassInfo, 5> passes{{
+    {"verify", "verify", "structure and types (ir::verify)", ir::verify, nullptr},
+    {"uniformity", "uniformity", "barriers and wave operations under work-group- or wave-uniform control",
+     check_barrier_uniformity, nullptr},
+    {"legalize-types", "legalize types", "16-bit float arithmetic no target computes natively, in f32",
+     nullptr, legalize_types},
+    {"expand-math", "expand math", "math functions a target lowers inaccurately, in f64", nullptr, expand_math},
+    {"contract", "contract", "a * b + c with a single-use product as fma (KernelOptions::contract)", nullptr,
+     contract},
+}};
+
 // Settings::log_passes (ROCJIT_LOG_PASSES): one message (level info) per pass.
-void log_pass(const char* pass, const ir::Kernel& kernel, std::chrono::steady_clock::time_point start, bool rewrote) {
+void log_pass(std::string_view pass, const ir::Kernel& kernel, std::chrono::steady_clock::time_point start,
+              bool rewrote) {
   const PassLog setting = support::current_settings()->log_passes;
   if (setting == PassLog::off || !support::log_enabled(LogLevel::info)) return;
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -32,41 +53,47 @@ void log_pass(const char* pass, const ir::Kernel& kernel, std::chrono::steady_cl
   support::log_message(LogLevel::info, message);
 }
 
-// A pass that checks the kernel and throws CompileError on the first problem.
-void run(const char* pass, const ir::Kernel& kernel, void (*check)(const ir::Kernel&)) {
-  const auto start = std::chrono::steady_clock::now();
-  {
-    time_trace::Phase phase(pass);
-    check(kernel);
-  }
-  log_pass(pass, kernel, start, false);
-}
-
-// A pass that returns a rewritten copy of the kernel, or nullptr when it changes nothing.
-void run(const char* pass, PreparedKernel& kernel, const Target& target,
-         std::unique_ptr<ir::Kernel> (*rewrite)(const ir::Kernel&, const Target&)) {
-  const auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<ir::Kernel> rewritten;
-  {
-    time_trace::Phase phase(pass);
-    rewritten = rewrite(kernel.get(), target);
-  }
-  const bool changed = rewritten != nullptr;
-  if (changed) kernel.replace(std::move(rewritten));
-  log_pass(pass, kernel.get(), start, changed);
+const PassInfo& pass(std::string_view name) {
+  const PassInfo* p = find_pass(name);
+  if (!p) throw Error(fmt::format("internal error: no pass named '{}'", name));
+  return *p;
 }
 
 }  // namespace
 
+std::span<const PassInfo> all_passes() { return passes; }
+
+const PassInfo* find_pass(std::string_view name) {
+  for (const PassInfo& p : passes)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::unique_ptr<ir::Kernel> run_pass(const PassInfo& pass, const ir::Kernel& kernel, const Target& target) {
+  const auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<ir::Kernel> rewritten;
+  {
+    time_trace::Phase phase(pass.phase);
+    if (pass.check) pass.check(kernel);
+    else rewritten = pass.rewrite(kernel, target);
+  }
+  log_pass(pass.phase, rewritten ? *rewritten : kernel, start, rewritten != nullptr);
+  return rewritten;
+}
+
 void check(const ir::Kernel& kernel) {
-  run("verify", kernel, ir::verify);
-  run("uniformity", kernel, check_barrier_uniformity);
+  static const PassInfo& verify = pass("verify");
+  static const PassInfo& uniformity = pass("uniformity");
+  static const Target any;  // the checks do not depend on the target
+  for (const PassInfo* p : {&verify, &uniformity}) run_pass(*p, kernel, any);
 }
 
 PreparedKernel prepare(const ir::Kernel& kernel, const Target& target) {
+  static const PassInfo& legalize = pass("legalize-types");
+  static const PassInfo& expand = pass("expand-math");
   PreparedKernel prepared(kernel);
-  run("legalize types", prepared, target, legalize_types);
-  run("expand math", prepared, target, expand_math);
+  for (const PassInfo* p : {&legalize, &expand})
+    if (auto rewritten = run_pass(*p, prepared.get(), target)) prepared.replace(std::move(rewritten));
   return prepared;
 }
 

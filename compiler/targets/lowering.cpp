@@ -361,7 +361,7 @@ llvm::Value* KernelLowering::divide(bool remainder, bool is_signed, llvm::Value*
 }
 
 llvm::Value* KernelLowering::binary(const ir::Op& op) {
-  if (op.type == Type::bf16) return narrow_float_op(op);
+  if (op.type == Type::bf16) not_legalized(op);
   return binary_of(op.binary_op(), op.type, value(op.operands[0]), value(op.operands[1]));
 }
 
@@ -392,8 +392,14 @@ llvm::Value* KernelLowering::binary_of(ir::BinaryOp bop, Type type, llvm::Value*
   return nullptr;
 }
 
-// IEEE 754-2019 minimumNumber/maximumNumber: a NaN operand is ignored and -0 < +0 (README,
-// "Semantics"). AMDGPU's v_min/v_max_f32/f64 are exactly that.
+llvm::Value* KernelLowering::wave_combine(ir::BinaryOp op, Type type, llvm::Value* a, llvm::Value* b) {
+  if (type == Type::bf16) return narrow_float(binary_of(op, Type::f32, widen_narrow_float(a), widen_narrow_float(b)), type);
+  if (op == ir::BinaryOp::and_) return builder_.CreateAnd(a, b);  // no integer_wrap_guard: not an index
+  return binary_of(op, type, a, b);
+}
+
+// IEEE 754-2019 minimumNumber/maximumNumber, ir::semantics::minimum_number/maximum_number: a NaN
+// operand is ignored and -0 < +0. AMDGPU's v_min/v_max_f32/f64 are exactly that.
 llvm::Value* KernelLowering::float_min_max(bool max, llvm::Value* a, llvm::Value* b) {
   return builder_.CreateBinaryIntrinsic(max ? llvm::Intrinsic::maximumnum : llvm::Intrinsic::minimumnum, a, b);
 }
@@ -487,19 +493,12 @@ llvm::Value* KernelLowering::int_to_narrow_float(llvm::Value* a, Type from, Type
   return narrow_float(d, to);
 }
 
-llvm::Value* KernelLowering::narrow_float_op(const ir::Op& op) {
-  std::vector<llvm::Value*> args;
-  for (ir::ValueId v : op.operands) {
-    llvm::Value* x = value(v);
-    args.push_back(is_narrow_float(kernel_.value_type(v)) ? widen_narrow_float(x) : x);
-  }
-  // binary and math only (their callers): the same op on f32.
-  if (op.kind != OpKind::binary && op.kind != OpKind::math)
-    throw Error(fmt::format("internal error: narrow_float_op on {}", ir::op_kind_name(op.kind)));
-  ir::Op wide = op;
-  wide.type = Type::f32;
-  llvm::Value* r = op.kind == OpKind::binary ? binary_of(op.binary_op(), Type::f32, args[0], args[1]) : math(wide, args);
-  return narrow_float(r, op.type);
+// 16-bit float arithmetic no target computes natively is rewritten into f32 arithmetic between
+// casts by passes::legalize_types before any lowering sees the kernel.
+void KernelLowering::not_legalized(const ir::Op& op) {
+  throw CompileError(fmt::format("kernel '{}': internal error: {} on {} at {} reached the lowering; "
+                                 "passes::legalize_types computes it in f32",
+                                 kernel_.name, ir::op_kind_name(op.kind), ir::type_name(op.type), op.loc.str()));
 }
 
 llvm::Value* KernelLowering::half_conversion_guard(llvm::Value* h) { return builder_.CreateArithmeticFence(h, h->getType()); }
@@ -768,10 +767,7 @@ void KernelLowering::operation(const ir::Op& op) {
         break;
       }
       // f16 fma is native (AMDGPU's v_fma_f16; x86 computes it in f64, exact before the rounding).
-      if (is_narrow_float(op.type) && op.math_fn() != ir::MathFn::fma) {
-        result = narrow_float_op(op);
-        break;
-      }
+      if (is_narrow_float(op.type) && op.math_fn() != ir::MathFn::fma) not_legalized(op);
       std::vector<llvm::Value*> args;
       for (ir::ValueId v : op.operands) args.push_back(value(v));
       result = math(op, args);

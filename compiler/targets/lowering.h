@@ -142,10 +142,15 @@ class KernelLowering {
   llvm::Value* bfloat_fma(llvm::Value* a, llvm::Value* b, llvm::Value* c);
   // An integer of type `from` converted to f16 or bf16, rounded once.
   llvm::Value* int_to_narrow_float(llvm::Value* a, ir::Type from, ir::Type to);
-  // Binary, unary and math ops on bf16 (and math on f16): computed in f32, rounded once.
-  llvm::Value* narrow_float_op(const ir::Op& op);
+  // Throws: a bf16 binary op or a 16-bit math op other than fma, which passes::legalize_types
+  // rewrites into f32 arithmetic before lowering.
+  [[noreturn]] void not_legalized(const ir::Op& op);
   // A binary op on LLVM values of IR type `type`.
   llvm::Value* binary_of(ir::BinaryOp op, ir::Type type, llvm::Value* a, llvm::Value* b);
+  // One step of a wave reduction or scan (ir::semantics::wave_rule's combine) on two lanes'
+  // partials of type `type`: binary_of, with bf16 computed in f32 and rounded once (the 16-bit
+  // rule). The CPU and AMDGPU lowerings both combine lanes through it.
+  llvm::Value* wave_combine(ir::BinaryOp op, ir::Type type, llvm::Value* a, llvm::Value* b);
 
   llvm::Value* linear_index(const ir::Op& op, const ir::Memory& m);
   // Index linearisation: for indices `outer` and `inner` (dimension d of m) that are c / e and

@@ -15,8 +15,7 @@
 #include "rocjit/compiler/float16.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/visitor.hpp"
-#include "passes/contract.h"
-#include "passes/pipeline.h"
+#include "rocjit/compiler/passes.hpp"
 
 namespace rocjit {
 

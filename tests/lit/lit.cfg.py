@@ -33,6 +33,9 @@ for sample in ("sample-saxpy", "sample-matmul"):  # dump-hooks.test runs program
 config.environment["ROCJIT_CACHE"] = "0"
 config.environment["PATH"] = os.pathsep.join([bin_dir, llvm_bin_dir, os.environ.get("PATH", "")])
 config.substitutions.append(("%rocjit-dump", dump))
+# rocjit-opt (tests/lit/passes/) is found on PATH, like FileCheck.
+if not os.path.isfile(os.path.join(bin_dir, "rocjit-opt")):
+    lit_config.fatal(f"rocjit-opt not found in {bin_dir}; build it")
 
 # The checks read LLVM IR and assembly without debug-info noise (!dbg, .loc): line tables are off
 # except in line-tables.rjir, which turns them on.

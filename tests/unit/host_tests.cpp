@@ -385,78 +385,91 @@ TEST_CASE("dynamic shared memory: bounds checking knows its extent from the laun
                     Contains("kernel 'dynamic_overrun'") && Contains("0 static + 67108868 dynamic"));
 }
 
-// rocjit_host_wave (targets/host/host_kernel.cpp) runs common wave ops on native 32- and 64-bit
-// values instead of through rocjit::interpret_wave; both must give the same values for every op,
-// type, partial wave and strided storage (NaN, infinities, -0 and denormals in the floats).
-extern "C" void rocjit_host_wave(uint32_t op, uint32_t a_type, const uint8_t* a, uint64_t a_stride, const uint8_t* b,
-                                 uint64_t b_stride, uint32_t result_type, uint8_t* out, uint64_t out_stride,
-                                 uint32_t threads, uint32_t width);
-
-TEST_CASE("the CPU's wave operations give interpret_wave's bits for every op, type and partial wave") {
-  using ir::Type;
-  using ir::WaveOp;
-  const WaveOp ops[] = {WaveOp::shuffle, WaveOp::shuffle_xor, WaveOp::shuffle_up, WaveOp::shuffle_down,
-                        WaveOp::broadcast, WaveOp::read_first, WaveOp::reduce_add, WaveOp::reduce_min,
-                        WaveOp::reduce_max, WaveOp::reduce_and, WaveOp::reduce_or, WaveOp::reduce_xor,
-                        WaveOp::inclusive_scan_add, WaveOp::exclusive_scan_add};
-  const Type types[] = {Type::f32, Type::f64, Type::i32, Type::u32, Type::i64, Type::u64};
-  const uint64_t specials[] = {0x7fc00000u, 0xff800000u, 0x80000000u, 0x00000001u, 0x7f7fffffu,
-                               0x7ff8000000000000ull, 0xfff0000000000000ull, 0x8000000000000000ull, 1, ~uint64_t{0}};
-  std::mt19937_64 rng(2033);
-  for (Type t : types) {
-    const unsigned bytes = ir::byte_size(t);
-    const bool is_float = ir::is_float(t);
-    for (WaveOp op : ops) {
-      if (is_float && (op == WaveOp::reduce_and || op == WaveOp::reduce_or || op == WaveOp::reduce_xor)) continue;
-      for (uint32_t threads : {1u, 37u, 64u, 100u, 200u})
-      for (uint64_t gap : {uint64_t{4}, uint64_t{0}}) {  // storage with gaps, and contiguous (one copy per wave)
-        CAPTURE(ir::type_name(t), static_cast<int>(op), threads, gap);
-        const uint64_t stride = bytes + gap, b_stride = gap ? 8 : 4;
-        std::vector<uint8_t> a(threads * stride), b(threads * b_stride), out(threads * stride + 8, 0xab);
-        std::vector<uint64_t> values(threads);
-        for (uint32_t i = 0; i < threads; ++i) {
-          uint64_t v = rng();
-          if (is_float) {
-            const double d = std::ldexp(static_cast<double>(static_cast<int64_t>(v % 2001) - 1000), static_cast<int>(v % 41) - 20);
-            v = t == Type::f32 ? std::bit_cast<uint32_t>(static_cast<float>(d)) : std::bit_cast<uint64_t>(d);
-            if (rng() % 8 == 0) v = specials[rng() % std::size(specials)];
-          }
-          if (bytes == 4) v &= 0xffffffffu;
-          values[i] = v;
-          std::memcpy(&a[i * stride], &v, bytes);
-          const int32_t lane = static_cast<int32_t>(rng() % 74) - 4;  // some lanes outside the wave
-          std::memcpy(&b[i * b_stride], &lane, sizeof lane);
-        }
-        const auto type_bits = std::bit_cast<uint32_t>(t);
-        rocjit_host_wave(static_cast<uint32_t>(op), type_bits, a.data(), stride, b.data(), b_stride, type_bits,
-                         out.data(), stride, threads, 64);
-        REQUIRE(out[threads * stride] == 0xab);  // nothing written past the last value
-        for (uint32_t w0 = 0; w0 < threads; w0 += 64) {
-          const unsigned active = std::min(64u, threads - w0);
-          std::array<uint64_t, 64> av{}, bv{}, rv{};
-          for (unsigned l = 0; l < active; ++l) {
-            av[l] = values[w0 + l];
-            int32_t lane = 0;
-            std::memcpy(&lane, &b[(w0 + l) * b_stride], sizeof lane);
-            bv[l] = static_cast<uint32_t>(lane);
-          }
-          interpret_wave(op, t, av.data(), bv.data(), rv.data(), active, 64);
-          for (unsigned l = 0; l < active; ++l) {
-            uint64_t got = 0, want = rv[l];
-            std::memcpy(&got, &out[(w0 + l) * stride], bytes);
-            if (bytes == 4) want &= 0xffffffffu;
-            CAPTURE(w0 + l);
-            // A NaN's payload is not specified (C++ and LLVM may commute an add's operands): any
-            // NaN matches any NaN; every other value matches bit for bit.
-            const bool both_nan = is_float && (t == Type::f32 ? std::isnan(std::bit_cast<float>(static_cast<uint32_t>(got))) &&
-                                                                    std::isnan(std::bit_cast<float>(static_cast<uint32_t>(want)))
-                                                              : std::isnan(std::bit_cast<double>(got)) &&
-                                                                    std::isnan(std::bit_cast<double>(want)));
-            if (!both_nan) REQUIRE(got == want);
-            if (gap) REQUIRE(out[(w0 + l) * stride + bytes] == 0xab);  // nothing written past the value
-          }
-        }
-      }
+// The CPU backend emits wave operations inline from the rules of rocjit/compiler/semantics.hpp; the
+// interpreter runs the same rules with its own arithmetic. Two independent executors: every op on
+// every type they take (16-bit floats and 8/16-bit integers included), over full and partial waves
+// with NaN, infinities, -0 and denormals among the floats, must agree bit for bit (any NaN matches
+// any NaN: a payload is not specified).
+namespace {
+template <class T>
+void check_wave_ops_against_interpreter(uint64_t seed) {
+  constexpr bool floating = std::is_floating_point_v<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+  constexpr int ops = floating ? 10 : 13;
+  Kernel k = kernel("wave_ops", [](Array<T> in, Array<int32_t> lane, Array<T> out, Array<uint64_t> votes) {
+    Int g = global_id(0);
+    Int n = global_size(0);
+    Value v = in(g);
+    int o = 0;
+    auto put = [&](const Value& r) { out(n * (o++) + g) = r; };
+    put(wave::shuffle(v, lane(g)));
+    put(wave::shuffle_xor(v, lane(g)));
+    put(wave::shuffle_up(v, lane(g)));
+    put(wave::shuffle_down(v, lane(g)));
+    put(wave::broadcast(v, wave::read_first(lane(g))));
+    put(wave::read_first(v));
+    put(wave::reduce_add(v));
+    put(wave::reduce_min(v));
+    put(wave::reduce_max(v));
+    put(wave::inclusive_scan_add(v));
+    if constexpr (!floating) {
+      put(wave::reduce_and(v));
+      put(wave::reduce_or(v));
+      put(wave::reduce_xor(v));
     }
+    put(wave::exclusive_scan_add(v));
+    Bool p = lane(g) % 3 == 0;
+    votes(4 * g + 0) = wave::ballot(p);
+    votes(4 * g + 1) = cast<uint64_t>(wave::any(p));
+    votes(4 * g + 2) = cast<uint64_t>(wave::all(lane(g) > -100));
+    votes(4 * g + 3) = cast<uint64_t>(wave::count(p));
+  }, {.max_block_size = 256});
+  std::mt19937_64 rng(seed);
+  for (int threads : {1, 37, 64, 100, 200}) {
+    CAPTURE(ir::type_name(ir_type_v<T>), threads);
+    std::vector<T> in(threads);
+    std::vector<int32_t> lane(threads);
+    for (int i = 0; i < threads; ++i) {
+      const uint64_t r = rng();
+      if constexpr (floating) {
+        static const double specials[] = {std::nan(""), -INFINITY, INFINITY, -0.0, 0.0, 1e-310, 5.9e-8, -65504.0};
+        const double d = rng() % 6 == 0 ? specials[rng() % std::size(specials)]
+                                        : std::ldexp(static_cast<double>(static_cast<int64_t>(r % 2001) - 1000),
+                                                     static_cast<int>(r % 21) - 14);
+        in[i] = static_cast<T>(d);
+      } else {
+        in[i] = static_cast<T>(r);
+      }
+      lane[i] = static_cast<int32_t>(rng() % 74) - 4;  // some lanes outside the wave
+    }
+    std::vector<T> cpu_out(threads * (ops + 1)), interp_out(cpu_out.size());
+    std::vector<uint64_t> cpu_votes(4 * threads), interp_votes(cpu_votes.size());
+    run_host(compile_host(k.ir()), {1}, {threads},
+             HostArgs().array(in).array(lane).array(cpu_out).array(cpu_votes).data());
+    std::vector<InterpretArgument> args{InterpretArgument::array(in), InterpretArgument::array(lane),
+                                        InterpretArgument::array(interp_out), InterpretArgument::array(interp_votes)};
+    interpret(k.ir(), {1}, {threads}, args);
+    for (size_t i = 0; i < cpu_out.size(); ++i) {
+      CAPTURE(i / threads, i % threads);  // op, work-item
+      const auto a = cpu_out[i], b = interp_out[i];
+      if constexpr (floating) {
+        if (std::isnan(static_cast<double>(a)) && std::isnan(static_cast<double>(b))) continue;
+      }
+      REQUIRE(std::memcmp(&a, &b, sizeof(T)) == 0);
+    }
+    REQUIRE(cpu_votes == interp_votes);
   }
+}
+}  // namespace
+
+TEST_CASE("the CPU's inline wave operations and the interpreter agree on every op, type and partial wave") {
+  check_wave_ops_against_interpreter<float>(1);
+  check_wave_ops_against_interpreter<double>(2);
+  check_wave_ops_against_interpreter<half>(3);
+  check_wave_ops_against_interpreter<bfloat16>(4);
+  check_wave_ops_against_interpreter<int32_t>(5);
+  check_wave_ops_against_interpreter<uint32_t>(6);
+  check_wave_ops_against_interpreter<int64_t>(7);
+  check_wave_ops_against_interpreter<uint64_t>(8);
+  check_wave_ops_against_interpreter<int8_t>(9);
+  check_wave_ops_against_interpreter<uint16_t>(10);
 }

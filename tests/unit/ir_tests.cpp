@@ -10,7 +10,7 @@
 
 #include <algorithm>
 
-#include "compiler/passes/pipeline.h"
+#include "rocjit/compiler/passes.hpp"
 #include "compiler/passes/uniformity.h"
 
 using namespace rocjit;

@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "rocjit/compiler/error.hpp"
-#include "passes/pipeline.h"
+#include "rocjit/compiler/passes.hpp"
 #include "rocjit/compiler/time_trace.hpp"
 #include "cache/kernel_cache.h"
 #include "targets/amdgpu/address_shape.h"

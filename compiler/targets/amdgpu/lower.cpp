@@ -12,6 +12,7 @@
 #include "passes/uniformity.h"
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/mma.hpp"
+#include "rocjit/compiler/semantics.hpp"
 #include "targets/amdgpu/target_machine.h"
 #include "targets/lowering.h"
 
@@ -188,24 +189,12 @@ class AmdgpuLowering : public KernelLowering {
     return builder_.CreateAnd(in_range, bit);
   }
 
-  // One step of a reduction or scan: the binary op of the same name, with its semantics.
-  llvm::Value* combine(ir::WaveOp w, ir::Type t, llvm::Value* a, llvm::Value* b) {
-    using B = ir::BinaryOp;
-    const B op = w == ir::WaveOp::reduce_min   ? B::min
-                 : w == ir::WaveOp::reduce_max ? B::max
-                 : w == ir::WaveOp::reduce_and ? B::and_
-                 : w == ir::WaveOp::reduce_or  ? B::or_
-                 : w == ir::WaveOp::reduce_xor ? B::xor_
-                                               : B::add;
-    if (t == ir::Type::bf16)
-      return narrow_float(binary_of(op, ir::Type::f32, widen_narrow_float(a), widen_narrow_float(b)), t);
-    return binary_of(op, t, a, b);
-  }
-
-  // The same steps as rocjit::interpret_wave (compiler/ir/interpret.cpp), with cross-lane reads.
+  // The rules of rocjit/compiler/semantics.hpp (wave_rule, shuffle_source, the trees of
+  // reduce_tree and scan_tree), every lane at once, with cross-lane reads.
   void wave(const ir::Op& op) override {
     using W = ir::WaveOp;
     const W w = op.wave_op();
+    const ir::semantics::WaveRule rule = ir::semantics::wave_rule(w);
     const ir::Type t = kernel_.value_type(op.operands[0]);
     llvm::Value* v = value(op.operands[0]);
     llvm::Value* me = lane();
@@ -230,25 +219,26 @@ class AmdgpuLowering : public KernelLowering {
         break;
       case W::reduce_add: case W::reduce_min: case W::reduce_max: case W::reduce_and: case W::reduce_or:
       case W::reduce_xor: {
-        // Lane l combines with lane l + k where it exists (ascending l reads before l + k
-        // writes: each step reads the previous step's values); lane 0's tree goes to every lane.
+        // Step k: lane l combines with lane l + k where it exists (every lane reads the previous
+        // step's partials); lane 0's tree goes to every lane.
         r = v;
         for (unsigned k = 1; k < wave_; k <<= 1) {
           llvm::Value* from = builder_.CreateAdd(me, builder_.getInt32(k));
           llvm::Value* y = read_lane(r, from);
-          r = builder_.CreateSelect(lane_exists(from, active), combine(w, t, r, y), r);
+          r = builder_.CreateSelect(lane_exists(from, active), wave_combine(rule.combine, t, r, y), r);
         }
         r = read_first_lane(r);
         break;
       }
       case W::inclusive_scan_add: case W::exclusive_scan_add: {
+        // Step k: lane l >= k combines lane l - k's partial with its own.
         r = v;
         for (unsigned k = 1; k < wave_; k <<= 1) {
           llvm::Value* from = builder_.CreateSub(me, builder_.getInt32(k));
           llvm::Value* y = read_lane(r, from);
-          r = builder_.CreateSelect(builder_.CreateICmpUGE(me, builder_.getInt32(k)), combine(W::reduce_add, t, y, r), r);
+          r = builder_.CreateSelect(builder_.CreateICmpUGE(me, builder_.getInt32(k)), wave_combine(rule.combine, t, y, r), r);
         }
-        if (w == W::exclusive_scan_add) {
+        if (rule.exclusive) {
           llvm::Value* from = builder_.CreateSub(me, builder_.getInt32(1));
           llvm::Value* zero = llvm::Constant::getNullValue(v->getType());
           r = builder_.CreateSelect(builder_.CreateICmpEQ(me, builder_.getInt32(0)), zero, read_lane(r, from));
@@ -488,13 +478,7 @@ class AmdgpuLowering : public KernelLowering {
   llvm::Value* library_call(const ir::Op& op, const std::vector<llvm::Value*>& args) override {
     const ir::MathFn fn = op.math_fn();
     device_lib_users_.push_back(fmt::format("{} {} at {}", ir::type_name(op.type), ir::math_fn_name(fn), op.loc.str()));
-    // ocml's f32 tgamma underflows to 0 early for x < -30 and its f32 lgamma is off by dozens of
-    // ulp near lgamma's zeros: both are computed in f64 and rounded (within 0.5 ulp + the f64
-    // error, far below an f32 ulp), as the accuracy harness measures.
-    if (op.type == ir::Type::f32 && (fn == ir::MathFn::tgamma || fn == ir::MathFn::lgamma)) {
-      llvm::Value* x = builder_.CreateFPExt(args[0], builder_.getDoubleTy());
-      return builder_.CreateFPTrunc(ocml(fn, ir::Type::f64, {x}), builder_.getFloatTy());
-    }
+    // f32 tgamma and lgamma arrive computed in f64 (passes/expand_math.cpp).
     return ocml(fn, op.type, args);
   }
 

@@ -29,7 +29,7 @@
 #include "rocjit/compiler/time_trace.hpp"
 #include "cache/kernel_cache.h"
 #include "dump/dump.h"
-#include "passes/pipeline.h"
+#include "rocjit/compiler/passes.hpp"
 #include "targets/backend.h"
 #include "targets/codegen.h"
 #include "targets/limits.h"

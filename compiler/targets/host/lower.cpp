@@ -26,6 +26,7 @@
 
 #include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
+#include "rocjit/compiler/semantics.hpp"
 #include "passes/uniformity.h"
 #include "targets/host/alias_scopes.h"
 #include "targets/host/group_guards.h"
@@ -857,36 +858,136 @@ class HostLowering : public KernelLowering {
     return nullptr;
   }
 
-  // A wave op: one call per work-group to rocjit_host_wave (host_kernel.cpp), which runs
-  // rocjit::interpret_wave on each wave of the group's work-items. Operands come from
-  // per-work-item storage (stride = its item size) or, when uniform, from one copy (stride 0);
-  // results go to the op's storage.
+  // A wave op, inline: for each wave of the group's (or, in a wave-level op, this wave's)
+  // work-items, the lanes' operands are copied into an array, combined there by the rule of
+  // rocjit/compiler/semantics.hpp (wave_rule, shuffle_source, the trees of reduce_tree and
+  // scan_tree; lanes combine through wave_combine, as on AMDGPU) and the results written to the
+  // op's per-work-item storage. Operands come from per-work-item storage (stride = its item size)
+  // or, when uniform, from one copy (stride 0).
   void wave(const ir::Op& op) override {
-    auto* ptr = builder_.getPtrTy();
+    using W = ir::WaveOp;
+    namespace sem = ir::semantics;
     auto* i32 = builder_.getInt32Ty();
     auto* i64 = builder_.getInt64Ty();
-    std::vector<llvm::Value*> args{builder_.getInt32(static_cast<uint32_t>(op.wave_op()))};
-    auto type_code = [&](ir::Type t) { return builder_.getInt32(std::bit_cast<uint32_t>(t)); };
-    args.push_back(type_code(kernel_.value_type(op.operands[0])));
-    for (size_t i = 0; i < 2; ++i) {
-      if (i >= op.operands.size()) {
-        args.push_back(llvm::ConstantPointerNull::get(ptr));
-        args.push_back(builder_.getInt64(0));
-        continue;
+    const W w = op.wave_op();
+    const sem::WaveRule rule = sem::wave_rule(w);
+    const ir::Type at = kernel_.value_type(op.operands[0]);
+    llvm::Type* lt = llvm_type(at);
+    auto [a, a_stride] = collective_operand(op.operands[0]);
+    llvm::Value* b = nullptr, * b_stride = nullptr;
+    if (op.operands.size() > 1) std::tie(b, b_stride) = collective_operand(op.operands[1]);
+    llvm::Value* out = storage_address(value_offset_[op.result], item_bytes(op.type));
+    llvm::Value* out_stride = builder_.getInt64(item_bytes(op.type));
+    llvm::Value* items = builder_.CreateTrunc(collective_items(), i32);
+    auto* lanes_ty = llvm::ArrayType::get(lt, host_wave_size);
+    llvm::Value* x = entry_alloca(lanes_ty, nullptr, "waveop.lanes", 0);
+    auto lane_ptr = [&](llvm::Value* array, llvm::Value* l) {
+      return builder_.CreateInBoundsGEP(lanes_ty, array, {builder_.getInt32(0), l});
+    };
+    auto item_ptr = [&](llvm::Value* base, llvm::Value* stride, llvm::Value* item) {
+      return builder_.CreateInBoundsGEP(builder_.getInt8Ty(), base, builder_.CreateNUWMul(builder_.CreateZExt(item, i64), stride));
+    };
+    auto store_result = [&](llvm::Value* item, llvm::Value* v) { builder_.CreateStore(v, item_ptr(out, out_stride, item)); };
+    const unsigned width = host_wave_size;
+    // for (w0 = 0; w0 < items; w0 += width), active = min(width, items - w0)
+    lane_loop(builder_.getInt32(0), items, builder_.getInt32(width), "waveop", [&](llvm::Value* w0) {
+      llvm::Value* active = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, builder_.CreateSub(items, w0),
+                                                           builder_.getInt32(width));
+      lane_loop(builder_.getInt32(0), active, builder_.getInt32(1), "waveop.in", [&](llvm::Value* l) {
+        builder_.CreateStore(builder_.CreateLoad(lt, item_ptr(a, a_stride, builder_.CreateAdd(w0, l))), lane_ptr(x, l));
+      });
+      auto lane_value = [&](llvm::Value* l) { return builder_.CreateLoad(lt, lane_ptr(x, l)); };
+      switch (rule.form) {
+        case sem::WaveForm::move: case sem::WaveForm::read_first:
+          lane_loop(builder_.getInt32(0), active, builder_.getInt32(1), "waveop.out", [&](llvm::Value* l) {
+            llvm::Value* operand = w == W::read_first
+                                       ? static_cast<llvm::Value*>(builder_.getInt32(0))
+                                       : builder_.CreateLoad(i32, item_ptr(b, b_stride, builder_.CreateAdd(w0, l)));
+            llvm::Value* src = w == W::shuffle_xor    ? builder_.CreateXor(l, operand)
+                               : w == W::shuffle_up   ? builder_.CreateSub(l, operand)
+                               : w == W::shuffle_down ? builder_.CreateAdd(l, operand)
+                                                      : operand;
+            // An unsigned compare: a negative source is out of range too.
+            llvm::Value* from = builder_.CreateSelect(builder_.CreateICmpULT(src, active), src, l);
+            store_result(builder_.CreateAdd(w0, l), lane_value(from));
+          });
+          break;
+        case sem::WaveForm::vote: {
+          llvm::Value* bits = entry_alloca(i64, nullptr, "waveop.bits", 0);
+          builder_.CreateStore(builder_.getInt64(0), bits);
+          lane_loop(builder_.getInt32(0), active, builder_.getInt32(1), "waveop.vote", [&](llvm::Value* l) {
+            llvm::Value* bit = builder_.CreateShl(builder_.CreateZExt(lane_value(l), i64), builder_.CreateZExt(l, i64));
+            builder_.CreateStore(builder_.CreateOr(builder_.CreateLoad(i64, bits), bit), bits);
+          });
+          llvm::Value* mask = builder_.CreateLoad(i64, bits);
+          // All active lanes: ~0 >> (64 - active).
+          llvm::Value* all = builder_.CreateLShr(builder_.getInt64(~uint64_t{0}),
+                                                 builder_.CreateZExt(builder_.CreateSub(builder_.getInt32(64), active), i64));
+          llvm::Value* r = w == W::ballot ? mask
+                           : w == W::any  ? builder_.CreateICmpNE(mask, builder_.getInt64(0))
+                           : w == W::all  ? builder_.CreateICmpEQ(mask, all)
+                                          : builder_.CreateTrunc(builder_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mask), i32);
+          lane_loop(builder_.getInt32(0), active, builder_.getInt32(1), "waveop.out",
+                    [&](llvm::Value* l) { store_result(builder_.CreateAdd(w0, l), r); });
+          break;
+        }
+        case sem::WaveForm::reduce: {
+          // reduce_tree: at distance k, lanes l = 0, 2k, 4k, ... with l + k < active.
+          for (unsigned k = 1; k < width; k <<= 1) {
+            llvm::Value* end = builder_.CreateSub(active, builder_.getInt32(k));
+            lane_loop(builder_.getInt32(0), end, builder_.getInt32(2 * k), "waveop.tree", [&](llvm::Value* l) {
+              llvm::Value* y = lane_value(builder_.CreateAdd(l, builder_.getInt32(k)));
+              builder_.CreateStore(wave_combine(rule.combine, at, lane_value(l), y), lane_ptr(x, l));
+            });
+          }
+          llvm::Value* r = lane_value(builder_.getInt32(0));
+          lane_loop(builder_.getInt32(0), active, builder_.getInt32(1), "waveop.out",
+                    [&](llvm::Value* l) { store_result(builder_.CreateAdd(w0, l), r); });
+          break;
+        }
+        case sem::WaveForm::scan: {
+          // scan_tree: at distance k, lanes l = active - 1 down to k.
+          for (unsigned k = 1; k < width; k <<= 1) {
+            llvm::Value* count = builder_.CreateSub(active, builder_.getInt32(k));
+            lane_loop(builder_.getInt32(0), count, builder_.getInt32(1), "waveop.scan", [&](llvm::Value* i) {
+              llvm::Value* l = builder_.CreateSub(builder_.CreateSub(active, builder_.getInt32(1)), i);
+              llvm::Value* y = lane_value(builder_.CreateSub(l, builder_.getInt32(k)));
+              builder_.CreateStore(wave_combine(rule.combine, at, y, lane_value(l)), lane_ptr(x, l));
+            });
+          }
+          lane_loop(builder_.getInt32(0), active, builder_.getInt32(1), "waveop.out", [&](llvm::Value* l) {
+            llvm::Value* r = lane_value(l);
+            if (rule.exclusive) {
+              llvm::Value* first = builder_.CreateICmpEQ(l, builder_.getInt32(0));
+              llvm::Value* before = lane_value(builder_.CreateSelect(first, l, builder_.CreateSub(l, builder_.getInt32(1))));
+              r = builder_.CreateSelect(first, llvm::Constant::getNullValue(lt), before);
+            }
+            store_result(builder_.CreateAdd(w0, l), r);
+          });
+          break;
+        }
       }
-      auto [address, stride] = collective_operand(op.operands[i]);
-      args.push_back(address);
-      args.push_back(stride);
-    }
-    args.push_back(type_code(op.type));
-    args.push_back(storage_address(value_offset_[op.result], item_bytes(op.type)));
-    args.push_back(builder_.getInt64(item_bytes(op.type)));
-    args.push_back(builder_.CreateTrunc(collective_items(), i32));
-    args.push_back(builder_.getInt32(host_wave_size));
-    auto* fty = llvm::FunctionType::get(builder_.getVoidTy(), {i32, i32, ptr, i64, ptr, i64, i32, ptr, i64, i32, i32},
-                                        false);
-    auto callee = module_.getOrInsertFunction("rocjit_host_wave", fty);
-    builder_.CreateCall(callee, args);
+    });
+  }
+
+  // for (i = begin; i < end; i += step) body(i), with i32 values; `end` may be below `begin`
+  // (signed compare: no iteration).
+  template <class F>
+  void lane_loop(llvm::Value* begin, llvm::Value* end, llvm::Value* step, const char* name, F&& body) {
+    llvm::BasicBlock* pre = builder_.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(context_, std::string(name) + ".header", function_);
+    auto* loop = llvm::BasicBlock::Create(context_, std::string(name) + ".body", function_);
+    auto* exit = llvm::BasicBlock::Create(context_, std::string(name) + ".exit", function_);
+    builder_.CreateBr(header);
+    builder_.SetInsertPoint(header);
+    llvm::PHINode* i = builder_.CreatePHI(builder_.getInt32Ty(), 2, name);
+    i->addIncoming(begin, pre);
+    builder_.CreateCondBr(builder_.CreateICmpSLT(i, end), loop, exit);
+    builder_.SetInsertPoint(loop);
+    body(static_cast<llvm::Value*>(i));
+    i->addIncoming(builder_.CreateNSWAdd(i, step), builder_.GetInsertBlock());
+    builder_.CreateBr(header);
+    builder_.SetInsertPoint(exit);
   }
 
   // mma: one call per work-group (or wave) to rocjit_host_mma (host_kernel.cpp), which runs

@@ -8,7 +8,7 @@
 namespace rocjit::ir {
 
 // Throws rocjit::CompileError naming the kernel, the op's file:line and what is allowed.
-// Structure and types only: the compile pipeline (passes/pipeline.h) runs this and then the
+// Structure and types only: the compile pipeline (rocjit/compiler/passes.hpp) runs this and then the
 // barrier-uniformity rule, which holds for every target.
 void verify(const Kernel& kernel);
 
