@@ -37,8 +37,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "passes/pipeline.h"
-#include "support/settings.h"
+#include "rocjit/compiler/passes.hpp"
+#include "rocjit/support/settings.h"
 #include "rocjit/compiler/device_print.hpp"
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/verifier.hpp"

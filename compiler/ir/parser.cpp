@@ -15,7 +15,7 @@
 #include <unordered_map>
 
 #include "rocjit/compiler/error.hpp"
-#include "passes/pipeline.h"
+#include "rocjit/compiler/passes.hpp"
 #include "ir/lexer.h"
 
 namespace rocjit::ir {

@@ -5,11 +5,10 @@
 #pragma once
 
 #include "rocjit/compiler/ir.hpp"
+#include "rocjit/compiler/passes.hpp"
 
 namespace rocjit::passes {
 
-// Rewrites `kernel` in place; returns how many additions became fma. f32 and f64 values and
-// vectors of them (16-bit floats are left alone: their products round to 16 bits first).
-int contract_multiply_adds(ir::Kernel& kernel);
+// contract_multiply_adds(ir::Kernel&) is declared in rocjit/compiler/passes.hpp, for the DSL.
 
 }  // namespace rocjit::passes

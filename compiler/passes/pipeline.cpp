@@ -12,8 +12,8 @@
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/compiler/verifier.hpp"
-#include "support/log.h"
-#include "support/settings.h"
+#include "rocjit/support/log.h"
+#include "rocjit/support/settings.h"
 
 namespace rocjit::passes {
 namespace {

@@ -13,14 +13,12 @@
 #include <memory>
 
 #include "rocjit/compiler/ir.hpp"
+#include "rocjit/compiler/passes.hpp"
 #include "rocjit/compiler/target.hpp"
 
 namespace rocjit::passes {
 
-// The checks every kernel passes before any target sees it: ir::verify (structure and types),
-// then the barrier-uniformity rule. Throws CompileError. The DSL runs it when a kernel is
-// defined, the parser on every kernel it reads, and both compile paths before their cache keys.
-void check(const ir::Kernel& kernel);
+// check(const ir::Kernel&): rocjit/compiler/passes.hpp.
 
 // The kernel a target lowers: the checked input itself, or the copy the last pass that changed
 // anything made (the input must outlive it).

@@ -385,7 +385,7 @@ TEST_CASE("dynamic shared memory: bounds checking knows its extent from the laun
                     Contains("kernel 'dynamic_overrun'") && Contains("0 static + 67108868 dynamic"));
 }
 
-// rocjit_host_wave (targets/host/host_kernel.cpp) runs common wave ops on native 32- and 64-bit
+// rocjit_host_wave (runtime/cpu/host_helpers.cpp) runs common wave ops on native 32- and 64-bit
 // values instead of through rocjit::interpret_wave; both must give the same values for every op,
 // type, partial wave and strided storage (NaN, infinities, -0 and denormals in the floats).
 extern "C" void rocjit_host_wave(uint32_t op, uint32_t a_type, const uint8_t* a, uint64_t a_stride, const uint8_t* b,

@@ -857,7 +857,7 @@ class HostLowering : public KernelLowering {
     return nullptr;
   }
 
-  // A wave op: one call per work-group to rocjit_host_wave (host_kernel.cpp), which runs
+  // A wave op: one call per work-group to rocjit_host_wave (runtime/cpu/host_helpers.cpp), which runs
   // rocjit::interpret_wave on each wave of the group's work-items. Operands come from
   // per-work-item storage (stride = its item size) or, when uniform, from one copy (stride 0);
   // results go to the op's storage.
@@ -889,7 +889,7 @@ class HostLowering : public KernelLowering {
     builder_.CreateCall(callee, args);
   }
 
-  // mma: one call per work-group (or wave) to rocjit_host_mma (host_kernel.cpp), which runs
+  // mma: one call per work-group (or wave) to rocjit_host_mma (runtime/cpu/host_helpers.cpp), which runs
   // ir::mma::interpret on each wave; operands and result travel as wave_op's do.
   void mma(const ir::Op& op) override {
     auto* ptr = builder_.getPtrTy();

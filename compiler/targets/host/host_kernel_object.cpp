@@ -1,0 +1,102 @@
+// HostKernel: the facts of a kernel compiled for the host, its metadata text and its
+// out-of-bounds reports. Running it is the runtime's (runtime/cpu/host_runner.cpp); the functions
+// its code calls at run time are the CPU runtime's (runtime/cpu/host_helpers.cpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/interpret.hpp"
+#include "rocjit/compiler/mma.hpp"
+#include "targets/host/jit.h"
+
+namespace rocjit {
+
+const std::string& HostKernel::name() const { return impl_->name; }
+const std::vector<std::string>& HostKernel::argument_names() const { return impl_->argument_names; }
+uint64_t HostKernel::work_item_storage_bytes() const { return impl_->storage_bytes_per_work_item; }
+unsigned HostKernel::region_count() const { return impl_->region_count; }
+uint64_t HostKernel::shared_bytes() const { return impl_->shared_bytes; }
+int HostKernel::dynamic_shared_argument() const { return impl_->dynamic_shared_argument; }
+uint32_t HostKernel::max_block_size() const { return impl_->max_block_size; }
+bool HostKernel::bounds_checked() const { return impl_->bounds_check; }
+bool HostKernel::races_checked() const { return impl_->check_races; }
+
+HostAccessSite HostKernel::access_site(int32_t site) const {
+  const targets::host::BoundsCheck& c = impl_->checks.at(static_cast<size_t>(site));
+  return HostAccessSite{c.array, c.access, c.param_index >= 0, ir::byte_size(c.type) * c.lanes, ir::byte_size(c.type),
+                        c.loc};
+}
+
+size_t HostKernel::access_site_count() const { return impl_->checks.size(); }
+std::optional<Dim3> HostKernel::fixed_block() const { return impl_->fixed_block; }
+int HostKernel::opt_level() const { return impl_->opt_level; }
+const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
+const std::string& HostKernel::llvm_ir_optimized() const { return impl_->llvm_ir_optimized; }
+const std::string& HostKernel::assembly() const { return impl_->assembly; }
+HostGroupFunction HostKernel::entry() const { return impl_->entry; }
+
+std::string metadata_text(const HostKernel& kernel) {
+  const HostKernel::Impl& k = kernel.impl();
+  std::string s = fmt::format("kernel {}\n", k.name);
+  s += fmt::format("  target:               host ({})\n", k.cpu);
+  s += fmt::format("  max work-group size:  {}\n", k.max_block_size);
+  s += fmt::format("  wavefront size:       {} (emulated)\n", host_wave_size);
+  if (k.fixed_block)
+    s += fmt::format("  work-group shape:     {}x{}x{} (compiled for it)\n", k.fixed_block->x, k.fixed_block->y,
+                     k.fixed_block->z);
+  s += fmt::format("  barrier-free regions: {}\n", k.region_count);
+  s += fmt::format("  work-item storage:    {} bytes per work-item (values and variables live across barriers)\n",
+                   k.storage_bytes_per_work_item);
+  s += fmt::format("  shared bytes:         {} per work-group{}\n", k.shared_bytes,
+                   k.dynamic_shared_argument >= 0 ? " + the launch's dynamic shared bytes" : "");
+  s += fmt::format("  bounds checked:       {}\n", k.bounds_check ? "yes" : "no");
+  if (k.check_races) s += "  race checked:         yes\n";
+  s += "  run() arguments:\n";
+  for (size_t i = 0; i < k.argument_names.size(); ++i) s += fmt::format("    {:>3}  {}\n", i, k.argument_names[i]);
+  return s;
+}
+
+std::string HostKernel::out_of_bounds_message(const HostBoundsReport& r, const void* const* args) const {
+  const Impl& k = *impl_;
+  const targets::host::BoundsCheck& c = k.checks.at(static_cast<size_t>(r.check));
+  if (c.access == "uniform") {
+    auto shown = [&](int64_t bits) {
+      const auto u = static_cast<uint64_t>(bits);
+      if (c.type == ir::Type::f32) return fmt::format("{}", std::bit_cast<float>(static_cast<uint32_t>(u)));
+      if (c.type == ir::Type::f64) return fmt::format("{}", std::bit_cast<double>(u));
+      if (c.type == ir::Type::i1) return std::string(u & 1 ? "true" : "false");
+      const unsigned bits_wide = ir::bit_width(c.type);
+      const uint64_t masked = bits_wide >= 64 ? u : u & ((uint64_t{1} << bits_wide) - 1);
+      if (!ir::is_signed(c.type)) return fmt::format("{}", masked);
+      const int64_t v = bits_wide >= 64 ? static_cast<int64_t>(u)
+                                        : static_cast<int64_t>(masked << (64 - bits_wide)) >> (64 - bits_wide);
+      return fmt::format("{}", v);
+    };
+    return fmt::format("kernel '{}': uniform() at {} got {} from work-item {} (linear local id) but {} from "
+                       "work-item 0 of the same group; uniform(x) promises one value for the whole work-group",
+                       k.name, c.loc.str(), shown(r.index[1]), r.index[0], shown(r.index[2]));
+  }
+  std::vector<int64_t> shape = c.static_shape;
+  if (c.param_index >= 0)  // extents from the arguments, where the kernel ABI puts them
+    for (unsigned d = 0; d < c.rank; ++d) shape.push_back(*static_cast<const int32_t*>(args[c.first_extent + d]));
+  if (c.dynamic_element_bytes)
+    shape.push_back(*static_cast<const uint32_t*>(args[c.first_extent]) / c.dynamic_element_bytes);
+  std::vector<int64_t> index(r.index, r.index + c.rank);
+  if (c.lanes > 1)
+    return fmt::format("kernel '{}': out-of-bounds vector {} of array '{}' at {}: {}, outside shape ({}); nothing "
+                       "out of bounds was read or written",
+                       k.name, c.access, c.array, c.loc.str(), ir::describe_vector_access(index, c.lanes),
+                       fmt::join(shape, ", "));
+  return fmt::format("kernel '{}': out-of-bounds {} of array '{}' at {}: index ({}) is outside shape ({}); "
+                     "nothing out of bounds was read or written",
+                     k.name, c.access, c.array, c.loc.str(), fmt::join(index, ", "), fmt::join(shape, ", "));
+}
+
+
+}  // namespace rocjit
