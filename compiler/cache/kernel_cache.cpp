@@ -44,8 +44,8 @@
 #include "rocjit/compiler/time_trace.hpp"
 #include "support/atomic_file.h"
 #include "targets/amdgpu/metadata.h"
-#include "support/log.h"
-#include "support/settings.h"
+#include "rocjit/support/log.h"
+#include "rocjit/support/settings.h"
 
 namespace rocjit {
 namespace {

@@ -1,7 +1,7 @@
 // Settings::dump / dump_dir, ROCJIT_DUMP / ROCJIT_DUMP_DIR (see dump.h).
 #include "dump/dump.h"
 #include "support/atomic_file.h"
-#include "support/log.h"
+#include "rocjit/support/log.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

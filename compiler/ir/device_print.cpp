@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "rocjit/compiler/float16.hpp"
-#include "support/log.h"
+#include "rocjit/support/log.h"
 
 namespace rocjit {
 namespace {

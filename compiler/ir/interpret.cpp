@@ -39,7 +39,7 @@
 
 #include "rocjit/compiler/passes.hpp"
 #include "rocjit/compiler/semantics.hpp"
-#include "support/settings.h"
+#include "rocjit/support/settings.h"
 #include "rocjit/compiler/device_print.hpp"
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/verifier.hpp"

@@ -15,8 +15,8 @@
 #include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/compiler/verifier.hpp"
 #include "rocjit/compiler/visitor.hpp"
-#include "support/log.h"
-#include "support/settings.h"
+#include "rocjit/support/log.h"
+#include "rocjit/support/settings.h"
 
 namespace rocjit::passes {
 namespace {

@@ -1,13 +1,13 @@
 // The log sink: every message of the library goes through support::log to the handler
 // (set_log_handler), stderr by default.
-#include "support/log.h"
+#include "rocjit/support/log.h"
 
 #include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
 
-#include "support/settings.h"
+#include "rocjit/support/settings.h"
 
 namespace rocjit {
 namespace {

@@ -1,6 +1,6 @@
 // rocjit's settings: read from the environment once, at first use, then changed only through
 // set_settings / update_settings. The one file of the library that reads environment variables.
-#include "support/settings.h"
+#include "rocjit/support/settings.h"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "rocjit/compiler/error.hpp"
-#include "support/log.h"
+#include "rocjit/support/log.h"
 
 namespace rocjit {
 namespace {

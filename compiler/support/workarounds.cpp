@@ -1,12 +1,12 @@
 // The table of workarounds (rocjit/workarounds.def) and the question every workaround site asks.
 #include "rocjit/workarounds.hpp"
 
-#include <llvm/Config/llvm-config.h>
-
 #include <array>
 
 #include "rocjit/settings.hpp"
 
+// The LLVM release the library is built with: ROCJIT_LLVM_VERSION_MAJOR, set by CMake from
+// LLVM's package (the support layer sees no LLVM header).
 namespace rocjit {
 namespace {
 
@@ -37,11 +37,11 @@ std::optional<Workaround> workaround_named(std::string_view name) {
   return std::nullopt;
 }
 
-int llvm_major_version() { return LLVM_VERSION_MAJOR; }
+int llvm_major_version() { return ROCJIT_LLVM_VERSION_MAJOR; }
 
 bool workaround_applies(Workaround w) {
   const WorkaroundInfo& entry = workaround_info(w);
-  return LLVM_VERSION_MAJOR >= entry.first_llvm && (entry.last_llvm == 0 || LLVM_VERSION_MAJOR <= entry.last_llvm);
+  return ROCJIT_LLVM_VERSION_MAJOR >= entry.first_llvm && (entry.last_llvm == 0 || ROCJIT_LLVM_VERSION_MAJOR <= entry.last_llvm);
 }
 
 bool workaround_enabled(Workaround w, const Settings& settings) {

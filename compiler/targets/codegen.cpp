@@ -28,7 +28,7 @@
 #endif
 
 #include "rocjit/compiler/error.hpp"
-#include "support/log.h"
+#include "rocjit/support/log.h"
 
 namespace rocjit::targets {
 

@@ -1,5 +1,6 @@
-// Finishing a trace: parameters, verification, the error wrapper and printing. (Inspection
-// through the compiler, Kernel::llvm_ir/assembly/metadata, is the runtime's: runtime/src/inspect.cpp.)
+// Finishing a trace: parameters, verification, the error wrapper and printing. (Launching and
+// inspection through the compiler, Kernel::llvm_ir/assembly/metadata, are the runtime's:
+// rocjit/runtime/kernel.hpp, runtime/src/inspect.cpp.)
 #include "rocjit/dsl/kernel.hpp"
 
 #include <fmt/format.h>
@@ -19,17 +20,17 @@
 
 namespace rocjit {
 
-void Kernel::empty_kernel() {
+void TracedKernel::empty_kernel() {
   throw Error("this rocjit::Kernel is empty (default-constructed); assign it the result of rocjit::kernel(...)");
 }
 
-std::string Kernel::print(bool locations) const {
+std::string TracedKernel::print(bool locations) const {
   ir::PrintOptions o;
   o.locations = locations;
   return ir::print(ir(), o);
 }
 
-std::string Kernel::signature() const {
+std::string TracedKernel::signature() const {
   std::string s = name() + "(";
   for (size_t i = 0; i < ir_->params.size(); ++i) {
     const ir::Param& p = ir_->params[i];
@@ -84,7 +85,7 @@ std::unique_ptr<ir::Op> constant_of(ir::Type t, uint64_t b, ir::ValueId result, 
 
 }  // namespace dsl::detail
 
-std::shared_ptr<const ir::Kernel> Kernel::specialized(const std::vector<uint64_t>& scalar_bits,
+std::shared_ptr<const ir::Kernel> TracedKernel::specialized(const std::vector<uint64_t>& scalar_bits,
                                                       const std::vector<std::vector<int64_t>>& shapes) const {
   const ir::Kernel& base = ir();
   if (!specializations_) return ir_;
@@ -139,7 +140,7 @@ std::shared_ptr<const ir::Kernel> Kernel::specialized(const std::vector<uint64_t
   return version;
 }
 
-size_t Kernel::specialization_count() const {
+size_t TracedKernel::specialization_count() const {
   if (!specializations_) return 0;
   std::lock_guard<std::mutex> guard(specializations_->lock);
   return specializations_->order.size();
@@ -181,7 +182,7 @@ Value add_scalar_param(Trace& t, const std::string& name, ir::Type type) {
   return Value(p.value, type, t.serial);
 }
 
-Kernel finish(Trace& t, const KernelOptions& options) {
+TracedKernel finish(Trace& t, const KernelOptions& options) {
   ir::Kernel& k = t.kernel;
   if (options.max_block_size < 1 || options.max_block_size > 1024)
     throw CompileError(fmt::format("kernel '{}': max_block_size {} is outside 1..1024 (at {})", k.name,
@@ -225,7 +226,7 @@ Kernel finish(Trace& t, const KernelOptions& options) {
   auto owned = std::make_shared<ir::Kernel>(std::move(k));
   owned->index_definitions();
   passes::check(*owned);
-  Kernel kernel(std::move(owned));
+  TracedKernel kernel(std::move(owned));
   kernel.specializations_ = std::move(specializations);
   return kernel;
 }

@@ -5,6 +5,8 @@
 /// rocjit's host-side API: kernels, compile(), the host JIT, devices, arrays, streams.
 /// \namespace rocjit::ir
 /// rocjit's structured IR: kernels, regions and ops, with their printer, parser and verifier.
+/// \namespace rocjit::passes
+/// The compile pipeline's checks and IR passes that the DSL and the compiler call (rocjit/compiler/passes.hpp).
 /// \namespace rocjit::dsl
 /// The kernel-side vocabulary: values, arrays, variables, control flow and builtins.
 /// \namespace rocjit::dsl::atomic
@@ -37,6 +39,7 @@
 #include "rocjit/runtime/device.hpp"
 #include "rocjit/runtime/host_runner.hpp"
 #include "rocjit/runtime/interop.hpp"
+#include "rocjit/runtime/kernel.hpp"
 #include "rocjit/runtime/launch.hpp"
 #include "rocjit/runtime/memory.hpp"
 #include "rocjit/runtime/module.hpp"

@@ -20,9 +20,9 @@
 #include "rocjit/compiler/interpret.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
 #include "rocjit/runtime/host_runner.hpp"
-#include "compiler/support/log.h"
-#include "compiler/support/settings.h"
-#include "runtime/src/backend.hpp"
+#include "rocjit/support/log.h"
+#include "rocjit/support/settings.h"
+#include "src/backend.hpp"
 
 namespace rocjit::runtime {
 namespace {

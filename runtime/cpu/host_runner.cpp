@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "rocjit/compiler/error.hpp"
-#include "compiler/support/settings.h"
-#include "compiler/support/log.h"
-#include "runtime/cpu/race_checker.hpp"
-#include "runtime/cpu/worker_pool.hpp"
+#include "rocjit/support/settings.h"
+#include "rocjit/support/log.h"
+#include "cpu/race_checker.hpp"
+#include "cpu/worker_pool.hpp"
 
 namespace rocjit {
 namespace {

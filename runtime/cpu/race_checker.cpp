@@ -10,9 +10,9 @@
 // on lockstep within a wavefront (Numba's warp-synchronous scan) may compute the wrong answer
 // there; the checker reports such communication on every device's behalf, since rocjit does not
 // promise lockstep anywhere.
-#include "runtime/cpu/race_checker.hpp"
+#include "cpu/race_checker.hpp"
 
-#include "compiler/support/log.h"
+#include "rocjit/support/log.h"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // dlopen/dlsym of libamdhip64, and of libamdsim-hip.so (the simulator with the same functions).
-#include "runtime/hip/hip_api.hpp"
+#include "hip/hip_api.hpp"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/support/settings.h"
+#include "rocjit/support/settings.h"
 #include "rocjit/compiler/error.hpp"
 
 namespace rocjit::runtime::hip {

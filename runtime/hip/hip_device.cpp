@@ -9,9 +9,9 @@
 
 #include "rocjit/compiler/compile.hpp"
 #include "rocjit/compiler/error.hpp"
-#include "runtime/hip/hip_api.hpp"
-#include "runtime/src/backend.hpp"
-#include "compiler/support/settings.h"
+#include "hip/hip_api.hpp"
+#include "src/backend.hpp"
+#include "rocjit/support/settings.h"
 
 namespace rocjit::runtime {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/runtime/memory.hpp"
-#include "runtime/src/array_ops.h"
-#include "runtime/src/backend.hpp"
+#include "src/array_ops.h"
+#include "src/backend.hpp"
 
 namespace rocjit {
 

@@ -2,7 +2,7 @@
 // views of different layouts (strided slices, C to F) and fill. They move bits, so one kernel
 // per element size and rank serves every element type (a view is retyped to the unsigned
 // integer of its element's size).
-#include "runtime/src/array_ops.h"
+#include "src/array_ops.h"
 
 #include <fmt/format.h>
 
@@ -11,9 +11,10 @@
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/dsl.hpp"
+#include "rocjit/runtime/kernel.hpp"
 #include "rocjit/runtime/launch.hpp"
-#include "runtime/src/array_access.h"
-#include "runtime/src/backend.hpp"
+#include "src/array_access.h"
+#include "src/backend.hpp"
 
 namespace rocjit::runtime {
 

@@ -9,9 +9,9 @@
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/runtime/stream.hpp"
-#include "runtime/src/backend.hpp"
-#include "compiler/support/log.h"
-#include "compiler/support/settings.h"
+#include "src/backend.hpp"
+#include "rocjit/support/log.h"
+#include "rocjit/support/settings.h"
 
 namespace rocjit {
 namespace runtime {

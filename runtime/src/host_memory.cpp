@@ -1,6 +1,6 @@
 // Host memory used by kernels in place: which host memory a device reaches and at what address,
 // and the host-accessible arrays (mapped_array, managed_array).
-#include "runtime/src/host_memory.h"
+#include "src/host_memory.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/runtime/memory.hpp"
-#include "runtime/src/array_access.h"
+#include "src/array_access.h"
 
 namespace rocjit::runtime {
 

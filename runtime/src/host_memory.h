@@ -8,7 +8,7 @@
 #include <string>
 
 #include "rocjit/runtime/launch.hpp"
-#include "runtime/src/backend.hpp"
+#include "src/backend.hpp"
 
 namespace rocjit::runtime {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "rocjit/compiler/compile.hpp"
-#include "rocjit/dsl/kernel.hpp"
+#include "rocjit/runtime/kernel.hpp"
 
 namespace rocjit {
 
@@ -33,18 +33,18 @@ std::array<std::string, 4> inspect(const std::shared_ptr<const ir::Kernel>& kern
 std::string Kernel::llvm_ir(const Target& target, LlvmStage stage) const {
   const bool optimized = stage == LlvmStage::optimized;
   ir();  // an empty Kernel throws here
-  auto texts = inspect(ir_, target, {.llvm = !optimized, .llvm_opt = optimized});
+  auto texts = inspect(ir_ptr(), target, {.llvm = !optimized, .llvm_opt = optimized});
   return std::move(texts[optimized ? 1 : 0]);
 }
 
 std::string Kernel::assembly(const Target& target) const {
   ir();
-  return std::move(inspect(ir_, target, {.assembly = true})[2]);
+  return std::move(inspect(ir_ptr(), target, {.assembly = true})[2]);
 }
 
 std::string Kernel::metadata(const Target& target) const {
   ir();
-  return std::move(inspect(ir_, target, {})[3]);
+  return std::move(inspect(ir_ptr(), target, {})[3]);
 }
 
 std::vector<CodeObject> compile_all(std::span<const Kernel> kernels, const Target& target, const CompileOptions& options,

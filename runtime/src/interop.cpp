@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "rocjit/compiler/error.hpp"
-#include "runtime/src/array_access.h"
-#include "runtime/src/backend.hpp"
+#include "src/array_access.h"
+#include "src/backend.hpp"
 
 namespace rocjit {
 namespace runtime {

@@ -14,8 +14,8 @@
 #include "rocjit/compiler/kernel_abi.hpp"
 #include "rocjit/compiler/verifier.hpp"
 #include "rocjit/settings.hpp"
-#include "runtime/src/backend.hpp"
-#include "runtime/src/host_memory.h"
+#include "src/backend.hpp"
+#include "src/host_memory.h"
 #include "rocjit/compiler/mma.hpp"
 
 namespace rocjit::runtime {

@@ -13,8 +13,8 @@
 
 #include "rocjit/compiler/compile.hpp"
 #include "rocjit/compiler/error.hpp"
-#include "runtime/src/backend.hpp"
-#include "runtime/src/host_memory.h"
+#include "src/backend.hpp"
+#include "src/host_memory.h"
 
 namespace rocjit {
 namespace runtime {

@@ -12,7 +12,7 @@
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/dsl/builtins.hpp"
 #include "rocjit/dsl/control.hpp"
-#include "runtime/src/array_access.h"
+#include "src/array_access.h"
 
 namespace rocjit {
 

@@ -990,7 +990,7 @@ class HostLowering : public KernelLowering {
     builder_.SetInsertPoint(exit);
   }
 
-  // mma: one call per work-group (or wave) to rocjit_host_mma (host_kernel.cpp), which runs
+  // mma: one call per work-group (or wave) to rocjit_host_mma (runtime/cpu/host_helpers.cpp), which runs
   // ir::mma::interpret on each wave; operands and result travel as wave_op's do.
   void mma(const ir::Op& op) override {
     auto* ptr = builder_.getPtrTy();

@@ -1,4 +1,6 @@
-// rocjit::kernel(): traces a C++ lambda once and keeps the resulting IR.
+// dsl::trace_kernel(): traces a C++ lambda once and keeps the resulting IR (TracedKernel). The
+// DSL records kernels and does not run or compile them: rocjit::kernel() and rocjit::Kernel,
+// which launch and inspect them, are the runtime's (rocjit/runtime/kernel.hpp).
 #pragma once
 
 #include <cstdint>
@@ -11,19 +13,14 @@
 #include <utility>
 #include <vector>
 
-#include "rocjit/compiler/compile.hpp"
 #include "rocjit/compiler/ir.hpp"
-#include "rocjit/compiler/target.hpp"
 #include "rocjit/compiler/time_trace.hpp"
 #include "rocjit/dsl/array.hpp"
 #include "rocjit/dsl/value.hpp"
 
 namespace rocjit {
 
-struct LaunchConfig;
-class Launcher;
-
-/// Options of rocjit::kernel(): the maximum block size and parameter names.
+/// Options of rocjit::kernel() (and dsl::trace_kernel()): the maximum block size and parameter names.
 struct KernelOptions {
   /// Largest work-group the kernel will be launched with (1..1024); becomes the AMDGPU
   /// "amdgpu-flat-work-group-size" upper bound and is checked at launch.
@@ -50,26 +47,28 @@ struct KernelOptions {
   uint32_t max_specializations = 16;
 };
 
-class Kernel;
+class TracedKernel;
 /// \cond INTERNAL
-class Stream;
 namespace dsl::detail {
 struct Specializations;
-Kernel finish(Trace& t, const KernelOptions& options);
+TracedKernel finish(Trace& t, const KernelOptions& options);
 }  // namespace dsl::detail
 /// \endcond
 
-/// A traced kernel: its name and IR. Cheap to copy (the IR is shared and immutable).
-class Kernel {
+/// A traced kernel: its name, its IR and its specialised versions. Cheap to copy (the IR is shared
+/// and immutable). What the DSL makes; rocjit::Kernel (rocjit/runtime/kernel.hpp) is one that can
+/// also be launched and inspected.
+class TracedKernel {
  public:
-  Kernel() = default;
+  TracedKernel() = default;
   /// Wraps traced IR.
-  explicit Kernel(std::shared_ptr<const ir::Kernel> ir) : ir_(std::move(ir)) {}
-  /// An empty (default-constructed) Kernel throws rocjit::Error from every accessor.
+  explicit TracedKernel(std::shared_ptr<const ir::Kernel> ir) : ir_(std::move(ir)) {}
+  /// Whether this holds a kernel: an empty (default-constructed) one throws rocjit::Error from
+  /// every accessor.
   explicit operator bool() const { return ir_ != nullptr; }
   /// The kernel's name.
   const std::string& name() const { return ir().name; }
-  /// The kernel's IR; throws CompileError if this Kernel is empty.
+  /// The kernel's IR; throws rocjit::Error if this kernel is empty.
   const ir::Kernel& ir() const {
     if (!ir_) empty_kernel();
     return *ir_;
@@ -80,31 +79,6 @@ class Kernel {
   std::string print(bool locations = true) const;
   /// The signature as users write it, e.g. "saxpy(f32 a, array<f32, 1> x, array<f32, 1> y)".
   std::string signature() const;
-
-  /// What the JIT makes of this kernel, like Numba's inspect_llvm() / inspect_asm(): the same
-  /// texts as ROCJIT_DUMP and rocjit-dump. `target` is a Target or its spelling: "gfx90a",
-  /// "amdgpu:gfx1100:+wavefrontsize64", "host". At -O3 (AMDGPU code object v5). llvm_ir() and
-  /// assembly() always compile afresh; metadata() for a GPU comes from the kernel cache when the
-  /// kernel was compiled before. For the host nothing is added to the process's JIT.
-  /// (The IR itself is ir(); print() or `std::cout << k.ir()` shows it as .rjir.)
-  enum class LlvmStage { lowered, optimized };
-  /// The LLVM IR for `target`, optimised or as lowered (compiles afresh).
-  std::string llvm_ir(const Target& target, LlvmStage stage = LlvmStage::optimized) const;
-  /// The assembly for `target` (compiles afresh).
-  std::string assembly(const Target& target) const;
-  /// Registers, spills, LDS, scratch, kernel arguments and occupancy (AMDGPU), or regions,
-  /// per-work-item storage, shared bytes and argument order (host).
-  std::string metadata(const Target& target) const;
-  /// Numba-style launch: k[{grid, block}](args...) or k[{grid, block, stream}](args...).
-  /// Defined in rocjit/runtime/launch.hpp (included by rocjit/rocjit.hpp).
-  Launcher operator[](const LaunchConfig& config) const;
-  /// A one-dimensional launch over `n` work-items, like Numba's kernel.forall(n):
-  /// `k.forall(n)(args...)` runs global ids 0 .. at least n - 1 (the kernel guards `i < n`) in
-  /// work-groups the runtime picks for the device (runtime::forall_config); forall(0) launches
-  /// nothing. Defined in rocjit/runtime/launch.hpp.
-  Launcher forall(int64_t n) const;
-  /// forall(n) on `stream` (and its device).
-  Launcher forall(int64_t n, const Stream& stream) const;
 
   /// Whether launches specialise this kernel (KernelOptions::specialize, specialize_shapes).
   bool specializes() const { return specializations_ != nullptr; }
@@ -118,16 +92,11 @@ class Kernel {
   size_t specialization_count() const;
 
  private:
-  friend Kernel dsl::detail::finish(dsl::detail::Trace& t, const KernelOptions& options);
+  friend TracedKernel dsl::detail::finish(dsl::detail::Trace& t, const KernelOptions& options);
   [[noreturn]] static void empty_kernel();
   std::shared_ptr<const ir::Kernel> ir_;
   std::shared_ptr<dsl::detail::Specializations> specializations_;
 };
-
-/// Compiles traced kernels for one target in parallel, e.g. to have every kernel of an application
-/// in the cache before its first launches: compile_all() of rocjit/compiler/compile.hpp on their IR.
-std::vector<CodeObject> compile_all(std::span<const Kernel> kernels, const Target& target,
-                                    const CompileOptions& options = {}, unsigned threads = 0);
 
 /// \cond INTERNAL
 namespace dsl::detail {
@@ -163,7 +132,7 @@ struct param_maker<Expr<T>> {
 
 std::string param_name(const KernelOptions& options, size_t index);
 /// Verifies the finished trace and wraps it; errors name the kernel.
-Kernel finish(Trace& t, const KernelOptions& options);
+TracedKernel finish(Trace& t, const KernelOptions& options);
 [[noreturn]] void rethrow_tracing_error(const std::string& name, const std::source_location& loc);
 
 template <class F, size_t... I>
@@ -178,22 +147,26 @@ void invoke_traced(Trace& t, F& body, const KernelOptions& options, std::index_s
 }  // namespace dsl::detail
 /// \endcond
 
-/// Traces `body` once and returns the kernel. Lambda parameters must be rocjit::dsl::Array<T, N>
-/// (global arrays) or scalar expressions (Float, Int, ...). Errors while tracing are rethrown as
-/// rocjit::CompileError naming the kernel.
+namespace dsl {
+
+/// Traces `body` once and returns the traced kernel. Lambda parameters must be
+/// rocjit::dsl::Array<T, N> (global arrays) or scalar expressions (Float, Int, ...). Errors while
+/// tracing are rethrown as rocjit::CompileError naming the kernel. Programs call rocjit::kernel(),
+/// which returns the same kernel as a launchable rocjit::Kernel.
 template <class F>
-Kernel kernel(std::string name, F&& body, KernelOptions options = {},
-              std::source_location loc = std::source_location::current()) {
-  using Args = typename dsl::detail::lambda_traits<std::decay_t<F>>::args;
-  dsl::detail::TraceScope scope(name, loc);
+TracedKernel trace_kernel(std::string name, F&& body, KernelOptions options = {},
+                          std::source_location loc = std::source_location::current()) {
+  using Args = typename detail::lambda_traits<std::decay_t<F>>::args;
+  detail::TraceScope scope(name, loc);
   time_trace::Record record(name, "dsl");
   try {
     time_trace::Phase phase("trace");
-    dsl::detail::invoke_traced(scope.trace(), body, options, std::make_index_sequence<std::tuple_size_v<Args>>{});
+    detail::invoke_traced(scope.trace(), body, options, std::make_index_sequence<std::tuple_size_v<Args>>{});
   } catch (...) {
-    dsl::detail::rethrow_tracing_error(name, loc);
+    detail::rethrow_tracing_error(name, loc);
   }
-  return dsl::detail::finish(scope.trace(), options);
+  return detail::finish(scope.trace(), options);
 }
 
+}  // namespace dsl
 }  // namespace rocjit

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "rocjit/compiler/host.hpp"
-#include "rocjit/dsl/kernel.hpp"
+#include "rocjit/runtime/kernel.hpp"
 #include "rocjit/runtime/array.hpp"
 #include "rocjit/runtime/smart_array.hpp"
 #include "rocjit/runtime/stream.hpp"

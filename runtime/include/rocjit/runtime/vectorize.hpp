@@ -17,7 +17,7 @@
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/dsl/array.hpp"
-#include "rocjit/dsl/kernel.hpp"
+#include "rocjit/runtime/kernel.hpp"
 #include "rocjit/dsl/promotion.hpp"
 #include "rocjit/dsl/value.hpp"
 #include "rocjit/runtime/array.hpp"

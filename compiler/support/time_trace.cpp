@@ -6,40 +6,31 @@
 // allocation, lld) are taken from it when the record closes, moved onto the process's time line
 // and the thread's track, and tagged with the record's kernel and target, so they nest under
 // rocjit's phases. The file is written with llvm::json when the process exits.
+//
+// This file sees no LLVM: the profiler and the JSON file are the compiler back end's, through the
+// hooks of rocjit/support/time_trace_backend.h (compiler/targets/time_trace_llvm.cpp).
 #include "rocjit/compiler/time_trace.hpp"
 
-#include <fmt/format.h>
-#include <llvm/ADT/SmallString.h>
-#include <llvm/Support/JSON.h>
-#include <llvm/Support/Threading.h>
-#include <llvm/Support/TimeProfiler.h>
-#include <llvm/Support/raw_ostream.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
+#include <atomic>
 #include <deque>
 #include <mutex>
 #include <thread>
 
-#include "support/atomic_file.h"
-#include "support/log.h"
-#include "support/settings.h"
+#include "rocjit/support/log.h"
+#include "rocjit/support/settings.h"
+#include "rocjit/support/time_trace_backend.h"
 
 namespace rocjit {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Event {
-  std::string name, kernel, target;
-  double start_us, duration_us;
-  size_t thread;
-  const char* category = "rocjit";
-  std::string detail;  // LLVM's events: the pass's function, file or module, if any
-};
+using time_trace::Event;
 
-std::string valid_utf8(const std::string& s) { return llvm::json::isUTF8(s) ? s : llvm::json::fixUTF8(s); }
+std::atomic<const time_trace::Backend*> backend{nullptr};
 
 struct State {
   std::mutex lock;
@@ -55,38 +46,13 @@ struct State {
     }
     if (!failure.empty()) support::log(LogLevel::warning, "cannot write the time trace to {}: {}", path, failure);
   }
-  // Chrome's JSON trace format: complete ("X") events with microsecond timestamps. Returns what
-  // went wrong writing the file, if anything.
+  // Chrome's JSON trace format (the back end writes it). Returns what went wrong writing the
+  // file, if anything.
   std::string write() {
     if (path.empty()) return {};
-    std::string text;
-    llvm::raw_string_ostream out(text);
-    {
-      const int pid = static_cast<int>(getpid());
-      llvm::json::OStream json(out);
-      json.object([&] {
-        json.attributeArray("traceEvents", [&] {
-          for (const Event& e : events)
-            json.object([&] {
-              json.attribute("name", valid_utf8(e.name));
-              json.attribute("cat", e.category);
-              json.attribute("ph", "X");
-              json.attribute("ts", e.start_us);
-              json.attribute("dur", e.duration_us);
-              json.attribute("pid", pid);
-              json.attribute("tid", static_cast<int64_t>(e.thread));
-              json.attributeObject("args", [&] {
-                json.attribute("kernel", valid_utf8(e.kernel));
-                json.attribute("target", valid_utf8(e.target));
-                if (!e.detail.empty()) json.attribute("detail", valid_utf8(e.detail));
-              });
-            });
-        });
-        json.attribute("displayTimeUnit", "ms");
-      });
-    }
-    out << "\n";
-    return write_file_atomically(path, text);
+    const time_trace::Backend* b = backend.load();
+    if (!b) return "no compiler back end to write it";
+    return b->write(path, events);
   }
 };
 
@@ -105,38 +71,7 @@ double since_origin_us(Clock::time_point t) {
 }
 
 // The operating system's thread id (distinct for live threads, unlike a hash of std::thread::id).
-size_t this_thread() { return static_cast<size_t>(llvm::get_threadid()); }
-
-// LLVM's events of this thread since profiling_start, as ours; stops LLVM's profiler.
-void take_llvm_events(const CompileRecord& record, std::vector<Event>& into) {
-  llvm::SmallString<0> text;
-  {
-    llvm::raw_svector_ostream out(text);
-    llvm::timeTraceProfilerWrite(out);
-  }
-  llvm::timeTraceProfilerCleanup();
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
-  if (!parsed) {
-    llvm::consumeError(parsed.takeError());
-    return;
-  }
-  const llvm::json::Object* root = parsed->getAsObject();
-  const llvm::json::Array* events = root ? root->getArray("traceEvents") : nullptr;
-  if (!events) return;
-  const double offset_us = since_origin_us(profiling_start);
-  const size_t thread = this_thread();
-  for (const llvm::json::Value& v : *events) {
-    const llvm::json::Object* e = v.getAsObject();
-    if (!e || e->getString("ph") != "X") continue;  // metadata ("M") and others
-    std::optional<llvm::StringRef> name = e->getString("name");
-    std::optional<double> ts = e->getNumber("ts"), dur = e->getNumber("dur");
-    if (!name || !ts || !dur || name->starts_with("Total ")) continue;  // LLVM's per-name totals
-    Event out{name->str(), record.kernel, record.target, offset_us + *ts, *dur, thread, "llvm", {}};
-    if (const llvm::json::Object* args = e->getObject("args"))
-      if (std::optional<llvm::StringRef> detail = args->getString("detail")) out.detail = detail->str();
-    into.push_back(std::move(out));
-  }
-}
+size_t this_thread() { return static_cast<size_t>(::syscall(SYS_gettid)); }
 
 }  // namespace
 
@@ -176,9 +111,10 @@ Record::Record(std::string kernel, std::string target) : start_(Clock::now()), o
     if (s.path.empty()) s.path = settings->time_trace;
   }
   // LLVM's profiler for this thread, unless an outer record (or the program) already runs it.
-  if (!llvm::timeTraceProfilerEnabled()) {
-    profiling_start = Clock::now();
-    llvm::timeTraceProfilerInitialize(settings->time_trace_granularity_us, "rocjit");
+  const time_trace::Backend* b = backend.load();
+  const Clock::time_point start = Clock::now();
+  if (b && b->start_profiler(settings->time_trace_granularity_us)) {
+    profiling_start = start;
     profiling = this;
   }
 }
@@ -189,7 +125,8 @@ Record::~Record() {
   data_.total_ms = std::chrono::duration<double, std::milli>(end - start_).count();
   std::vector<Event> llvm_events;
   if (profiling == this) {
-    take_llvm_events(data_, llvm_events);
+    if (const time_trace::Backend* b = backend.load())
+      b->take_events(data_.kernel, data_.target, since_origin_us(profiling_start), this_thread(), llvm_events);
     profiling = nullptr;
   }
   State& s = state();
@@ -202,6 +139,8 @@ Record::~Record() {
   s.records.push_back(std::move(data_));
   if (s.records.size() > 4096) s.records.pop_front();
 }
+
+void set_backend(const Backend* b) { backend.store(b); }
 
 void Record::set_cache(const char* outcome) { data_.cache = outcome; }
 
