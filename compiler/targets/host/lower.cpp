@@ -946,8 +946,15 @@ class HostLowering : public KernelLowering {
           break;
         }
         case sem::WaveForm::scan: {
-          // scan_tree: at distance k, lanes l = active - 1 down to k.
-          for (unsigned k = 1; k < width; k <<= 1) {
+          // scan_tree: at distance k, lanes l = active - 1 down to k. For integers every order of
+          // the (wrapping, associative) additions gives the same sums: one running pass instead.
+          if (!ir::is_float(at)) {
+            lane_loop(builder_.getInt32(1), active, builder_.getInt32(1), "waveop.scan", [&](llvm::Value* l) {
+              llvm::Value* before = lane_value(builder_.CreateSub(l, builder_.getInt32(1)));
+              builder_.CreateStore(wave_combine(rule.combine, at, before, lane_value(l)), lane_ptr(x, l));
+            });
+          }
+          for (unsigned k = 1; k < width && ir::is_float(at); k <<= 1) {
             llvm::Value* count = builder_.CreateSub(active, builder_.getInt32(k));
             lane_loop(builder_.getInt32(0), count, builder_.getInt32(1), "waveop.scan", [&](llvm::Value* i) {
               llvm::Value* l = builder_.CreateSub(builder_.CreateSub(active, builder_.getInt32(1)), i);
