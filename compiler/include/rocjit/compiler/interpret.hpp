@@ -113,9 +113,10 @@ struct InterpretOptions {
 
 /// The definition of the wave operation `op` on one wavefront of `active` lanes (of `width`, a
 /// power of two): a[i] and b[i] hold lane i's operands as the interpreter's bits (b: the lane
-/// operand of shuffles), `type` is a's type, out[i] receives lane i's result. The interpreter and
-/// the CPU back end both run it; the AMDGPU lowering computes the same steps with cross-lane
-/// instructions, so floats sum in the same order on every target of the same wave size.
+/// operand of shuffles), `type` is a's type, out[i] receives lane i's result. The interpreter's
+/// implementation of the rules in rocjit/compiler/semantics.hpp, which the CPU back end (inline
+/// loops over a wave's lanes) and the AMDGPU lowering (cross-lane instructions) implement on
+/// their own, so floats sum in the same order on every target of the same wave size.
 void interpret_wave(ir::WaveOp op, ir::Type type, const uint64_t* a, const uint64_t* b, uint64_t* out,
                     unsigned active, unsigned width);
 
