@@ -993,7 +993,9 @@ class HostLowering : public KernelLowering {
     builder_.SetInsertPoint(loop);
     body(static_cast<llvm::Value*>(i));
     i->addIncoming(builder_.CreateNSWAdd(i, step), builder_.GetInsertBlock());
-    builder_.CreateBr(header);
+    builder_.CreateBr(header)->setMetadata(llvm::LLVMContext::MD_loop,
+                                           work_item_loop_metadata(std::string_view(name).starts_with("waveop.in") ||
+                                                                   std::string_view(name).starts_with("waveop.out")));
     builder_.SetInsertPoint(exit);
   }
 
