@@ -69,6 +69,15 @@ std::string fingerprint_of(const ir::Kernel& kernel, bool located) {
   return located ? cache::hash_key(ir::print(kernel)) : cache::ir_fingerprint(kernel);
 }
 
+// Whether `kernel` prints or asserts: its cache entry's print table holds source locations.
+bool has_device_output(const ir::Kernel& kernel) {
+  bool found = false;
+  ir::walk(kernel.body, [&](const ir::Op& op) {
+    found = found || op.kind == ir::OpKind::print || op.kind == ir::OpKind::assert_;
+  });
+  return found;
+}
+
 // Verifies and fingerprints `kernel`, or finds that it was done for this very object.
 std::string verified_fingerprint(const ir::Kernel& kernel, const std::shared_ptr<const ir::Kernel>* shared,
                                  bool located) {
@@ -121,8 +130,9 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
   std::string key;
   if (cacheable) {
     // Verifies (once for immutable kernels). Code that names source lines (line tables, the
-    // host's bounds-check reports) is keyed by them too.
-    const bool located = options.bounds_check || options.check_races || settings.line_tables;
+    // host's bounds-check reports, the print table's assert locations) is keyed by them too.
+    const bool located = options.bounds_check || options.check_races || settings.line_tables ||
+                         has_device_output(kernel);
     std::string fingerprint = verified_fingerprint(kernel, shared, located);
     if (located) fingerprint += "|located";
     if (settings.line_tables) fingerprint += "|lines";

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "rocjit/compiler/cache.hpp"
+#include "rocjit/compiler/device_print.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/time_trace.hpp"
 #include "support/atomic_file.h"
@@ -53,8 +54,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char magic[8] = {'R', 'J', 'C', 'A', 'C', 'H', 'E', '1'};
-// 1: FNV-1a keys and checksums; 2: XXH3-128 keys, XXH3-64 checksums.
-constexpr uint32_t format_version = 2;
+// 1: FNV-1a keys and checksums; 2: XXH3-128 keys, XXH3-64 checksums; 3: code-object entries carry
+// the kernel's print table and host entries its print table too.
+constexpr uint32_t format_version = 3;
 
 struct Header {
   char magic[8];
@@ -131,7 +133,7 @@ void warn_once(const std::string& what) {
 }
 
 // Payload: code object version (u32), the explicit argument names (u32 count, then u32 length +
-// bytes each), the ELF (u64 length + bytes); little-endian.
+// bytes each), the print table (write_print_table), the ELF (u64 length + bytes); little-endian.
 std::string serialize(const CodeObject& co) {
   std::string out;
   llvm::raw_string_ostream stream(out);
@@ -145,6 +147,9 @@ std::string serialize(const CodeObject& co) {
     w.write<uint32_t>(static_cast<uint32_t>(n.size()));
     stream << n;
   }
+  std::string prints;
+  write_print_table(prints, co.prints ? *co.prints : PrintTable{});
+  stream << prints;
   w.write<uint64_t>(co.elf.size());
   stream << llvm::StringRef(reinterpret_cast<const char*>(co.elf.data()), co.elf.size());
   return out;
@@ -161,12 +166,20 @@ bool deserialize(const std::string& in, const Target& target, CodeObject& co) {
   if (!at || count > 4096) return fail();
   std::vector<std::string> names(count);
   for (auto& n : names) n = data.getBytes(at, data.getU32(at)).str();
-  const uint64_t elf_bytes = data.getU64(at);
-  if (!at || at.tell() + elf_bytes != in.size()) return fail();
+  if (!at) return fail();
+  size_t offset = at.tell();
   llvm::consumeError(at.takeError());
+  auto prints = std::make_shared<PrintTable>();
+  if (!read_print_table(in, offset, *prints)) return false;
+  llvm::DataExtractor::Cursor rest(offset);
+  const uint64_t elf_bytes = data.getU64(rest);
+  const bool whole = rest && elf_bytes == in.size() - rest.tell();
+  llvm::consumeError(rest.takeError());
+  if (!whole) return false;
   co.target = target;
   co.code_object_version = static_cast<int>(version);
   co.elf.assign(in.begin() + static_cast<std::ptrdiff_t>(in.size() - elf_bytes), in.end());
+  co.prints = std::move(prints);
   try {
     co.kernels = targets::amdgpu::read_metadata(co.elf, names);
   } catch (const std::exception&) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <tuple>
 
@@ -187,6 +188,85 @@ PrintTable print_table(const ir::Kernel& kernel) {
     table.sites.push_back(std::move(site));
   });
   return table;
+}
+
+namespace {
+
+template <class T>
+void put(std::string& out, T v) {
+  static_assert(std::endian::native == std::endian::little, "cache entries are little-endian");
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+void put_text(std::string& out, std::string_view v) {
+  put<uint32_t>(out, static_cast<uint32_t>(v.size()));
+  out.append(v);
+}
+
+template <class T>
+bool take(std::string_view in, size_t& at, T& v) {
+  if (at > in.size() || in.size() - at < sizeof v) return false;
+  std::memcpy(&v, in.data() + at, sizeof v);
+  at += sizeof v;
+  return true;
+}
+
+bool take_text(std::string_view in, size_t& at, std::string& v) {
+  uint32_t n = 0;
+  if (!take(in, at, n) || in.size() - at < n) return false;
+  v.assign(in.substr(at, n));
+  at += n;
+  return true;
+}
+
+}  // namespace
+
+void write_print_table(std::string& out, const PrintTable& table) {
+  put<uint32_t>(out, table.assert_slot_bytes);
+  put<uint32_t>(out, static_cast<uint32_t>(table.sites.size()));
+  for (const PrintSite& site : table.sites) {
+    put<uint8_t>(out, site.is_assert ? 1 : 0);
+    put_text(out, site.format);
+    put<uint32_t>(out, static_cast<uint32_t>(site.args.size()));
+    for (ir::Type t : site.args) {
+      put<uint8_t>(out, static_cast<uint8_t>(t.code));
+      put<uint8_t>(out, t.bits);
+      put<uint16_t>(out, t.lanes);
+    }
+    put_text(out, site.loc.file);
+    put<uint32_t>(out, site.loc.line);
+    put<uint32_t>(out, site.loc.column);
+  }
+}
+
+bool read_print_table(std::string_view in, size_t& at, PrintTable& table) {
+  uint32_t count = 0;
+  table = PrintTable{};
+  if (!take(in, at, table.assert_slot_bytes) || !take(in, at, count) || count > (1u << 20)) return false;
+  table.sites.resize(count);
+  for (PrintSite& site : table.sites) {
+    uint8_t is_assert = 0;
+    uint32_t args = 0;
+    if (!take(in, at, is_assert) || is_assert > 1 || !take_text(in, at, site.format) || !take(in, at, args) ||
+        args > print_buffer::max_values)
+      return false;
+    site.is_assert = is_assert == 1;
+    for (uint32_t i = 0; i < args; ++i) {
+      uint8_t code = 0, bits = 0;
+      uint16_t lanes = 0;
+      if (!take(in, at, code) || !take(in, at, bits) || !take(in, at, lanes) ||
+          code > static_cast<uint8_t>(ir::Type::Code::bfloat) || lanes == 0)
+        return false;
+      site.args.push_back(ir::Type(static_cast<ir::Type::Code>(code), bits, lanes));
+      site.words += lanes;
+    }
+    if (site.words > print_buffer::max_values || !take_text(in, at, site.loc.file) || !take(in, at, site.loc.line) ||
+        !take(in, at, site.loc.column))
+      return false;
+    // The record sizes the decoder relies on follow from the sites: a table that disagrees is corrupt.
+    if (site.is_assert && site.record_bytes() > table.assert_slot_bytes) return false;
+  }
+  return true;
 }
 
 std::string check_print_format(std::string_view format, std::span<const ir::Type> types) {

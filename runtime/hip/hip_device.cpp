@@ -339,6 +339,7 @@ class HipDevice : public DeviceImpl {
     k->wave_size = k->code.kernel(ir.name).wavefront_size;
     k->wave_rows = describe_wave_rows(ir);
     k->mma_site = describe_mma(ir);
+    k->prints = k->code.prints;  // from the cache entry on a hit
     select();
     api_->check(api_->hipModuleLoadData(&k->module, k->code.elf.data()), "hipModuleLoadData");
     api_->check(api_->hipModuleGetFunction(&k->function, k->module, ir.name.c_str()), "hipModuleGetFunction");

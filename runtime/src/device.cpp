@@ -81,6 +81,8 @@ std::shared_ptr<CompiledKernel> DeviceImpl::kernel(const std::shared_ptr<const i
   }
   // Compile outside the lock; a second thread racing here compiles too and one result wins.
   std::shared_ptr<CompiledKernel> compiled = compile(ir);
+  // Devices whose code comes through the cache take the table from the entry (HIP, the
+  // simulator); the CPU device compiles at its first launch, and with the interpreter runs the IR.
   if (!compiled->prints) compiled->prints = std::make_shared<const PrintTable>(print_table(*ir));
   std::vector<LoadedKernel> forgotten;  // freed after the lock is released (HIP calls, JIT removal)
   std::lock_guard<std::mutex> g(lock_);

@@ -386,6 +386,64 @@ TEST_CASE("race check: two work-groups writing one global element; writes of the
   CHECK_THAT(race_report([&] { k2[{{2}, {64}}](out); }), Contains("different work-groups"));
 }
 
+TEST_CASE("race check: acquire/release orders work-groups; without it the same hand-off is a race") {
+  using namespace rocjit::dsl;
+  if (!checks_races()) return;
+  // Group 1 waits for group 0's flag, then reads what group 0 wrote before setting it (group 1
+  // waits for a lower group only, so every order the workers take the groups in finishes).
+  // local_barrier: the release does not follow a barrier with a global fence, so only the
+  // releasing work-item's own write is ordered before it.
+  enum class Handoff { release_acquire, fences, relaxed, local_barrier };
+  int lines[2] = {0, 0};
+  auto make = [&](Handoff h) {
+    const bool ordered = h == Handoff::release_acquire || h == Handoff::local_barrier;
+    return kernel("handoff", [&, h, ordered](Array<int32_t> data, Array<int32_t> flag, Array<int32_t> out) {
+      Int t = local_id(0);
+      const memory_order publish = ordered ? memory_order::release : memory_order::relaxed;
+      const memory_order observe = ordered ? memory_order::acquire : memory_order::relaxed;
+      If(group_id(0) == 0, [&] {
+        lines[0] = __LINE__ + 1;
+        data(t) = t * 3;
+        barrier(h == Handoff::local_barrier ? CLK_LOCAL_MEM_FENCE : CLK_GLOBAL_MEM_FENCE);
+        If(t == 0, [&] {
+          if (h == Handoff::fences) fence(memory_scope::device, memory_order::release);
+          atomic::store(flag, 0, 1, publish);
+        });
+      });
+      If(group_id(0) == 1, [&] {
+        If(t == 0, [&] {
+          While([&] { return atomic::load(flag, 0, observe) == 0; }, [&] {});
+          if (h == Handoff::fences) fence(memory_scope::device, memory_order::acquire);
+          Var<int32_t> sum = 0;
+          lines[1] = __LINE__ + 1;
+          For(0, 64, [&](Int j) { sum += data(j); });
+          out(0) = sum;
+        });
+      });
+    });
+  };
+  auto run = [&](Handoff h) {
+    auto data = device_array<int32_t>({64});
+    auto flag = to_device(std::vector<int32_t>{0});
+    auto out = device_array<int32_t>({1});
+    Kernel k = make(h);
+    const std::string report = race_report([&] { k[{{2}, {64}}](data, flag, out); });
+    if (report.empty()) CHECK(out.copy_to_host().to_vector()[0] == 3 * 63 * 64 / 2);
+    return report;
+  };
+  CHECK(run(Handoff::release_acquire).empty());
+  CHECK(run(Handoff::fences).empty());
+  for (Handoff h : {Handoff::relaxed, Handoff::local_barrier}) {
+    const std::string report = run(h);
+    INFO(report);
+    CHECK_THAT(report, Contains("at " + std::string(__FILE__) + ":" + std::to_string(lines[0])) &&
+                           Contains("read at " + std::string(__FILE__) + ":" + std::to_string(lines[1])) &&
+                           Contains("different work-groups of one launch, not ordered by acquire/release"));
+    // The releasing work-item's own write is ordered before its release.
+    if (h == Handoff::local_barrier) CHECK_THAT(report, !Contains("work-item (0,0,0) of group (0,0,0)"));
+  }
+}
+
 TEST_CASE("race check: a shared read before any write, and report-only mode") {
   using namespace rocjit::dsl;
   if (!checks_races()) return;

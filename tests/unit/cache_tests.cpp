@@ -17,6 +17,8 @@
 
 #include <algorithm>
 
+#include "rocjit/compiler/device_print.hpp"
+
 #include "host_args.hpp"
 #include "sample_kernels.hpp"
 #include "scoped_settings.hpp"
@@ -107,7 +109,7 @@ TEST_CASE("corrupt, truncated, empty and wrong-version entries are ignored and r
   }
 }
 
-TEST_CASE("entries of cache format 1 (FNV-1a checksums) are ignored and replaced by format 2 (XXH3)") {
+TEST_CASE("entries of older cache formats (1: FNV-1a checksums; 2: no print table) are ignored and replaced by format 3") {
   TemporaryCache cache;
   CodeObject good = compile(samples::saxpy(), Target::amdgpu("gfx90a"));
   const fs::path entry = cache.entries().at(0);
@@ -121,7 +123,18 @@ TEST_CASE("entries of cache format 1 (FNV-1a checksums) are ignored and replaced
   REQUIRE(bytes.size() > 64);
   uint32_t version = 0;
   std::memcpy(&version, bytes.data() + 8, sizeof version);
-  CHECK(version == 2);
+  CHECK(version == 3);
+  // The same bytes labelled format 2 (whose payloads had no print table): rejected, rewritten.
+  {
+    std::string labelled = bytes;
+    version = 2;
+    std::memcpy(labelled.data() + 8, &version, sizeof version);
+    std::ofstream(entry, std::ios::binary | std::ios::trunc) << labelled;
+    clear_memory_cache();
+    CacheStats before = cache_stats();
+    compile(samples::saxpy(), Target::amdgpu("gfx90a"));
+    CHECK(delta(before).disk_rejected == 1);
+  }
   // The same payload as a format-1 writer left it: version 1 and an FNV-1a checksum that verifies.
   uint64_t fnv = 1469598103934665603ull;
   for (size_t i = 64; i < bytes.size(); ++i) fnv = (fnv ^ static_cast<unsigned char>(bytes[i])) * 1099511628211ull;
@@ -139,7 +152,7 @@ TEST_CASE("entries of cache format 1 (FNV-1a checksums) are ignored and replaced
   {
     std::ifstream in(entry, std::ios::binary);
     std::string replaced((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    CHECK(replaced == bytes);  // rewritten in format 2
+    CHECK(replaced == bytes);  // rewritten in format 3
   }
   clear_memory_cache();
   before = cache_stats();
@@ -725,4 +738,48 @@ TEST_CASE("compile() takes the host target too: one entry, one key builder, a ru
   args.scalar(2.0f).array(x).array(y);
   run_host(co.host, Dim3(1), Dim3(4), args.data());
   CHECK(y == std::vector<float>{12, 24, 36, 48});
+}
+
+TEST_CASE("a printing kernel's entry carries its print table: a disk hit has it without the IR, at the right lines") {
+  TemporaryCache cache;
+  ScopedSettings no_lines([](Settings& s) { s.line_tables = false; });  // prints alone key by location
+  using namespace rocjit::dsl;
+  int lines[2] = {0, 0};
+  const Kernel first = kernel("speaks", [&](Array<float> x) {
+    lines[0] = __LINE__ + 1;
+    print("x={:.2f} i={}\n", x(global_id(0)), global_id(0));
+    device_assert(x(0) > 0.0f, "x0 {}", x(0));
+  }, {.param_names = {"x"}});
+  const Kernel second = kernel("speaks", [&](Array<float> x) {
+    lines[1] = __LINE__ + 1;
+    print("x={:.2f} i={}\n", x(global_id(0)), global_id(0));
+    device_assert(x(0) > 0.0f, "x0 {}", x(0));
+  }, {.param_names = {"x"}});
+  const PrintTable expected = print_table(first.ir());
+  REQUIRE(expected.sites.size() == 2);
+  for (const Target& target : {Target::amdgpu("gfx942"), Target::host()}) {
+    INFO(target.str());
+    CacheStats before = cache_stats();
+    CHECK(compile(first.ir(), target).prints);  // not kept: a host kernel alive is found in memory
+    compile(second.ir(), target);
+    CHECK(delta(before).misses == 2);  // the same IR at other lines is another entry
+    clear_memory_cache();
+    for (int which : {0, 1}) {
+      before = cache_stats();
+      CodeObject loaded = compile((which == 0 ? first : second).ir(), target);
+      CHECK(delta(before).disk_hits == 1);
+      REQUIRE(loaded.prints);
+      REQUIRE(loaded.prints->sites.size() == expected.sites.size());
+      CHECK(loaded.prints->assert_slot_bytes == expected.assert_slot_bytes);
+      for (size_t i = 0; i < expected.sites.size(); ++i) {
+        const PrintSite& got = loaded.prints->sites[i];
+        CHECK(got.is_assert == expected.sites[i].is_assert);
+        CHECK(got.format == expected.sites[i].format);
+        CHECK(got.args == expected.sites[i].args);
+        CHECK(got.words == expected.sites[i].words);
+        CHECK(got.loc.file == std::string(__FILE__));
+        CHECK(got.loc.line == static_cast<uint32_t>(lines[which] + static_cast<int>(i)));
+      }
+    }
+  }
 }

@@ -118,3 +118,47 @@ TEST_CASE("check_print_format counts fields and checks specs against the value t
   CHECK_THAT(check_print_format("}", f32), Contains("closes no replacement field"));
   CHECK_THAT(check_print_format("{:{}}", two), Contains("nested fields"));
 }
+
+TEST_CASE("the print table round-trips through the cache entry format; truncated or bad bytes are refused") {
+  PrintTable t = table_with_print_and_assert();
+  t.sites[0].args = {ir::Type::i32, ir::Type(ir::Type::Code::float_, 16, 4)};  // a vector value too
+  t.sites[0].words = 5;
+  std::string bytes = "prefix";
+  write_print_table(bytes, t);
+  bytes += "rest";
+  size_t at = 6;
+  PrintTable back;
+  REQUIRE(read_print_table(bytes, at, back));
+  CHECK(bytes.substr(at) == "rest");
+  CHECK(back.assert_slot_bytes == t.assert_slot_bytes);
+  REQUIRE(back.sites.size() == 2);
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(back.sites[i].is_assert == t.sites[i].is_assert);
+    CHECK(back.sites[i].format == t.sites[i].format);
+    CHECK(back.sites[i].args == t.sites[i].args);
+    CHECK(back.sites[i].words == t.sites[i].words);
+    CHECK(back.sites[i].loc == t.sites[i].loc);
+  }
+  CHECK(back.records_offset() == t.records_offset());
+  // Every truncation is refused, never read past.
+  const std::string whole = bytes.substr(6, bytes.size() - 6 - 4);
+  for (size_t n = 0; n < whole.size(); ++n) {
+    size_t from = 0;
+    PrintTable cut;
+    CHECK_FALSE(read_print_table(std::string_view(whole).substr(0, n), from, cut));
+  }
+  // A type code beyond the known ones, and an assert larger than the slot the table reserves.
+  std::string bad;
+  write_print_table(bad, t);
+  const size_t code_at = 4 + 4 + 1 + 4 + t.sites[0].format.size() + 4;  // site 0's first type code
+  bad[code_at] = char(99);
+  size_t from = 0;
+  PrintTable refused;
+  CHECK_FALSE(read_print_table(bad, from, refused));
+  PrintTable small_slot = t;
+  small_slot.assert_slot_bytes = 8;
+  bad.clear();
+  write_print_table(bad, small_slot);
+  from = 0;
+  CHECK_FALSE(read_print_table(bad, from, refused));
+}

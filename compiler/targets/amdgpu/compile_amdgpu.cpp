@@ -10,6 +10,7 @@
 
 #include <optional>
 
+#include "rocjit/compiler/device_print.hpp"
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/passes.hpp"
 #include "rocjit/compiler/time_trace.hpp"
@@ -165,7 +166,9 @@ class AmdgpuBackend final : public Backend {
   }
   void check(const Job& job) const override { amdgpu::check(job.kernel, job.target, job.options); }
   CodeObject build(const Job& job) const override {
-    return amdgpu::build(job.kernel, job.target, job.options, job.settings);
+    CodeObject co = amdgpu::build(job.kernel, job.target, job.options, job.settings);
+    co.prints = std::make_shared<const PrintTable>(print_table(job.kernel));
+    return co;
   }
   // Entries are the linked code object and its metadata (`<key>.rjco`).
   CodeObject build_cached(const Job& job, const std::string& key) const override {

@@ -29,8 +29,8 @@ bool HostKernel::races_checked() const { return impl_->check_races; }
 
 HostAccessSite HostKernel::access_site(int32_t site) const {
   const targets::host::BoundsCheck& c = impl_->checks.at(static_cast<size_t>(site));
-  return HostAccessSite{c.array, c.access, c.param_index >= 0, ir::byte_size(c.type) * c.lanes, ir::byte_size(c.type),
-                        c.loc};
+  return HostAccessSite{c.array,  c.access, c.param_index >= 0, ir::byte_size(c.type) * c.lanes, ir::byte_size(c.type),
+                        c.loc,    c.reads,  c.writes,          c.order};
 }
 
 size_t HostKernel::access_site_count() const { return impl_->checks.size(); }

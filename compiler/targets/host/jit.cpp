@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/compiler/device_print.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/time_trace.hpp"
 #include "cache/kernel_cache.h"
@@ -235,7 +236,12 @@ std::string encode(const HostKernel::Impl& impl, const std::string& symbol, llvm
     put_string(c.loc.file);
     w.write<uint32_t>(c.loc.line);
     w.write<uint32_t>(c.loc.column);
+    w.write<uint8_t>(static_cast<uint8_t>((c.reads ? 1 : 0) | (c.writes ? 2 : 0)));
+    w.write<uint8_t>(static_cast<uint8_t>(c.order));
   }
+  std::string prints;
+  write_print_table(prints, impl.prints ? *impl.prints : PrintTable{});
+  stream << prints;
   put_string(llvm::StringRef(object.data(), object.size()));
   return out;
 }
@@ -287,10 +293,25 @@ std::optional<Decoded> decode(const std::string& in, HostKernel::Impl& impl) {
     c.loc.file = take_string();
     c.loc.line = data.getU32(at);
     c.loc.column = data.getU32(at);
+    const uint8_t does = data.getU8(at), order = data.getU8(at);
+    if (does > 3 || order > static_cast<uint8_t>(ir::MemoryOrder::seq_cst)) break;  // corrupt: rejected below
+    c.reads = does & 1;
+    c.writes = does & 2;
+    c.order = static_cast<ir::MemoryOrder>(order);
   }
-  d.object = take_string();
-  const bool whole = at && at.tell() == in.size();
+  if (!at) {
+    llvm::consumeError(at.takeError());
+    return std::nullopt;
+  }
+  size_t offset = at.tell();
   llvm::consumeError(at.takeError());
+  auto prints = std::make_shared<PrintTable>();
+  if (!read_print_table(in, offset, *prints)) return std::nullopt;
+  impl.prints = std::move(prints);
+  llvm::DataExtractor::Cursor rest(offset);
+  d.object = data.getBytes(rest, data.getU64(rest)).str();
+  const bool whole = rest && rest.tell() == in.size();
+  llvm::consumeError(rest.takeError());
   if (!whole) return std::nullopt;
   impl.region_count = static_cast<unsigned>(regions);
   return d;
@@ -336,6 +357,7 @@ class HostBackend final : public Backend {
     auto impl = fresh(job);
     const std::string symbol = fresh_symbol(job.kernel.name, false);
     llvm::SmallVector<char, 0> object = rocjit::build(job.kernel, job.options, job.settings, h, symbol, *impl);
+    impl->prints = std::make_shared<const PrintTable>(print_table(job.kernel));
     if (job.options.jit) load_object(h, job.kernel.name, symbol, llvm::StringRef(object.data(), object.size()), *impl);
     CodeObject co = wrap(impl);
     // The kernel keeps the texts its caller asked for; those a dump needs are in `co`.
@@ -368,6 +390,7 @@ class HostBackend final : public Backend {
           auto impl = fresh(job);
           const std::string symbol = fresh_symbol(job.kernel.name, true);
           llvm::SmallVector<char, 0> object = rocjit::build(job.kernel, job.options, job.settings, h, symbol, *impl);
+          impl->prints = std::make_shared<const PrintTable>(print_table(job.kernel));
           load_object(h, job.kernel.name, symbol, llvm::StringRef(object.data(), object.size()), *impl);
           std::string payload = encode(*impl, symbol, object);
           return {std::move(impl), std::move(payload)};
@@ -396,6 +419,7 @@ class HostBackend final : public Backend {
   static CodeObject wrap(std::shared_ptr<const HostKernel::Impl> impl) {
     CodeObject co;
     co.target = Target::host();
+    co.prints = impl->prints;
     co.host = HostKernel(std::move(impl));
     co.llvm_ir = co.host.llvm_ir();
     co.llvm_ir_optimized = co.host.llvm_ir_optimized();

@@ -1081,26 +1081,34 @@ class HostLowering : public KernelLowering {
 
   // Barriers are the boundaries between work-item loops; nothing to emit, but the race checker
   // is told (once per group, or once per wave for a wavebarrier in wave-level control).
-  void barrier(const ir::Op& op) override { race_sync(op.fences() & ir::fence_global ? 1 : 0); }
-  void wavebarrier(const ir::Op&) override { race_sync(2); }
+  void barrier(const ir::Op& op) override {
+    race_sync(op.fences() & ir::fence_global ? HostSync::barrier_global : HostSync::barrier, nullptr);
+  }
+  void wavebarrier(const ir::Op&) override { race_sync(HostSync::wavebarrier, nullptr); }
 
-  void race_sync(int kind) {
+  // `item`: the work-item's linear local id (fences), or null (barriers, between work-item loops).
+  void race_sync(HostSync kind, llvm::Value* item) {
     if (!check_races) return;
     auto* type = llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy(), builder_.getInt32Ty(),
-                                                                builder_.getInt64Ty()}, false);
-    builder_.CreateCall(type, race_sync_, {race_state_, builder_.getInt32(kind), group_linear_});
+                                                                builder_.getInt64Ty(), builder_.getInt32Ty()}, false);
+    builder_.CreateCall(type, race_sync_, {race_state_, builder_.getInt32(static_cast<int32_t>(kind)), group_linear_,
+                                           item ? item : builder_.getInt32(-1)});
   }
 
-  // A fence that orders memory between work-items (not relaxed): the race checker does not model
-  // acquire/release, so it is told the kernel synchronises that way.
+  // A fence that orders memory between work-items (not relaxed): the race checker models its
+  // acquire and release (runtime/cpu/race_checker.cpp).
   void fence(const ir::Op& op) override {
-    if (op.order() != ir::MemoryOrder::relaxed) race_sync(3);
+    using O = ir::MemoryOrder;
+    if (op.order() != O::relaxed)
+      race_sync(op.order() == O::acquire ? HostSync::fence_acquire
+                : op.order() == O::release ? HostSync::fence_release
+                                           : HostSync::fence_acq_rel,
+                builder_.CreateTrunc(work_item_, builder_.getInt32Ty()));
     KernelLowering::fence(op);
   }
 
   // The race checker's hook before an access of shared or global memory at `address` (site `id`).
   void race_access(const ir::Op& op, const ir::Memory& m, int32_t id, llvm::Value* address) {
-    if (op.kind == OpKind::atomic && op.order() != ir::MemoryOrder::relaxed) race_sync(3);
     auto* i64 = builder_.getInt64Ty();
     llvm::Value* stored = builder_.getInt64(0);
     if (op.kind == OpKind::store) {
@@ -1144,6 +1152,14 @@ class HostLowering : public KernelLowering {
     BoundsCheck check;
     check.array = m.name;
     check.access = op.kind == OpKind::load ? "load" : op.kind == OpKind::store ? "store" : "atomic";
+    check.reads = op.kind != OpKind::store;
+    check.writes = op.kind == OpKind::store;
+    if (op.kind == OpKind::atomic) {
+      const ir::AtomicOp member = op.atomic_op();
+      check.reads = member != ir::AtomicOp::store;
+      check.writes = member != ir::AtomicOp::load;
+      check.order = op.order();
+    }
     check.type = m.element;
     check.rank = m.rank;
     check.lanes = ir::access_lanes(kernel_, op);

@@ -26,6 +26,8 @@ struct BoundsCheck {
                                       // dynamic shared: of the dynamic bytes (u32)
   unsigned dynamic_element_bytes = 0; // dynamic shared: the extent is those bytes / this
   ir::SourceLoc loc;
+  bool reads = true, writes = false;                // what the access does to the element
+  ir::MemoryOrder order = ir::MemoryOrder::relaxed;  // an atomic's order (race checking)
 };
 
 struct HostModule {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,8 @@
 #include "rocjit/compiler/target.hpp"
 
 namespace rocjit {
+
+struct PrintTable;
 
 /// One kernel argument as the code object lays it out in the kernarg segment.
 struct KernelArgument {
@@ -56,6 +59,9 @@ struct CodeObject {
   std::vector<KernelMetadata> kernels;
   /// Host: the kernel, JIT-compiled into this process (its facts are HostKernel's accessors).
   HostKernel host;
+  /// The kernel's print and assert sites (rocjit/compiler/device_print.hpp): what its print
+  /// buffer's records mean. Part of the cache entry, so a cache hit decodes output without the IR.
+  std::shared_ptr<const PrintTable> prints;
   /// Filled when requested in CompileOptions.
   std::string llvm_ir;            ///< as lowered, before optimisation
   std::string llvm_ir_optimized;  ///< after the O-level pipeline

@@ -66,6 +66,15 @@ struct PrintTable {
 
 /// The table of `kernel`'s print and assert ops.
 PrintTable print_table(const ir::Kernel& kernel);
+
+/// `table` appended to `out` in the kernel cache's entry format (little-endian; no LLVM needed to
+/// read it back): u32 assert_slot_bytes, u32 site count, then per site u8 is_assert, the format
+/// (u32 length + bytes), u32 argument count and each type (u8 code, u8 bits, u16 lanes), the
+/// location (u32 length + file, u32 line, u32 column).
+void write_print_table(std::string& out, const PrintTable& table);
+/// Reads what write_print_table wrote, starting at `at` (advanced past it). False, with `at`
+/// unspecified, when the bytes are not a well-formed table (a corrupt cache entry).
+bool read_print_table(std::string_view in, size_t& at, PrintTable& table);
 /// Each print or assert op's site index (pointer identity; valid while `kernel` is unchanged).
 std::unordered_map<const ir::Op*, uint32_t> print_site_ids(const ir::Kernel& kernel);
 

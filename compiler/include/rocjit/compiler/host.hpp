@@ -50,10 +50,20 @@ struct HostLaunchContext {
   /// work-item's linear local id and, for a scalar store, the stored bits.
   void (*race_access)(HostRaceState*, int32_t site, const void* address, int64_t group, int32_t item,
                       uint64_t value);
-  /// ... and at each barrier of a group (kind: 0 shared fence only, 1 with a global fence, 2
-  /// wavebarrier), and at atomics and fences with a memory order other than relaxed (kind 3).
-  void (*race_sync)(HostRaceState*, int32_t kind, int64_t group);
+  /// ... and at each barrier of a group, wavebarrier and fence (`kind`: a HostSync; `item`: the
+  /// fencing work-item's linear local id, -1 for barriers).
+  void (*race_sync)(HostRaceState*, int32_t kind, int64_t group, int32_t item);
   HostRaceState* race_state;  ///< passed to both
+};
+
+/// What HostLaunchContext::race_sync is told (its `kind`).
+enum class HostSync : int32_t {
+  barrier = 0,         ///< a barrier fencing shared memory only
+  barrier_global = 1,  ///< a barrier with a global fence
+  wavebarrier = 2,     ///< wavebarrier()
+  fence_acquire = 3,   ///< fence(acquire) by one work-item
+  fence_release = 4,   ///< fence(release)
+  fence_acq_rel = 5,   ///< fence(acq_rel or seq_cst)
 };
 
 /// One array access of a host kernel compiled with bounds or race checks (HostKernel::access_site).
@@ -64,6 +74,9 @@ struct HostAccessSite {
   uint32_t bytes = 0;  ///< bytes it moves (a vector access: all lanes)
   uint32_t element_bytes = 0;  ///< bytes of one element
   ir::SourceLoc loc;   ///< where the access was written
+  bool reads = false;   ///< it reads the element (loads, read-modify-writes, atomic loads)
+  bool writes = false;  ///< it writes the element (stores, read-modify-writes, atomic stores)
+  ir::MemoryOrder order = ir::MemoryOrder::relaxed;  ///< an atomic's order
 };
 
 /// The first out-of-bounds access of a launch of a bounds-checked kernel, as its code reports it.
