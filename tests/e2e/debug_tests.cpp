@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "e2e.hpp"
+#include "lookback_scan.hpp"
 
 using namespace rocjit;
 using Catch::Matchers::Contains;
@@ -442,6 +443,29 @@ TEST_CASE("race check: acquire/release orders work-groups; without it the same h
     // The releasing work-item's own write is ordered before its release.
     if (h == Handoff::local_barrier) CHECK_THAT(report, !Contains("work-item (0,0,0) of group (0,0,0)"));
   }
+}
+
+TEST_CASE("race check: a decoupled look-back scan is clean; with relaxed flags its plain words race") {
+  using namespace rocjit::dsl;
+  if (!checks_races()) return;
+  const int groups = 12, n = groups * testing::lookback_block;
+  auto run = [&](memory_order publish, memory_order observe) {
+    auto x = to_device(std::vector<int32_t>(n, 1));
+    auto y = device_array<int32_t>({n});
+    auto aggregate = device_array<int32_t>({groups});
+    auto inclusive = device_array<int32_t>({groups});
+    auto flag = to_device(std::vector<uint32_t>(groups, 0u));
+    Kernel k = testing::lookback_scan(publish, observe);
+    const std::string report = race_report([&] { k[{groups, testing::lookback_block}](x, y, aggregate, inclusive, flag); });
+    if (report.empty()) CHECK(y.copy_to_host().to_vector().back() == n);
+    return report;
+  };
+  CHECK(run(memory_order::release, memory_order::acquire).empty());
+  CHECK(run(memory_order::seq_cst, memory_order::seq_cst).empty());
+  const std::string report = run(memory_order::relaxed, memory_order::relaxed);
+  INFO(report);
+  CHECK_THAT(report, Contains("lookback_scan.hpp") && Contains("different work-groups of one launch") &&
+                         (Contains("global array 'aggregate'") || Contains("global array 'inclusive'")));
 }
 
 TEST_CASE("race check: a shared read before any write, and report-only mode") {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "e2e.hpp"
+#include "lookback_scan.hpp"
 #include "scoped_settings.hpp"
 
 using namespace rocjit;
@@ -268,4 +269,23 @@ TEST_CASE("an aligned 64-bit atomic load never sees half of a concurrent 64-bit 
   for (uint32_t c : t) total += c;
   CHECK(total == 0);
   for (uint64_t w : words.copy_to_host().to_vector()) CHECK(w == ((uint64_t(50000) << 32) | 50000));
+}
+
+TEST_CASE("a decoupled look-back scan (plain values, release/acquire flags) is exact") {
+  const int groups = 40, n = groups * testing::lookback_block;
+  std::vector<int32_t> h(n);
+  for (int i = 0; i < n; ++i) h[static_cast<size_t>(i)] = (i * 7919) % 23 - 11;
+  std::vector<int32_t> expected(h.size());
+  std::inclusive_scan(h.begin(), h.end(), expected.begin());
+  Kernel k = testing::lookback_scan(memory_order::release, memory_order::acquire);
+  for (int launch = 0; launch < 2; ++launch) {
+    auto x = to_device(h);
+    auto y = device_array<int32_t>({n});
+    auto aggregate = device_array<int32_t>({groups});
+    auto inclusive = device_array<int32_t>({groups});
+    auto flag = to_device(std::vector<uint32_t>(groups, 0u));
+    k[{groups, testing::lookback_block}](x, y, aggregate, inclusive, flag);
+    REQUIRE(y.copy_to_host().to_vector() == expected);
+    for (uint32_t f : flag.copy_to_host().to_vector()) REQUIRE(f == 2u);
+  }
 }
