@@ -146,7 +146,8 @@ std::string normalize_name(const std::string& llvm_name) {
   static const char* forms[] = {"_e32", "_e64", "_sdwa", "_dpp8", "_dpp", "_e64_dpp", "_e32_dpp", "_imm", "_sgpr_imm",
                                 "_sgpr", "_saddr", "_offen", "_offset", "_idxen", "_bothen", "_addr64", "_rtn",
                                 "_st", "_sv", "_svs", "_vs", "_ve", "_fake16", "_t16", "_vi", "_real", "_nortn", "_ci",
-                                "_opsel", "_vcd", "_acd", "_mac"};
+                                "_opsel", "_vcd", "_acd", "_mac",
+                                "_w32", "_w64", "_twoaddr"};  // WMMA: wave-size forms, tied D and C
   for (bool again = true; again;) {
     again = false;
     for (const char* f : forms) {
