@@ -250,7 +250,8 @@ class AmdgpuLowering : public KernelLowering {
   }
 
   // mma: the processor's MFMA instruction where it has one for the shape and types (a fragment
-  // is exactly its operand: rocjit/compiler/mma.hpp), else ir::mma::interpret's steps with
+  // is exactly its operand: rocjit/compiler/mma.hpp), or its WMMA instruction (wmma() below:
+  // fragments moved to WMMA's layout and back), else ir::mma::interpret's steps with
   // cross-lane reads: each element of C is a chain of fmas over k, A's and B's elements read from
   // the lanes that hold them.
   void mma(const ir::Op& op) override {

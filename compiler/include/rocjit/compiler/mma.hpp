@@ -116,7 +116,7 @@ std::vector<Shape> native_shapes(const std::string& processor, Type input, Type 
 /// step one fused multiply-add (f16 and bf16 products are exact in f32); i8 products and sums
 /// wrap in i32. Every executor follows this definition: the interpreter and the CPU device call
 /// it, AMDGPU processors without matrix cores compute its steps with cross-lane reads, and
-/// amdsim's MFMA instructions use the same numerics.
+/// amdsim's MFMA and WMMA instructions use the same numerics.
 void interpret(Shape s, Type input, Type accumulator, const uint64_t* a, const uint64_t* b, const uint64_t* c,
                uint64_t* out);
 
