@@ -146,8 +146,7 @@ std::string normalize_name(const std::string& llvm_name) {
   static const char* forms[] = {"_e32", "_e64", "_sdwa", "_dpp8", "_dpp", "_e64_dpp", "_e32_dpp", "_imm", "_sgpr_imm",
                                 "_sgpr", "_saddr", "_offen", "_offset", "_idxen", "_bothen", "_addr64", "_rtn",
                                 "_st", "_sv", "_svs", "_vs", "_ve", "_fake16", "_t16", "_vi", "_real", "_nortn", "_ci",
-                                "_opsel", "_vcd", "_acd", "_mac",
-                                "_w32", "_w64", "_twoaddr"};  // WMMA: wave-size forms, tied D and C
+                                "_opsel", "_vcd", "_acd", "_mac"};
   for (bool again = true; again;) {
     again = false;
     for (const char* f : forms) {
@@ -162,6 +161,14 @@ std::string normalize_name(const std::string& llvm_name) {
     }
   }
   }
+  // WMMA's wave-size forms and its tied (two-address) form run alike. (Only WMMA's: other
+  // opcodes with "_w32"/"_w64", such as DPP carry forms, keep their names.)
+  if (n.starts_with("v_wmma_"))
+    for (bool again = true; again;) {
+      again = false;
+      for (const char* f : {"_w32", "_w64", "_twoaddr"})
+        if (n.ends_with(f)) n.resize(n.size() - std::strlen(f)), again = true;
+    }
   // LLVM names some true16 / fake16 opcodes with the base name twice
   // ("V_ALIGNBIT_B32V_ALIGNBIT_B32_fake16_e64_gfx11", "V_CVT_F16_F32V_CVT_F16_F32_t16_e32_gfx11").
   if (n.size() % 2 == 0 && n.compare(0, n.size() / 2, n, n.size() / 2, n.size() / 2) == 0) n.resize(n.size() / 2);
