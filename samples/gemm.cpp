@@ -1,7 +1,7 @@
 // sample-gemm: C = A . B with matrix-core operations (dsl::mma): half (or, with --bf16, bfloat16)
 // inputs, float accumulation, tiles staged in shared memory, one 16 x 16 x 16 fragment set per
-// wave. On gfx90a, gfx942 and gfx950 the mma is an MFMA instruction; every other device computes
-// the same definition from ordinary operations. The result is checked bit for bit against the
+// wave. On gfx90a, gfx942 and gfx950 the mma is an MFMA instruction, on gfx11 and gfx12 a WMMA
+// instruction; every other device computes the same definition from ordinary operations. The result is checked bit for bit against the
 // definition (a chain of fmas in k order, padded to a multiple of 16 with zeros) and against a
 // double-precision product with a K-scaled tolerance.
 #include <cmath>

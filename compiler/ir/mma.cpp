@@ -34,6 +34,10 @@ const std::vector<Row>& table() {
     const std::vector<std::string_view> cdna3_up{"gfx940", "gfx941", "gfx942", "gfx950"};
     const std::vector<std::string_view> cdna4{"gfx950"};
     const std::vector<std::string_view> cdna2{"gfx90a"};
+    const std::vector<std::string_view> rdna3{"gfx1100", "gfx1101", "gfx1102", "gfx1103",
+                                              "gfx1150", "gfx1151", "gfx1152", "gfx1153"};
+    const std::vector<std::string_view> rdna4{"gfx1200", "gfx1201"};
+    constexpr NativeLayout gfx11 = NativeLayout::wmma_gfx11, gfx12 = NativeLayout::wmma_gfx12;
     return std::vector<Row>{
         {cdna2_up, {Type::f16, Type::f32, {16, 16, 16}, "mfma.f32.16x16x16f16", "v_mfma_f32_16x16x16_f16"}},
         {cdna2_up, {Type::f16, Type::f32, {32, 32, 8}, "mfma.f32.32x32x8f16", "v_mfma_f32_32x32x8_f16"}},
@@ -50,6 +54,13 @@ const std::vector<Row>& table() {
         {cdna4, {Type::f16, Type::f32, {32, 32, 16}, "mfma.f32.32x32x16.f16", "v_mfma_f32_32x32x16_f16"}},
         {cdna4, {Type::bf16, Type::f32, {16, 16, 32}, "mfma.f32.16x16x32.bf16", "v_mfma_f32_16x16x32_bf16"}},
         {cdna4, {Type::bf16, Type::f32, {32, 32, 16}, "mfma.f32.32x32x16.bf16", "v_mfma_f32_32x32x16_bf16"}},
+        // WMMA, 16x16x16 only (rocjit's other shapes have no WMMA form); wave64.
+        {rdna3, {Type::f16, Type::f32, {16, 16, 16}, "wmma.f32.16x16x16.f16", "v_wmma_f32_16x16x16_f16", gfx11}},
+        {rdna3, {Type::bf16, Type::f32, {16, 16, 16}, "wmma.f32.16x16x16.bf16", "v_wmma_f32_16x16x16_bf16", gfx11}},
+        {rdna3, {Type::i8, Type::i32, {16, 16, 16}, "wmma.i32.16x16x16.iu8", "v_wmma_i32_16x16x16_iu8", gfx11}},
+        {rdna4, {Type::f16, Type::f32, {16, 16, 16}, "wmma.f32.16x16x16.f16", "v_wmma_f32_16x16x16_f16", gfx12}},
+        {rdna4, {Type::bf16, Type::f32, {16, 16, 16}, "wmma.f32.16x16x16.bf16", "v_wmma_f32_16x16x16_bf16", gfx12}},
+        {rdna4, {Type::i8, Type::i32, {16, 16, 16}, "wmma.i32.16x16x16.iu8", "v_wmma_i32_16x16x16_iu8", gfx12}},
     };
   }();
   return rows;

@@ -2,8 +2,9 @@
 // load -> store identities) for every shape and type, mma against a C++ model of its definition
 // bit for bit (rocjit/compiler/mma.hpp: a chain of fmas in k order in the accumulator's type), a
 // GEMM over a K loop with tiles in shared memory and odd sizes, F-order arrays, and the errors.
-// On sim:gfx942 and sim:gfx90a the supported shapes run as MFMA instructions; on the CPU, the
-// interpreter and sim:gfx1100 (wave64 for these kernels) they are computed from ordinary operations.
+// On sim:gfx942 and sim:gfx90a the supported shapes run as MFMA instructions, on sim:gfx1100
+// 16x16x16 f16/bf16/i8 as WMMA (wave64 for these kernels); the other shapes there, and everything
+// on the CPU and the interpreter, are computed from ordinary operations.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -294,4 +295,10 @@ TEST_CASE("mma::shapes lists the matrix-core shapes of a target") {
   CHECK(mma::shapes<int8_t, int32_t>(Target::amdgpu("gfx90a")) == std::vector<S>{{16, 16, 16}, {32, 32, 8}});
   CHECK(mma::shapes<int8_t, int32_t>(Target::amdgpu("gfx942")) == std::vector<S>{{16, 16, 32}, {32, 32, 16}});
   CHECK(mma::shapes<double, double>(Target::amdgpu("gfx90a")) == std::vector<S>{{16, 16, 4}});
+  for (const char* p : {"gfx1100", "gfx1151", "gfx1201"}) {  // WMMA
+    CHECK(mma::shapes<half, float>(Target::amdgpu(p)) == std::vector<S>{{16, 16, 16}});
+    CHECK(mma::shapes<bfloat16, float>(Target::amdgpu(p)) == std::vector<S>{{16, 16, 16}});
+    CHECK(mma::shapes<int8_t, int32_t>(Target::amdgpu(p)) == std::vector<S>{{16, 16, 16}});
+    CHECK(mma::shapes<float, float>(Target::amdgpu(p)).empty());
+  }
 }

@@ -98,15 +98,31 @@ TEST_CASE("ir::mma::interpret is C + A . B over the tiles, one fma per k in orde
   }
 }
 
-TEST_CASE("mma's native table: MFMA processors only, intrinsic names as LLVM spells them") {
+TEST_CASE("mma's native table: MFMA and WMMA processors, intrinsic names as LLVM spells them") {
   CHECK(mma::native("gfx90a", ir::Type::f16, ir::Type::f32, {16, 16, 16})->intrinsic == "mfma.f32.16x16x16f16");
   CHECK(mma::native("gfx942", ir::Type::bf16, ir::Type::f32, {32, 32, 8})->intrinsic == "mfma.f32.32x32x8bf16.1k");
   CHECK(mma::native("gfx942", ir::Type::i8, ir::Type::i32, {16, 16, 32})->intrinsic == "mfma.i32.16x16x32.i8");
   CHECK_FALSE(mma::native("gfx942", ir::Type::i8, ir::Type::i32, {16, 16, 16}));
   CHECK_FALSE(mma::native("gfx942", ir::Type::f16, ir::Type::f32, {16, 16, 32}));
   CHECK(mma::native("gfx950", ir::Type::f16, ir::Type::f32, {16, 16, 32})->instruction == "v_mfma_f32_16x16x32_f16");
-  for (const char* p : {"gfx900", "gfx1030", "gfx1100", "gfx1201", ""})
+  for (const char* p : {"gfx900", "gfx908", "gfx1030", "gfx1036", ""}) {
     CHECK(mma::native_shapes(p, ir::Type::f16, ir::Type::f32).empty());
+    CHECK(mma::native_shapes(p, ir::Type::i8, ir::Type::i32).empty());
+  }
+  // WMMA: 16x16x16 for f16/bf16 -> f32 and i8 -> i32 on gfx11 and gfx12, nothing for f32 or f64.
+  using Shapes = std::vector<mma::Shape>;
+  for (const char* p : {"gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1200", "gfx1201"}) {
+    INFO(p);
+    for (ir::Type in : {ir::Type::f16, ir::Type::bf16})
+      CHECK(mma::native_shapes(p, in, ir::Type::f32) == Shapes{{16, 16, 16}});
+    CHECK(mma::native_shapes(p, ir::Type::i8, ir::Type::i32) == Shapes{{16, 16, 16}});
+    CHECK(mma::native_shapes(p, ir::Type::f32, ir::Type::f32).empty());
+    CHECK(mma::native_shapes(p, ir::Type::f64, ir::Type::f64).empty());
+  }
+  CHECK(mma::native("gfx1100", ir::Type::bf16, ir::Type::f32, {16, 16, 16})->intrinsic == "wmma.f32.16x16x16.bf16");
+  CHECK(mma::native("gfx1100", ir::Type::i8, ir::Type::i32, {16, 16, 16})->layout == mma::NativeLayout::wmma_gfx11);
+  CHECK(mma::native("gfx1201", ir::Type::f16, ir::Type::f32, {16, 16, 16})->layout == mma::NativeLayout::wmma_gfx12);
+  CHECK(mma::native("gfx942", ir::Type::f16, ir::Type::f32, {16, 16, 16})->layout == mma::NativeLayout::mfma);
   CHECK(mma::check(ir::Type::f16, ir::Type::f32, {16, 16, 8}) ==
         "mma has no shape 16x16x8 for f16 inputs (m x n x k; defined: 16x16x16, 32x32x8, 16x16x32, 32x32x16)");
   CHECK_THAT(mma::check(ir::Type::f16, ir::Type::f16, {16, 16, 16}), Contains("got f16 with f16"));

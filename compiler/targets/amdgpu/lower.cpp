@@ -250,7 +250,8 @@ class AmdgpuLowering : public KernelLowering {
   }
 
   // mma: the processor's MFMA instruction where it has one for the shape and types (a fragment
-  // is exactly its operand: rocjit/compiler/mma.hpp), else ir::mma::interpret's steps with
+  // is exactly its operand: rocjit/compiler/mma.hpp), or its WMMA instruction (wmma() below:
+  // fragments moved to WMMA's layout and back), else ir::mma::interpret's steps with
   // cross-lane reads: each element of C is a chain of fmas over k, A's and B's elements read from
   // the lanes that hold them.
   void mma(const ir::Op& op) override {
@@ -265,6 +266,10 @@ class AmdgpuLowering : public KernelLowering {
     llvm::Value* c = value(op.operands[0]);
     llvm::Value* a = value(op.operands[1]);
     llvm::Value* b = value(op.operands[2]);
+    if (auto native = ir::mma::native(processor_, in, acc, shape); native && native->layout != ir::mma::NativeLayout::mfma) {
+      define(op, wmma(*native, a, b, c));
+      return;
+    }
     if (auto native = ir::mma::native(processor_, in, acc, shape)) {
       const llvm::Intrinsic::ID id = llvm::Intrinsic::lookupIntrinsicID("llvm.amdgcn." + std::string(native->intrinsic));
       if (id == llvm::Intrinsic::not_intrinsic)
@@ -312,6 +317,82 @@ class AmdgpuLowering : public KernelLowering {
       r = n.c > 1 ? builder_.CreateInsertElement(r, sum, builder_.getInt32(e)) : sum;
     }
     define(op, r);
+  }
+
+  // 16x16x16 mma as one WMMA in wave64 (gfx11, gfx12). Canonical fragments (lane l, group
+  // G = l / 16, column l % 16): A holds A[l % 16][4G + e], B holds B[4G + e][l % 16] and C holds
+  // C[4G + e][l % 16], e = 0..3 (rocjit/compiler/mma.hpp). WMMA's layouts (the AMD matrix
+  // instruction calculator's RDNA3 and RDNA4 tables; amdsim's matrix.cpp simulates gfx11's):
+  //  - gfx11: lane l holds all of row l % 16 of A and column l % 16 of B, k in order: the
+  //    canonical lanes l % 16 + 16g, g = 0..3, hold its four-element pieces. C/D register r of
+  //    lane l is C[4r + G][l % 16] = canonical lane l % 16 + 16r, element G: a 4x4 transpose of
+  //    (group, element) in each column, the same both ways.
+  //  - gfx12: A and B are the canonical layout; C/D register r of lane l is row
+  //    r + 8 (G mod 2) + 4 (G div 2): canonical group G with groups 1 and 2 swapped.
+  llvm::Value* wmma(const ir::mma::Native& native, llvm::Value* a, llvm::Value* b, llvm::Value* c) {
+    const bool gfx11 = native.layout == ir::mma::NativeLayout::wmma_gfx11;
+    const bool integer = native.input == ir::Type::i8;
+    llvm::Value* me = lane();
+    llvm::Value* column = builder_.CreateAnd(me, builder_.getInt32(15));
+    llvm::Value* group = builder_.CreateLShr(me, builder_.getInt32(4));
+    auto from_group = [&](llvm::Value* g) { return builder_.CreateOr(column, builder_.CreateShl(g, 4)); };
+    // A or B as WMMA's operand: 4 pieces of 4 (gfx11) or the lane's own 4 elements (gfx12), as
+    // i16 (bf16: LLVM's WMMA intrinsics take bf16 as i16) or packed into i32 (i8).
+    llvm::Type* i16 = builder_.getInt16Ty();
+    auto operand = [&](llvm::Value* v) -> llvm::Value* {
+      if (integer) v = builder_.CreateBitCast(v, builder_.getInt32Ty());  // <4 x i8> -> i32
+      else if (native.input == ir::Type::bf16) v = builder_.CreateBitCast(v, llvm::FixedVectorType::get(i16, 4));
+      if (!gfx11) return v;
+      llvm::Type* elem = integer ? builder_.getInt32Ty() : llvm::cast<llvm::VectorType>(v->getType())->getElementType();
+      const unsigned per = integer ? 1 : 4;
+      llvm::Value* whole = llvm::PoisonValue::get(llvm::FixedVectorType::get(elem, 4 * per));
+      for (unsigned g = 0; g < 4; ++g) {
+        llvm::Value* piece = read_lane(v, from_group(builder_.getInt32(g)));
+        for (unsigned e = 0; e < per; ++e)
+          whole = builder_.CreateInsertElement(
+              whole, per == 1 ? piece : builder_.CreateExtractElement(piece, builder_.getInt32(e)),
+              builder_.getInt32(g * per + e));
+      }
+      return whole;
+    };
+    // C to WMMA's layout and D back. gfx11: step j, the lane reads group (G + j) mod 4, which
+    // sends its element (its group - j) mod 4: that is element G of group (G + j) mod 4, and goes
+    // to position (G + j) mod 4 (j = 0 is the lane's own element). gfx12: element e of lane l
+    // comes from the lane of the same column in group G with 1 and 2 swapped.
+    auto relayout = [&](llvm::Value* v) -> llvm::Value* {
+      llvm::Value* r = llvm::PoisonValue::get(v->getType());
+      if (!gfx11) {
+        // G xor (((G >> 1) ^ G) & 1) * 3 swaps 1 and 2 and keeps 0 and 3.
+        llvm::Value* odd = builder_.CreateAnd(builder_.CreateXor(group, builder_.CreateLShr(group, 1)), builder_.getInt32(1));
+        llvm::Value* src = from_group(builder_.CreateXor(group, builder_.CreateMul(odd, builder_.getInt32(3))));
+        for (unsigned e = 0; e < 4; ++e)
+          r = builder_.CreateInsertElement(r, read_lane(builder_.CreateExtractElement(v, builder_.getInt32(e)), src),
+                                           builder_.getInt32(e));
+        return r;
+      }
+      for (unsigned j = 0; j < 4; ++j) {
+        llvm::Value* there = builder_.CreateAnd(builder_.CreateAdd(group, builder_.getInt32(j)), builder_.getInt32(3));
+        llvm::Value* sent = builder_.CreateExtractElement(
+            v, builder_.CreateAnd(builder_.CreateSub(group, builder_.getInt32(j)), builder_.getInt32(3)));
+        llvm::Value* got = j == 0 ? sent : read_lane(sent, from_group(there));
+        r = builder_.CreateInsertElement(r, got, there);
+      }
+      return r;
+    };
+    llvm::Value* ax = operand(a);
+    llvm::Value* bx = operand(b);
+    llvm::Value* cx = relayout(c);
+    const llvm::Intrinsic::ID id = llvm::Intrinsic::lookupIntrinsicID("llvm.amdgcn." + std::string(native.intrinsic));
+    if (id == llvm::Intrinsic::not_intrinsic)
+      throw CompileError(fmt::format("kernel '{}': internal error: LLVM has no intrinsic llvm.amdgcn.{}", kernel_.name,
+                                     native.intrinsic));
+    llvm::Function* f = llvm::Intrinsic::getOrInsertDeclaration(&module_, id, {cx->getType(), ax->getType()});
+    llvm::Value* d = nullptr;
+    if (integer)  // rocjit's i8 is signed: both sign bits set, no clamp (sums wrap)
+      d = builder_.CreateCall(f, {builder_.getTrue(), ax, builder_.getTrue(), bx, cx, builder_.getFalse()});
+    else
+      d = builder_.CreateCall(f, {ax, bx, cx});
+    return relayout(d);
   }
 
   // uniform(x) when checking (CompileOptions::bounds_check): the active lanes of each wave

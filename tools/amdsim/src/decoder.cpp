@@ -161,6 +161,14 @@ std::string normalize_name(const std::string& llvm_name) {
     }
   }
   }
+  // WMMA's wave-size forms and its tied (two-address) form run alike. (Only WMMA's: other
+  // opcodes with "_w32"/"_w64", such as DPP carry forms, keep their names.)
+  if (n.starts_with("v_wmma_"))
+    for (bool again = true; again;) {
+      again = false;
+      for (const char* f : {"_w32", "_w64", "_twoaddr"})
+        if (n.ends_with(f)) n.resize(n.size() - std::strlen(f)), again = true;
+    }
   // LLVM names some true16 / fake16 opcodes with the base name twice
   // ("V_ALIGNBIT_B32V_ALIGNBIT_B32_fake16_e64_gfx11", "V_CVT_F16_F32V_CVT_F16_F32_t16_e32_gfx11").
   if (n.size() % 2 == 0 && n.compare(0, n.size() / 2, n, n.size() / 2, n.size() / 2) == 0) n.resize(n.size() / 2);

@@ -1,4 +1,5 @@
-// Matrix-core instructions (CDNA2/CDNA3 MFMA, single-block forms): D = A . B + C over the wave.
+// Matrix-core instructions: CDNA2/CDNA3 MFMA (single-block forms) and RDNA3 WMMA: D = A . B + C
+// over the wave.
 //
 // Register layout (the ISA manuals' matrix instruction tables, for the forms with one block):
 // with M = N rows and columns and K the reduction length, lane l holds
@@ -160,6 +161,105 @@ void mfma(Wave& w, const Inst& i) {
   w.lane_instructions += 64;
 }
 
+// --- WMMA (gfx11, RDNA3) -----------------------------------------------------------------------
+//
+// v_wmma_<D>_16x16x16_<in> in wave32 and wave64 (the AMD matrix instruction calculator's RDNA3
+// tables, the RDNA3 ISA guide's WMMA section): with W the wave size,
+//   A: lane l holds row l % 16 of A, all 16 k values packed in k order (8 registers of two
+//      f16/bf16, low half first; 4 registers of four i8, low byte first);
+//   B: lane l holds column l % 16 of B the same way;
+//   lanes 16..W-1 replicate lanes 0..15 (l % 16): the hardware reads one copy, so differing
+//   copies give undefined results, and amdsim stops the launch;
+//   C/D: element (register) r of lane l is row (W / 16) * r + l / 16, column l % 16: 8 registers
+//   in wave32 (rows interleaved between the half-waves), 4 in wave64.
+// f16/bf16 outputs use one 16-bit half of each C/D register, chosen by op_sel[2] (low half when
+// 0); amdsim keeps the other half of D (LLVM's tied forms rely on it; the untied ones leave it
+// undefined). iu8: neg_lo[0] and neg_lo[1] make A's and B's bytes signed (unsigned otherwise).
+// Numerics are rocjit's definition, as for MFMA: C plus the k products in k order, one fma per
+// step in f32 (16-bit inputs exact in f32; no denormal flush); for f16/bf16 outputs the f32 sum is
+// rounded once, to nearest even, to the output type; i8 products and sums wrap in i32.
+// Not simulated (an error): iu4, the clamp modifier, and neg_lo/neg_hi on the float forms.
+
+uint16_t f32_to_bf16_bits(float f) {
+  uint32_t x = f32_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40);  // quiet NaN
+  x += 0x7fffu + ((x >> 16) & 1);  // round to nearest even
+  return static_cast<uint16_t>(x >> 16);
+}
+
+void wmma(Wave& w, const Inst& i) {
+  const int W = w.wave_size;
+  const uint64_t full = W == 64 ? ~0ull : 0xffffffffull;
+  if (w.exec() != full)
+    w.fail(i, fmt::format("a WMMA instruction ran with EXEC = 0x{:x}; WMMA needs every lane of the wave active",
+                          w.exec()));
+  const std::string& s = i.name;  // v_wmma_<acc>_16x16x16_<in>
+  const std::string acc = s.substr(7, s.find('_', 7) - 7);
+  const std::string in = s.substr(s.rfind('_') + 1);
+  const bool integer = in == "iu8";
+  if (in == "iu4") w.fail(i, "amdsim does not simulate v_wmma_i32_16x16x16_iu4");
+  if (i.mod.clamp) w.fail(i, "amdsim does not simulate the clamp modifier of WMMA instructions");
+  if (!integer && (i.mod.neg_lo != 0 || i.mod.neg_hi != 0))
+    w.fail(i, "amdsim does not simulate the neg_lo/neg_hi modifiers of floating-point WMMA instructions");
+  if (integer && (i.mod.neg_lo & 4u) != 0) w.fail(i, "neg_lo[2] must be 0 on an integer WMMA instruction");
+  const unsigned ab_regs = integer ? 4 : 8;
+  // Replicated A and B: every lane must hold what lane l % 16 holds.
+  for (int opi = 1; opi <= 2; ++opi)
+    for (unsigned d = 0; d < ab_regs; ++d)
+      for (int l = 16; l < W; ++l)
+        if (tuple_dword(w, i.ops[opi], d, l) != tuple_dword(w, i.ops[opi], d, l % 16))
+          w.fail(i, fmt::format("WMMA operand {} (register {} of the tuple) differs between lane {} and lane {}, "
+                                "which must hold the same {}; the hardware's result is undefined",
+                                opi == 1 ? "A" : "B", d, l % 16, l, opi == 1 ? "row of A" : "column of B"));
+  // A[row][k] and B[k][col] from lanes 0..15.
+  auto a_at = [&](int row, int k) -> double {
+    if (integer) {
+      const uint32_t x = (tuple_dword(w, i.ops[1], k / 4, row) >> (8 * (k % 4))) & 0xff;
+      return (i.mod.neg_lo & 1u) ? double(int8_t(x)) : double(x);
+    }
+    return element(w, i.ops[1], in == "f16" ? Elem::f16 : Elem::bf16, k, row);
+  };
+  auto b_at = [&](int k, int col) -> double {
+    if (integer) {
+      const uint32_t x = (tuple_dword(w, i.ops[2], k / 4, col) >> (8 * (k % 4))) & 0xff;
+      return (i.mod.neg_lo & 2u) ? double(int8_t(x)) : double(x);
+    }
+    return element(w, i.ops[2], in == "f16" ? Elem::f16 : Elem::bf16, k, col);
+  };
+  const unsigned nd = 256 / W;  // C/D registers
+  const bool half_out = acc == "f16" || acc == "bf16";
+  const unsigned shift = half_out && (i.mod.op_sel & 4u) ? 16 : 0;
+  std::vector<uint32_t> d(size_t(W) * nd);
+  for (int l = 0; l < W; ++l)
+    for (unsigned r = 0; r < nd; ++r) {
+      const int row = int(W / 16 * r) + l / 16, col = l % 16;
+      const uint32_t c = tuple_dword(w, i.ops[3], r, l);
+      if (integer) {
+        uint32_t sum = c;
+        for (int k = 0; k < 16; ++k)
+          sum += static_cast<uint32_t>(static_cast<int64_t>(a_at(row, k)) * static_cast<int64_t>(b_at(k, col)));
+        d[size_t(l) * nd + r] = sum;
+        continue;
+      }
+      const uint16_t c16 = static_cast<uint16_t>(c >> shift);
+      float sum = acc == "f32" ? bits_f32(c) : acc == "f16" ? f16_bits_to_f32(c16) : bits_f32(uint32_t(c16) << 16);
+      for (int k = 0; k < 16; ++k)
+        sum = std::fma(static_cast<float>(a_at(row, k)), static_cast<float>(b_at(k, col)), sum);
+      d[size_t(l) * nd + r] = !half_out ? f32_bits(sum)
+                              : uint32_t(acc == "f16" ? f32_to_f16_bits(sum) : f32_to_bf16_bits(sum)) << shift;
+    }
+  for (int l = 0; l < W; ++l)
+    for (unsigned r = 0; r < nd; ++r) {
+      Operand dst = i.ops[0];
+      dst.dwords = 1;
+      dst.index = static_cast<uint16_t>(i.ops[0].index + r);
+      uint32_t x = d[size_t(l) * nd + r];
+      if (half_out) x |= read32(w, dst, l) & (0xffff0000u >> shift);
+      write32(w, dst, l, x);
+    }
+  w.lane_instructions += W;
+}
+
 }  // namespace
 
 void register_vector_matrix(HandlerTable& t) {
@@ -181,6 +281,9 @@ void register_vector_matrix(HandlerTable& t) {
       if (std::string(s.in) == "bf16") add_handler(t, base + sep + s.in + "_1k", mfma);
     }
   }
+  for (const char* name : {"v_wmma_f32_16x16x16_f16", "v_wmma_f32_16x16x16_bf16", "v_wmma_f16_16x16x16_f16",
+                           "v_wmma_bf16_16x16x16_bf16", "v_wmma_i32_16x16x16_iu8", "v_wmma_i32_16x16x16_iu4"})
+    add_handler(t, name, wmma);
 }
 
 }  // namespace amdsim

@@ -118,3 +118,174 @@ GFX9_TEST(mfma_needs_every_lane_and_no_broadcast_modifiers) {
       sim.run(spelled(sim, "v_mfma_f32_16x16x4f32", "v_mfma_f32_16x16x4_f32") + " v[4:7], v0, v1, 0 cbsz:1 abid:1"),
       Catch::Matchers::Contains("cbsz/abid/blgp"));
 }
+
+// --- WMMA (gfx1100, wave32 and wave64) ----------------------------------------------------------
+// The RDNA3 register layout, written out here: lane l holds row l % 16 of A and column l % 16 of
+// B with the 16 k values packed in k order (two 16-bit values per register, low half first; four
+// i8 per register, low byte first), lanes 16 and up repeating lanes 0..15; C/D register r of
+// lane l is element [(W / 16) r + l / 16][l % 16] (W the wave size): 8 registers in wave32, 4 in
+// wave64. 16-bit C/D values sit in the half op_sel[2] names.
+
+namespace {
+
+uint16_t bf16_bits(float f) { return uint16_t(std::bit_cast<uint32_t>(f) >> 16); }  // exact for the values used
+float bf16_value(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
+float half_value(uint16_t h) { return float(std::bit_cast<_Float16>(h)); }
+
+// Values with more significant bits than the 16-bit types keep when summed, so the order of the
+// fmas and the single final rounding of 16-bit outputs both show.
+float wa(int i, int k) { return float((i * 7 + k * 3) % 11 - 5) * 0.375f; }
+float wb(int k, int j) { return float((k * 5 + j * 9) % 13 - 6) * 0.3125f; }
+float wc(int i, int j) { return float(i * 16 + j) * 0.0078125f - 1.0f; }
+
+// Packs A (rows) and B (columns) into v[0:7] and v[8:15], 16-bit elements, in every lane.
+void put_ab16(Sim& sim, bool bf16) {
+  auto bits = [&](float f) { return bf16 ? bf16_bits(f) : half_bits(f); };
+  for (int l = 0; l < sim.wave_size; ++l)
+    for (int k = 0; k < 16; k += 2) {
+      const int r = l % 16;
+      sim.v(k / 2, l) = uint32_t(bits(wa(r, k))) | uint32_t(bits(wa(r, k + 1))) << 16;
+      sim.v(8 + k / 2, l) = uint32_t(bits(wb(k, r))) | uint32_t(bits(wb(k + 1, r))) << 16;
+    }
+}
+
+int c_row(const Sim& sim, int r, int l) { return sim.wave_size / 16 * r + l / 16; }
+
+}  // namespace
+
+static void wmma_f32_forms(Sim& sim) {
+  const int nd = 256 / sim.wave_size;
+  const std::string d = nd == 8 ? "v[16:23]" : "v[16:19]";
+  for (bool bf16 : {false, true}) {
+    INFO((bf16 ? "bf16" : "f16") << " wave" << sim.wave_size);
+    put_ab16(sim, bf16);
+    for (int l = 0; l < sim.wave_size; ++l)
+      for (int r = 0; r < nd; ++r) sim.v(16 + r, l) = std::bit_cast<uint32_t>(wc(c_row(sim, r, l), l % 16));
+    sim.run(std::string(bf16 ? "v_wmma_f32_16x16x16_bf16 " : "v_wmma_f32_16x16x16_f16 ") + d + ", v[0:7], v[8:15], " + d);
+    auto in = [&](float f) { return bf16 ? bf16_value(bf16_bits(f)) : half_value(half_bits(f)); };
+    for (int l = 0; l < sim.wave_size; ++l)
+      for (int r = 0; r < nd; ++r) {
+        const int row = c_row(sim, r, l), col = l % 16;
+        float want = wc(row, col);
+        for (int k = 0; k < 16; ++k) want = std::fma(in(wa(row, k)), in(wb(k, col)), want);
+        INFO("lane " << l << " register " << r);
+        REQUIRE(sim.vf(16 + r, l) == want);
+      }
+  }
+}
+
+static void wmma_16bit_outputs(Sim& sim) {
+  const int nd = 256 / sim.wave_size;
+  const std::string d = nd == 8 ? "v[16:23]" : "v[16:19]";
+  for (bool bf16 : {false, true})
+    for (int hi : {0, 1}) {
+      INFO((bf16 ? "bf16" : "f16") << " op_sel " << hi << " wave" << sim.wave_size);
+      put_ab16(sim, bf16);
+      auto bits = [&](float f) { return bf16 ? bf16_bits(f) : half_bits(f); };
+      auto value = [&](uint16_t h) { return bf16 ? bf16_value(h) : half_value(h); };
+      // C in the chosen half; the other half holds a marker that must survive.
+      for (int l = 0; l < sim.wave_size; ++l)
+        for (int r = 0; r < nd; ++r) {
+          const uint32_t c = bits(wc(c_row(sim, r, l), l % 16));
+          sim.v(16 + r, l) = hi ? (c << 16 | 0xbeefu) : (0xbeefu << 16 | c);
+        }
+      const std::string name = bf16 ? "v_wmma_bf16_16x16x16_bf16 " : "v_wmma_f16_16x16x16_f16 ";
+      sim.run(name + d + ", v[0:7], v[8:15], " + d + (hi ? " op_sel:[0,0,1]" : ""));
+      for (int l = 0; l < sim.wave_size; ++l)
+        for (int r = 0; r < nd; ++r) {
+          const int row = c_row(sim, r, l), col = l % 16;
+          float sum = value(bits(wc(row, col)));
+          for (int k = 0; k < 16; ++k) sum = std::fma(value(bits(wa(row, k))), value(bits(wb(k, col))), sum);
+          // One rounding of the f32 sum (to nearest even; these sums are finite).
+          const uint16_t want = bf16 ? [&] {
+            uint32_t x = std::bit_cast<uint32_t>(sum);
+            return uint16_t((x + 0x7fffu + ((x >> 16) & 1)) >> 16);
+          }()
+                                     : half_bits(sum);
+          const uint32_t got = sim.v(16 + r, l);
+          INFO("lane " << l << " register " << r);
+          REQUIRE(uint16_t(hi ? got >> 16 : got) == want);
+          REQUIRE(uint16_t(hi ? got : got >> 16) == 0xbeefu);
+        }
+    }
+  // The single rounding shows: sum 1 + 2^-11 + 2^-11 in f16 is 1 + 2^-10 (two roundings of
+  // 1 + 2^-11 would each round to even, giving 1).
+  for (int l = 0; l < sim.wave_size; ++l) {
+    for (int k = 0; k < 8; ++k) {
+      sim.v(k, l) = k == 0 ? (uint32_t(half_bits(1.0f)) | uint32_t(half_bits(1.0f)) << 16) : 0;
+      sim.v(8 + k, l) = k == 0 ? (uint32_t(half_bits(0x1p-11f)) | uint32_t(half_bits(0x1p-11f)) << 16) : 0;
+    }
+    for (int r = 0; r < nd; ++r) sim.v(16 + r, l) = half_bits(1.0f);
+  }
+  sim.run("v_wmma_f16_16x16x16_f16 " + d + ", v[0:7], v[8:15], " + d);
+  for (int l = 0; l < sim.wave_size; ++l) REQUIRE(uint16_t(sim.v(16, l)) == half_bits(1.0f + 0x1p-10f));
+}
+
+static void wmma_iu8(Sim& sim) {
+  const int nd = 256 / sim.wave_size;
+  const std::string d = nd == 8 ? "v[16:23]" : "v[16:19]";
+  auto ab = [](int i, int k) { return uint8_t((i * 37 + k * 11 + 200) % 256); };
+  auto bb = [](int k, int j) { return uint8_t((k * 13 + j * 29 + 100) % 256); };
+  for (int l = 0; l < sim.wave_size; ++l)
+    for (int k = 0; k < 16; ++k) {
+      const int r = l % 16, shift = 8 * (k % 4);
+      uint32_t& va = sim.v(k / 4, l);
+      uint32_t& vb = sim.v(4 + k / 4, l);
+      va = (va & ~(0xffu << shift)) | uint32_t(ab(r, k)) << shift;
+      vb = (vb & ~(0xffu << shift)) | uint32_t(bb(k, r)) << shift;
+    }
+  for (unsigned signs : {0u, 1u, 2u, 3u}) {
+    INFO("neg_lo " << signs << " wave" << sim.wave_size);
+    for (int l = 0; l < sim.wave_size; ++l)
+      for (int r = 0; r < nd; ++r) sim.v(16 + r, l) = uint32_t(0x7fffff00 + c_row(sim, r, l) * 16 + l % 16);
+    const std::string mods = signs ? " neg_lo:[" + std::to_string(signs & 1) + "," + std::to_string(signs >> 1) + ",0]" : "";
+    sim.run("v_wmma_i32_16x16x16_iu8 " + d + ", v[0:3], v[4:7], " + d + mods);
+    for (int l = 0; l < sim.wave_size; ++l)
+      for (int r = 0; r < nd; ++r) {
+        const int row = c_row(sim, r, l), col = l % 16;
+        uint32_t want = uint32_t(0x7fffff00 + row * 16 + col);  // sums past 2^31 wrap
+        for (int k = 0; k < 16; ++k) {
+          const int64_t x = (signs & 1) ? int8_t(ab(row, k)) : ab(row, k);
+          const int64_t y = (signs & 2) ? int8_t(bb(k, col)) : bb(k, col);
+          want += uint32_t(x * y);
+        }
+        INFO("lane " << l << " register " << r);
+        REQUIRE(sim.v(16 + r, l) == want);
+      }
+  }
+}
+
+static void wmma_errors(Sim& sim) {
+  const std::string d = sim.wave_size == 32 ? "v[16:23]" : "v[16:19]";
+  const std::string inst = "v_wmma_f32_16x16x16_f16 " + d + ", v[0:7], v[8:15], " + d;
+  put_ab16(sim, false);
+  sim.w.set_exec(sim.all() >> 1);
+  CHECK_THROWS_WITH(sim.run(inst), Catch::Matchers::Contains("WMMA needs every lane of the wave active"));
+  sim.w.set_exec(sim.all());
+  // A copy of row 4 in lane 20 (and, in wave64, lane 52) that differs from lane 4's.
+  for (int lane : sim.wave_size == 64 ? std::vector<int>{20, 52} : std::vector<int>{20}) {
+    put_ab16(sim, false);
+    sim.v(3, lane) ^= 0x10000u;
+    CHECK_THROWS_WITH(sim.run(inst), Catch::Matchers::Contains("WMMA operand A (register 3 of the tuple) differs "
+                                                               "between lane 4 and lane " + std::to_string(lane)) &&
+                                         Catch::Matchers::Contains("at PC offset 0x0"));
+  }
+  put_ab16(sim, false);
+  sim.v(9, 31) += 1;
+  CHECK_THROWS_WITH(sim.run(inst), Catch::Matchers::Contains("WMMA operand B (register 1 of the tuple) differs "
+                                                             "between lane 15 and lane 31"));
+  put_ab16(sim, false);
+  CHECK_THROWS_WITH(sim.run("v_wmma_i32_16x16x16_iu8 " + d + ", v[0:3], v[4:7], " + d + " clamp"),
+                    Catch::Matchers::Contains("clamp"));
+  CHECK_THROWS_WITH(sim.run(inst + " neg_lo:[1,0,0]"), Catch::Matchers::Contains("neg_lo/neg_hi"));
+  sim.run(inst);  // the same registers, whole again: no error
+}
+
+#define WMMA_TEST(name)                                                                         \
+  TEST_CASE(#name " gfx1100 wave32", "[gfx1100]") { ::amdsim_test::Sim s("gfx1100", 32); name(s); } \
+  TEST_CASE(#name " gfx1100 wave64", "[gfx1100]") { ::amdsim_test::Sim s("gfx1100", 64); name(s); }
+
+WMMA_TEST(wmma_f32_forms)
+WMMA_TEST(wmma_16bit_outputs)
+WMMA_TEST(wmma_iu8)
+WMMA_TEST(wmma_errors)

@@ -29,8 +29,8 @@ struct Sim {
   Wave w;
   std::vector<amdsim::Inst> last;  // the decoded snippet
 
-  explicit Sim(const std::string& processor)
-      : proc(amdsim::Processor::get(processor)), wave_size(proc.default_wave_size) {
+  explicit Sim(const std::string& processor, int wave = 0)
+      : proc(amdsim::Processor::get(processor)), wave_size(wave ? wave : proc.default_wave_size) {
     decoder = std::make_shared<amdsim::Decoder>(proc, wave_size);
     kernel.name = "snippet";
     kernel.wavefront_size = wave_size;

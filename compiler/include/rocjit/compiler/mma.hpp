@@ -4,9 +4,10 @@
 // A fragment is a wave's share of a tile: each of the wave's 64 lanes holds `count` elements of
 // it, in an IR vector (a scalar when count is 1). Where element e of lane l sits in the tile is
 // the canonical layout below, which is the CDNA MFMA single-block register layout, so that on
-// gfx90a, gfx942 and gfx950 a fragment is exactly an MFMA operand. Every other target (the host
-// CPU, the interpreter, AMDGPU processors without MFMA) computes the same function of the same
-// lanes from ordinary operations. Wave32 processors run kernels that use mma in wave64.
+// gfx90a, gfx942 and gfx950 a fragment is exactly an MFMA operand. gfx11 and gfx12 run WMMA on
+// fragments moved into its layout and back; every other target (the host CPU, the interpreter,
+// AMDGPU processors without matrix cores) computes the same function of the same lanes from
+// ordinary operations. Wave32 processors run kernels that use mma in wave64.
 #pragma once
 
 #include <cstdint>
@@ -80,9 +81,17 @@ constexpr unsigned b_lane(Shape s, unsigned row, unsigned col) { return col + s.
 constexpr unsigned b_element(Shape s, unsigned row, unsigned) { return row % counts(s).b; }
 ///@}
 
+/// The register layout of a native instruction's operands.
+enum class NativeLayout : uint8_t {
+  mfma,        ///< CDNA MFMA: the canonical layout itself, no data moves
+  wmma_gfx11,  ///< RDNA3 WMMA, wave64: A rows / B columns whole in lanes 0-15 (replicated), C row 4r + l/16
+  wmma_gfx12,  ///< RDNA4 WMMA, wave64: A and B as the canonical layout, C row r + 8((l/16) mod 2) + 4(l/32)
+};
+
 /// A matrix-core instruction that computes one mma exactly: its LLVM intrinsic name (without
 /// "llvm.amdgcn.") and machine instruction, and how A and B are passed (lanes packed into
-/// integers for i8 and, before LLVM's bf16 vectors, into i16 for bf16).
+/// integers for i8 and, before LLVM's bf16 vectors, into i16 for bf16). WMMA operands are not in
+/// the canonical layout: the AMDGPU lowering moves them there and back with cross-lane reads.
 struct Native {
   /// The element types of A and B, and of C.
   ///@{
@@ -91,6 +100,7 @@ struct Native {
   Shape shape;                    ///< the shape it computes
   std::string_view intrinsic;     ///< "mfma.f32.16x16x16f16"
   std::string_view instruction;   ///< "v_mfma_f32_16x16x16_f16"
+  NativeLayout layout = NativeLayout::mfma;  ///< its operands' register layout
 };
 
 /// The native instruction for (input, accumulator, shape) on `processor` ("gfx942"), if any.
@@ -106,7 +116,7 @@ std::vector<Shape> native_shapes(const std::string& processor, Type input, Type 
 /// step one fused multiply-add (f16 and bf16 products are exact in f32); i8 products and sums
 /// wrap in i32. Every executor follows this definition: the interpreter and the CPU device call
 /// it, AMDGPU processors without matrix cores compute its steps with cross-lane reads, and
-/// amdsim's MFMA instructions use the same numerics.
+/// amdsim's MFMA and WMMA instructions use the same numerics.
 void interpret(Shape s, Type input, Type accumulator, const uint64_t* a, const uint64_t* b, const uint64_t* c,
                uint64_t* out);
 
