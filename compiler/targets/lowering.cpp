@@ -534,6 +534,12 @@ llvm::Value* KernelLowering::atomic(const ir::Op& op) {
   const ir::Memory& m = kernel_.memories[op.memory()];
   llvm::Value* base = array_base(op.memory());
   llvm::Value* ptr = element_address(op, m, base, linear_index(op, m));
+  llvm::Value* result = atomic_at(op, m, ptr);
+  atomic_done(op, m, ptr);
+  return result;
+}
+
+llvm::Value* KernelLowering::atomic_at(const ir::Op& op, const ir::Memory& m, llvm::Value* ptr) {
   const bool f = ir::is_float(m.element);
   const bool s = ir::is_signed(m.element);
   const ir::AtomicOp ao = op.atomic_op();

@@ -87,6 +87,9 @@ class KernelLowering {
   // Whether atomics on `space` may be plain load-modify-store sequences: where one thread runs
   // every work-item that can reach that memory (the host runs a work-group on one thread).
   virtual bool plain_atomics(ir::MemorySpace space) { return false; }
+  // Called after the atomic `op` on `m` at `address` has been emitted (the host race checker's
+  // acquire side: what the atomic read is known only once it has read).
+  virtual void atomic_done(const ir::Op& op, const ir::Memory& m, llvm::Value* address) {}
   // Target metadata for an atomic read-modify-write on `m` (AMDGPU: the memory kinds it can touch).
   virtual void annotate_atomic(llvm::AtomicRMWInst& rmw, const ir::Memory& m) {}
   // Address of an element; targets may add checks (bounds checking).
@@ -185,6 +188,7 @@ class KernelLowering {
   llvm::Value* compare(const ir::Op& op);
   llvm::Value* cast(const ir::Op& op);
   llvm::Value* atomic(const ir::Op& op);
+  llvm::Value* atomic_at(const ir::Op& op, const ir::Memory& m, llvm::Value* ptr);
 
  protected:
   void lower_if(const ir::Op& op);

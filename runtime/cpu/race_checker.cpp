@@ -59,9 +59,6 @@ bool covers(const RaceClock& clock, const RaceAccess& a) {
   return at != it->second.items.end() && at->first == a.item && a.tick < at->second;
 }
 
-bool acquires(ir::MemoryOrder o) {
-  return o == ir::MemoryOrder::acquire || o == ir::MemoryOrder::acq_rel || o == ir::MemoryOrder::seq_cst;
-}
 bool releases(ir::MemoryOrder o) {
   return o == ir::MemoryOrder::release || o == ir::MemoryOrder::acq_rel || o == ir::MemoryOrder::seq_cst;
 }
@@ -76,9 +73,7 @@ RaceLaunch::RaceLaunch(const HostKernel& kernel, Dim3 grid, Dim3 block, bool sam
     f.global = site.global;
     f.atomic = site.access == "atomic";
     f.write = site.writes;
-    f.acquire = f.atomic && site.reads && acquires(site.order);
     f.release = f.atomic && site.writes && releases(site.order);
-    f.relaxed_read = f.atomic && site.reads && !f.acquire;
     f.bytes = site.bytes;
     f.unit = std::max<uint32_t>(1, site.element_bytes);
     if (f.global) granule_ = std::min(granule_, f.unit);
@@ -145,10 +140,16 @@ void RaceLaunch::release(HostRaceState& s, int32_t item, uintptr_t location, boo
   released_.store(true, std::memory_order_release);
 }
 
-void RaceLaunch::sync(HostRaceState* s, int32_t kind, int64_t group, int32_t item) {
+void RaceLaunch::sync(HostRaceState* s, int32_t kind, int64_t group, int32_t item, const void* address) {
   RaceLaunch& l = *s->launch;
   l.enter_group(*s, group);
   switch (static_cast<HostSync>(kind)) {
+    case HostSync::acquired:
+      l.synchronises_.store(true, std::memory_order_relaxed);
+      [[fallthrough]];
+    case HostSync::read_relaxed:
+      l.acquire(*s, item, reinterpret_cast<uintptr_t>(address), kind == static_cast<int32_t>(HostSync::read_relaxed));
+      return;
     case HostSync::wavebarrier:
       ++s->wave_epoch;
       return;
@@ -207,10 +208,6 @@ void RaceLaunch::access(HostRaceState* s, int32_t site, const void* address, int
   now.write = where.write;
   now.atomic = where.atomic;
   const auto location = reinterpret_cast<uintptr_t>(address);
-  if (where.acquire || where.relaxed_read) {
-    if (where.acquire) l.synchronises_.store(true, std::memory_order_relaxed);
-    l.acquire(*s, item, location, where.relaxed_read);
-  }
   for (uint32_t at = 0; at < where.bytes; at += where.unit) {
     const std::byte* element = p + at;
     if (!where.global && element >= s->shared && element < s->shared + s->shared_bytes) {

@@ -94,7 +94,7 @@ class RaceLaunch {
   // The hooks the JIT'd code calls (HostLaunchContext::race_access / race_sync).
   static void access(HostRaceState* s, int32_t site, const void* address, int64_t group, int32_t item,
                      uint64_t value);
-  static void sync(HostRaceState* s, int32_t kind, int64_t group, int32_t item);
+  static void sync(HostRaceState* s, int32_t kind, int64_t group, int32_t item, const void* address);
   // The per-worker state for a worker whose shared buffer and scratch are these.
   std::unique_ptr<HostRaceState> worker(const void* shared, size_t shared_bytes, const void* scratch);
   // After the launch: "" when nothing was found, else one line per pair of sites and a summary.
@@ -103,7 +103,7 @@ class RaceLaunch {
  private:
   // A site's facts, decided once per launch.
   struct Site {
-    bool global = false, write = false, atomic = false, acquire = false, release = false, relaxed_read = false;
+    bool global = false, write = false, atomic = false, release = false;
     uint32_t bytes = 0, unit = 1;
   };
   static constexpr size_t page_cells = 1024;

@@ -26,6 +26,7 @@
 
 #include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
+#include "rocjit/compiler/mma.hpp"
 #include "rocjit/compiler/semantics.hpp"
 #include "passes/uniformity.h"
 #include "targets/host/alias_scopes.h"
@@ -999,28 +1000,68 @@ class HostLowering : public KernelLowering {
     builder_.SetInsertPoint(exit);
   }
 
-  // mma: one call per work-group (or wave) to rocjit_host_mma (runtime/cpu/host_helpers.cpp), which runs
-  // ir::mma::interpret on each wave; operands and result travel as wave_op's do.
+  // mma, inline: for each wave of the group (or the wave, in wave-level control) and each of its
+  // lanes, every element of C is a chain of fused multiply-adds over k (ir::mma::interpret's
+  // definition), A's and B's elements read from the per-work-item storage of the lanes that hold
+  // them (the layout's terms, rocjit/compiler/mma.hpp), as AMDGPU processors without matrix cores
+  // compute it. The interpreter runs ir::mma::interpret itself: two independent executors.
   void mma(const ir::Op& op) override {
-    auto* ptr = builder_.getPtrTy();
     auto* i32 = builder_.getInt32Ty();
     auto* i64 = builder_.getInt64Ty();
     const auto& attrs = op.get<ir::MmaAttrs>();
-    auto type_code = [&](ir::Type t) { return builder_.getInt32(std::bit_cast<uint32_t>(t)); };
-    std::vector<llvm::Value*> args{builder_.getInt32(attrs.m), builder_.getInt32(attrs.n), builder_.getInt32(attrs.k),
-                                   type_code(kernel_.value_type(op.operands[1]).element_of()),
-                                   type_code(op.type.element_of())};
-    for (ir::ValueId v : op.operands) {
-      auto [address, stride] = collective_operand(v);
-      args.push_back(address);
-      args.push_back(stride);
-    }
-    args.push_back(storage_address(value_offset_[op.result], item_bytes(op.type)));
-    args.push_back(builder_.getInt64(item_bytes(op.type)));
-    args.push_back(builder_.CreateTrunc(collective_items(), i32));
-    auto* fty = llvm::FunctionType::get(builder_.getVoidTy(),
-                                        {i32, i32, i32, i32, i32, ptr, i64, ptr, i64, ptr, i64, ptr, i64, i32}, false);
-    builder_.CreateCall(module_.getOrInsertFunction("rocjit_host_mma", fty), args);
+    const ir::mma::Shape shape{attrs.m, attrs.n, attrs.k};
+    const ir::mma::Counts n = ir::mma::counts(shape);
+    const ir::Type in = kernel_.value_type(op.operands[1]).element_of();
+    const ir::Type acc = op.type.element_of();
+    llvm::Type* in_type = llvm_type(in);
+    llvm::Type* acc_type = llvm_type(acc);
+    auto [c, c_stride] = collective_operand(op.operands[0]);
+    auto [a, a_stride] = collective_operand(op.operands[1]);
+    auto [b, b_stride] = collective_operand(op.operands[2]);
+    llvm::Value* out = storage_address(value_offset_[op.result], item_bytes(op.type));
+    llvm::Value* out_stride = builder_.getInt64(item_bytes(op.type));
+    // Element `e` of the fragment value of work-item `item` in storage (base, stride).
+    auto element_ptr = [&](llvm::Value* base, llvm::Value* stride, llvm::Value* item, llvm::Type* t, unsigned e) {
+      llvm::Value* at = builder_.CreateInBoundsGEP(builder_.getInt8Ty(), base,
+                                                   builder_.CreateNUWMul(builder_.CreateZExt(item, i64), stride));
+      return builder_.CreateInBoundsGEP(t, at, builder_.getInt32(e));
+    };
+    // A value of A or B as the accumulator's type (exact).
+    auto widen = [&](llvm::Value* x) -> llvm::Value* {
+      if (acc == ir::Type::i32) return builder_.CreateSExt(x, i32);
+      if (in == ir::Type::f16 || in == ir::Type::bf16) return widen_narrow_float(x);
+      return x;
+    };
+    namespace layout = ir::mma;
+    llvm::Value* items = builder_.CreateTrunc(collective_items(), i32);
+    lane_loop(builder_.getInt32(0), items, builder_.getInt32(layout::wave_lanes), "mma", [&](llvm::Value* w0) {
+      lane_loop(builder_.getInt32(0), builder_.getInt32(layout::wave_lanes), builder_.getInt32(1), "mma.lane",
+                [&](llvm::Value* l) {
+        llvm::Value* me = builder_.CreateAdd(w0, l);
+        llvm::Value* col = builder_.CreateURem(l, builder_.getInt32(shape.n));
+        llvm::Value* group_rows = builder_.CreateMul(builder_.CreateUDiv(l, builder_.getInt32(shape.n)),
+                                                     builder_.getInt32(layout::c_row(shape, shape.n, 0)));
+        std::vector<llvm::Value*> sums(n.c);
+        for (unsigned e = 0; e < n.c; ++e) {
+          llvm::Value* row = builder_.CreateAdd(group_rows, builder_.getInt32(layout::c_row(shape, 0, e)));
+          llvm::Value* sum = builder_.CreateLoad(acc_type, element_ptr(c, c_stride, me, acc_type, e));
+          for (unsigned kk = 0; kk < shape.k; ++kk) {
+            llvm::Value* a_src = builder_.CreateAdd(w0, builder_.CreateAdd(row, builder_.getInt32(layout::a_lane(shape, 0, kk))));
+            llvm::Value* b_src = builder_.CreateAdd(w0, builder_.CreateAdd(col, builder_.getInt32(layout::b_lane(shape, kk, 0))));
+            llvm::Value* x = widen(builder_.CreateLoad(in_type, element_ptr(a, a_stride, a_src, in_type,
+                                                                             layout::a_element(shape, 0, kk))));
+            llvm::Value* y = widen(builder_.CreateLoad(in_type, element_ptr(b, b_stride, b_src, in_type,
+                                                                             layout::b_element(shape, kk, 0))));
+            sum = acc == ir::Type::i32 ? builder_.CreateAdd(sum, builder_.CreateMul(x, y))
+                                       : builder_.CreateIntrinsic(llvm::Intrinsic::fma, {acc_type}, {x, y, sum});
+          }
+          sums[e] = sum;
+        }
+        // Stored after every element is computed: the result may share no storage with C, A or B,
+        // but this keeps the loads of a lane ahead of its stores regardless.
+        for (unsigned e = 0; e < n.c; ++e) builder_.CreateStore(sums[e], element_ptr(out, out_stride, me, acc_type, e));
+      });
+    });
   }
 
   // LLVM 22's loop vectorizer miscompiles loads indexed by `id % C` or `id & (C - 1)` in the
@@ -1082,17 +1123,32 @@ class HostLowering : public KernelLowering {
   // Barriers are the boundaries between work-item loops; nothing to emit, but the race checker
   // is told (once per group, or once per wave for a wavebarrier in wave-level control).
   void barrier(const ir::Op& op) override {
-    race_sync(op.fences() & ir::fence_global ? HostSync::barrier_global : HostSync::barrier, nullptr);
+    race_sync(op.fences() & ir::fence_global ? HostSync::barrier_global : HostSync::barrier, nullptr, nullptr);
   }
-  void wavebarrier(const ir::Op&) override { race_sync(HostSync::wavebarrier, nullptr); }
+  void wavebarrier(const ir::Op&) override { race_sync(HostSync::wavebarrier, nullptr, nullptr); }
 
-  // `item`: the work-item's linear local id (fences), or null (barriers, between work-item loops).
-  void race_sync(HostSync kind, llvm::Value* item) {
+  // `item`: the work-item's linear local id (fences, atomics), or null (barriers, between
+  // work-item loops); `address`: an atomic's element, or null.
+  void race_sync(HostSync kind, llvm::Value* item, llvm::Value* address) {
     if (!check_races) return;
     auto* type = llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy(), builder_.getInt32Ty(),
-                                                                builder_.getInt64Ty(), builder_.getInt32Ty()}, false);
+                                                                builder_.getInt64Ty(), builder_.getInt32Ty(),
+                                                                builder_.getPtrTy()}, false);
     builder_.CreateCall(type, race_sync_, {race_state_, builder_.getInt32(static_cast<int32_t>(kind)), group_linear_,
-                                           item ? item : builder_.getInt32(-1)});
+                                           item ? item : builder_.getInt32(-1),
+                                           address ? address : llvm::ConstantPointerNull::get(builder_.getPtrTy())});
+  }
+
+  // After an atomic read of shared or global memory: what it read is only then known (a release
+  // seen by this read may have happened after the hook before the access).
+  void atomic_done(const ir::Op& op, const ir::Memory& m, llvm::Value* address) override {
+    if (!check_races || (m.space != ir::MemorySpace::shared && m.space != ir::MemorySpace::global) ||
+        op.atomic_op() == ir::AtomicOp::store)
+      return;
+    using O = ir::MemoryOrder;
+    const bool acquires = op.order() == O::acquire || op.order() == O::acq_rel || op.order() == O::seq_cst;
+    race_sync(acquires ? HostSync::acquired : HostSync::read_relaxed,
+              builder_.CreateTrunc(work_item_, builder_.getInt32Ty()), address);
   }
 
   // A fence that orders memory between work-items (not relaxed): the race checker models its
@@ -1103,7 +1159,7 @@ class HostLowering : public KernelLowering {
       race_sync(op.order() == O::acquire ? HostSync::fence_acquire
                 : op.order() == O::release ? HostSync::fence_release
                                            : HostSync::fence_acq_rel,
-                builder_.CreateTrunc(work_item_, builder_.getInt32Ty()));
+                builder_.CreateTrunc(work_item_, builder_.getInt32Ty()), nullptr);
     KernelLowering::fence(op);
   }
 

@@ -50,9 +50,10 @@ struct HostLaunchContext {
   /// work-item's linear local id and, for a scalar store, the stored bits.
   void (*race_access)(HostRaceState*, int32_t site, const void* address, int64_t group, int32_t item,
                       uint64_t value);
-  /// ... and at each barrier of a group, wavebarrier and fence (`kind`: a HostSync; `item`: the
-  /// fencing work-item's linear local id, -1 for barriers).
-  void (*race_sync)(HostRaceState*, int32_t kind, int64_t group, int32_t item);
+  /// ... at each barrier of a group, wavebarrier and fence, and after each atomic read (`kind`: a
+  /// HostSync; `item`: the work-item's linear local id, -1 for barriers; `address`: the atomic's
+  /// element, else null).
+  void (*race_sync)(HostRaceState*, int32_t kind, int64_t group, int32_t item, const void* address);
   HostRaceState* race_state;  ///< passed to both
 };
 
@@ -64,6 +65,8 @@ enum class HostSync : int32_t {
   fence_acquire = 3,   ///< fence(acquire) by one work-item
   fence_release = 4,   ///< fence(release)
   fence_acq_rel = 5,   ///< fence(acq_rel or seq_cst)
+  acquired = 6,        ///< an atomic read with acquire, acq_rel or seq_cst order has read `address`
+  read_relaxed = 7,    ///< a relaxed atomic read has read `address` (an acquire fence may follow)
 };
 
 /// One array access of a host kernel compiled with bounds or race checks (HostKernel::access_site).
