@@ -398,21 +398,25 @@ TEST_CASE("race check: two work-groups writing one global element; writes of the
 TEST_CASE("race check: a shared read before any write, and report-only mode") {
   using namespace rocjit::dsl;
   if (!checks_races()) return;
-  Kernel k = kernel("shared_unwritten", [](Array<float> out) {
+  // The write that never runs (write is 0) keeps LLVM from folding the read of never-stored LDS
+  // to undef on AMDGPU (then there would be no read to report).
+  Kernel k = kernel("shared_unwritten", [](Array<float> out, Int write) {
     auto s = shared::array<float>({64}, "s");
+    If(write != 0, [&] { s(local_id(0)) = 1.0f; });
     out(global_id(0)) = s(local_id(0));
   });
   auto out = device_array<float>({64});
-  const std::string report = race_report([&] { k[{{1}, {64}}](out); });
+  const std::string report = race_report([&] { k[{{1}, {64}}](out, 0); });
   CHECK_THAT(report, Contains(shared_place("s")) && Contains("reads an element no work-item of the group wrote") &&
                          Contains("0 races and 1 uninitialised shared read"));
   Captured log;
   ScopedSettings report_only([](Settings& s) { s.check_report_only = true; });
-  Kernel k2 = kernel("shared_unwritten_report_only", [](Array<float> out) {
+  Kernel k2 = kernel("shared_unwritten_report_only", [](Array<float> out, Int write) {
     auto s = shared::array<float>({64}, "s");
+    If(write != 0, [&] { s(local_id(0)) = 1.0f; });
     out(global_id(0)) = s(local_id(0));
   });
-  CHECK(race_report([&] { k2[{{1}, {64}}](out); }).empty());
+  CHECK(race_report([&] { k2[{{1}, {64}}](out, 0); }).empty());
   std::lock_guard<std::mutex> g(log.lock);
   REQUIRE(log.warnings.size() == 1);
   CHECK_THAT(log.warnings[0], Contains("kernel 'shared_unwritten_report_only'"));
@@ -484,7 +488,7 @@ TEST_CASE("race check: waves at different barriers, or ended while others wait (
                                   "divergence"));
   report = race_report([&] { skipped[{{1}, {128}}](flags, out); });
   INFO(report);
-  CHECK_THAT(report, Contains("waits at the barrier at debug_tests.cpp:" + std::to_string(skipped_line)) &&
+  CHECK_THAT(report, Contains("waits at the barrier at ") && Contains("debug_tests.cpp:" + std::to_string(skipped_line)) &&
                          Contains("ended at") && Contains("1 barrier divergence"));
   flags = to_device(std::vector<int32_t>(128, 1));
   CHECK(race_report([&] { skipped[{{1}, {128}}](flags, out); }).empty());
