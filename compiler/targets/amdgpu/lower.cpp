@@ -370,6 +370,7 @@ class AmdgpuLowering : public KernelLowering {
     // A uniform() check's barriers (op is the uniform op) order LDS only.
     if (op.kind == ir::OpKind::barrier && (op.fences() & ir::fence_global)) race_marker(race_marker_global_barrier);
     builder_.CreateIntrinsic(llvm::Intrinsic::amdgcn_s_barrier, llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+    race_marker(race_marker_barrier);
     builder_.CreateFence(llvm::AtomicOrdering::Acquire, workgroup);
   }
 
@@ -399,9 +400,13 @@ class AmdgpuLowering : public KernelLowering {
     if (op.order() != ir::MemoryOrder::relaxed) race_marker(race_marker_ordered);
     KernelLowering::fence(op);
   }
+  // Relaxed atomic loads and stores compile to plain global_load/store and ds_read/write: the
+  // marker says the next memory instruction is atomic.
   void operation(const ir::Op& op) override {
-    if (check_races_ && op.kind == ir::OpKind::atomic && op.order() != ir::MemoryOrder::relaxed)
-      race_marker(race_marker_ordered);
+    if (check_races_ && op.kind == ir::OpKind::atomic) {
+      if (op.order() != ir::MemoryOrder::relaxed) race_marker(race_marker_ordered);
+      race_marker(race_marker_atomic);
+    }
     KernelLowering::operation(op);
   }
 

@@ -34,5 +34,8 @@ LoweredModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, llvm::
 constexpr uint32_t race_marker_wavebarrier = 0x524a5701;     // after llvm.amdgcn.wave.barrier
 constexpr uint32_t race_marker_global_barrier = 0x524a5702;  // before an s_barrier with a global fence
 constexpr uint32_t race_marker_ordered = 0x524a5703;         // before an acquire/release atomic or fence
+constexpr uint32_t race_marker_atomic = 0x524a5704;          // before an atomic op: its first memory instruction
+constexpr uint32_t race_marker_barrier = 0x524a5705;         // after every s_barrier (LLVM drops s_barrier
+                                                             // when the group fits in one wave)
 
 }  // namespace rocjit::targets::amdgpu

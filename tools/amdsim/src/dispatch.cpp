@@ -233,6 +233,7 @@ std::unique_ptr<GroupRun> start_group(const LaunchContext& c, uint64_t index) {
   r->g.id[1] = uint32_t((index / c.grid.x) % c.grid.y);
   r->g.id[2] = uint32_t(index / (uint64_t(c.grid.x) * c.grid.y));
   r->g.linear = static_cast<uint32_t>(index);
+  r->g.waves = (c.block.x * c.block.y * c.block.z + c.wave_size - 1) / c.wave_size;
   r->g.lds.assign(c.lds_bytes, 0);
   if (c.race) {
     r->race_shadow = c.race->group_shadow();

@@ -115,6 +115,7 @@ struct Group {
   std::vector<uint8_t> lds;
   uint32_t id[3] = {0, 0, 0};
   uint32_t linear = 0;                      // x + y * grid.x + z * grid.x * grid.y
+  uint32_t waves = 0;
   RaceGroupShadow* race_shadow = nullptr;   // the race checker's LDS shadow (check_races)
 };
 
@@ -160,6 +161,10 @@ struct Wave {
   RaceChecker* race = nullptr;
   uint32_t barrier_epoch = 0, global_epoch = 0, wave_epoch = 0;
   bool global_fence_pending = false;
+  // rocjit's atomic marker ran: the next memory instruction (then atomic_inst, its instruction
+  // number) is an atomic access.
+  bool atomic_pending = false;
+  uint64_t atomic_inst = ~0ull;
 
   uint64_t exec() const {
     return wave_size == 32 ? s[exec_lo] : (uint64_t(s[exec_hi]) << 32 | s[exec_lo]);

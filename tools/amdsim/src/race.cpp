@@ -41,7 +41,7 @@ RaceChecker::RaceChecker(const Program& program, const KernelInfo& kernel, Dim3 
       // The argument may point inside an allocation: name the bytes from it on.
       b.size -= pointer - b.start;
       b.start = pointer;
-      buffers_.push_back(b);
+      (a.name == "print.buffer" ? unchecked_ : buffers_).push_back(b);
     }
   }
 }
@@ -74,10 +74,35 @@ void RaceChecker::marker(Wave& w, uint32_t m0) {
   if (m0 == race_marker_wavebarrier) ++w.wave_epoch;
   else if (m0 == race_marker_global_barrier) w.global_fence_pending = true;
   else if (m0 == race_marker_ordered) ordered_by_atomics_.store(true, std::memory_order_relaxed);
+  else if (m0 == race_marker_atomic) w.atomic_pending = true;
+  else if (m0 == race_marker_barrier && w.group->waves == 1) {
+    // A group of one wave: LLVM may have dropped the s_barrier, and nothing else differs.
+    ++w.barrier_epoch;
+    if (w.global_fence_pending) ++w.global_epoch;
+    w.global_fence_pending = false;
+  }
 }
 
 void RaceChecker::access(Wave& w, const Inst& i, const uint8_t* p, uint32_t bytes, int lane, RaceKind kind,
-                         const uint8_t* before) {
+                         const uint8_t* before, bool vector) {
+  const uint8_t* lds = w.group->lds.data();
+  const bool in_lds = p >= lds && p < lds + w.group->lds.size();
+  const auto address = reinterpret_cast<uint64_t>(p);
+  if (!in_lds) {
+    // Private memory (the wave's scratch) and read-only launch memory cannot race.
+    if (p >= w.scratch.data() && p < w.scratch.data() + w.scratch.size()) return;
+    for (auto [start, size] : w.launch_ranges)
+      if (address >= start && address < start + size) return;
+    if (address >= w.code_base() && address < w.code_base() + w.program->image_size()) return;
+    for (const Buffer& u : unchecked_)
+      if (address >= u.start && address < u.start + u.size) return;
+  }
+  // The first LDS or global access of a vector memory instruction after the atomic marker.
+  if (w.atomic_pending && vector) [[unlikely]] {
+    w.atomic_pending = false;
+    w.atomic_inst = w.instructions;
+  }
+  if (w.atomic_inst == w.instructions) kind = RaceKind::atomic;
   RaceSide now;
   now.pc = static_cast<uint32_t>(w.pc - i.size);
   now.group = w.group->linear;
@@ -87,8 +112,7 @@ void RaceChecker::access(Wave& w, const Inst& i, const uint8_t* p, uint32_t byte
   now.inst = static_cast<uint32_t>(w.instructions);
   now.item = static_cast<uint16_t>(w.wave_in_group * static_cast<uint32_t>(w.wave_size) + static_cast<uint32_t>(lane));
   now.kind = kind;
-  const uint8_t* lds = w.group->lds.data();
-  if (p >= lds && p < lds + w.group->lds.size()) {
+  if (in_lds) {
     RaceGroupShadow& s = *w.group->race_shadow;
     const auto offset = static_cast<uint32_t>(p - lds);
     for (uint32_t b = 0; b < bytes; ++b) {
@@ -98,12 +122,6 @@ void RaceChecker::access(Wave& w, const Inst& i, const uint8_t* p, uint32_t byte
     }
     return;
   }
-  // Private memory (the wave's scratch) and read-only launch memory cannot race.
-  if (p >= w.scratch.data() && p < w.scratch.data() + w.scratch.size()) return;
-  const auto address = reinterpret_cast<uint64_t>(p);
-  for (auto [start, size] : w.launch_ranges)
-    if (address >= start && address < start + size) return;
-  if (address >= w.code_base() && address < w.code_base() + w.program->image_size()) return;
   uint32_t b = 0;
   while (b < bytes) {
     const uint64_t at = address + b;

@@ -27,6 +27,9 @@ namespace amdsim {
 constexpr uint32_t race_marker_wavebarrier = 0x524a5701;     // a wavebarrier(): orders the wave's lanes
 constexpr uint32_t race_marker_global_barrier = 0x524a5702;  // the next s_barrier also fences global memory
 constexpr uint32_t race_marker_ordered = 0x524a5703;         // an acquire/release atomic or fence
+constexpr uint32_t race_marker_atomic = 0x524a5704;          // the wave's next memory instruction is atomic
+constexpr uint32_t race_marker_barrier = 0x524a5705;         // after each s_barrier: in a group of one wave,
+                                                             // whose s_barrier LLVM may drop, it is the barrier
 
 enum class RaceKind : uint8_t { read, write, atomic };
 
@@ -62,9 +65,10 @@ class RaceChecker {
 
   // Called by a memory instruction's handler after lane `lane` accessed `bytes` bytes at host
   // address `p` (LDS, global or private memory; private is ignored). `before` holds the bytes a
-  // write replaced (null for reads and atomics).
+  // write replaced (null for reads and atomics). `vector`: false for scalar loads, which never
+  // take the atomic marker (they may load addresses for the atomic instruction).
   void access(Wave& w, const Inst& i, const uint8_t* p, uint32_t bytes, int lane, RaceKind kind,
-              const uint8_t* before);
+              const uint8_t* before, bool vector = true);
   // An s_ttracedata: one of rocjit's markers, or nothing.
   void marker(Wave& w, uint32_t m0);
   // Before a barrier releases `waves` (the group's): waves at different barriers, or ended while
@@ -98,6 +102,7 @@ class RaceChecker {
     uint64_t start = 0, size = 0;
   };
   std::vector<Buffer> buffers_;
+  std::vector<Buffer> unchecked_;  // rocjit's print buffer (argument "print.buffer"): runtime records
   // Global memory: cells per 64-byte line, in shards by line.
   struct Line {
     std::array<RaceCell, 64> cells;

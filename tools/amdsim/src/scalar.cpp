@@ -139,7 +139,7 @@ void s_load(Wave& w, Op i) {
   load_dwords_relaxed(p, words, std::min<uint32_t>(n, 16));
   // A scalar load reads for the wave: the checker counts it as its first active lane's.
   if (w.race) [[unlikely]]
-    w.race->access(w, i, p, 4 * std::min<uint32_t>(n, 16), w.exec() ? std::countr_zero(w.exec()) : 0, RaceKind::read, nullptr);
+    w.race->access(w, i, p, 4 * std::min<uint32_t>(n, 16), w.exec() ? std::countr_zero(w.exec()) : 0, RaceKind::read, nullptr, false);
   for (uint32_t k = 0; k < n && k < 16; ++k)
     if (dst.index + k < scalar_file_size && dst.index != null_reg) w.s[dst.index + k] = words[k];
   count(w);
