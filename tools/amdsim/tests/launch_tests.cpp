@@ -426,3 +426,33 @@ TEST_CASE("race checker: lanes of one instruction, and rocjit's wavebarrier mark
     }
   }
 }
+
+TEST_CASE("rocjit's race-checking markers are in check_races compiles only", "[launch]") {
+  rocjit::Kernel k = kernel("marked", [](Array<int32_t> x) {
+    auto s = shared::array<int32_t>({256}, "s");
+    Int t = local_id(0);
+    s(t) = x(t);
+    wavebarrier();
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    atomic::add(x, 0, s(255 - t));
+  }, {.param_names = {"x"}});
+  auto count = [](const std::string& text, const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
+  };
+  for (std::string p : processors) {
+    INFO(p);
+    rocjit::CompileOptions plain, checked;
+    plain.emit_assembly = checked.emit_assembly = true;
+    checked.cache = plain.cache = false;
+    checked.check_races = true;
+    const std::string normal = rocjit::compile(k, rocjit::Target::amdgpu(p), plain).assembly;
+    const std::string marked = rocjit::compile(k, rocjit::Target::amdgpu(p), checked).assembly;
+    INFO(marked);
+    CHECK(count(normal, "s_ttracedata") == 0);
+    // The wavebarrier, the global fence before the barrier and the barrier after it, the atomic.
+    CHECK(count(marked, "s_ttracedata") == 4);
+    for (const char* m : {"0x524a5701", "0x524a5702", "0x524a5704", "0x524a5705"}) CHECK(count(marked, m) == 1);
+  }
+}
