@@ -4,7 +4,8 @@
 // with all of them. Timings are printed, never asserted.
 // --check=races: the race checker's cost instead: one launch of each kernel compiled as usual
 // against one compiled with CompileOptions::check_races and run with LaunchOptions::check_races
-// (1 worker thread each), and the number of report lines (0: clean).
+// (1 worker thread each), and the number of report lines (0: clean; any finding is printed to
+// stderr and makes the exit status 1: the samples are race-free).
 //
 //   bench-sim [--processor=gfx942,gfx90a,gfx1100] [--repeat=N] [--scale=K] [--check=races]
 #include <amdsim/amdsim.hpp>
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> processors = amdsim::Processor::supported();
   int repeat = 3;
   int64_t scale = 1;
-  bool check_races = false;
+  bool check_races = false, found = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--processor=", 0) == 0) {
@@ -175,6 +176,7 @@ int main(int argc, char** argv) {
         for (char ch : checked.race_report) findings += ch == '\n';
         if (!checked.race_report.empty()) {
           ++findings;
+          found = true;
           std::fprintf(stderr, "%s\n", checked.race_report.c_str());
         }
         std::printf("%-10s %-8s %14llu %10.2f %12.2f %7.1fx %8zu\n", c.name, processor.c_str(),
@@ -188,5 +190,5 @@ int main(int argc, char** argv) {
                   double(s1.lane_instructions) / one / 1e3, all, double(sn.lane_instructions) / all / 1e3);
     }
   }
-  return 0;
+  return found ? 1 : 0;
 }
