@@ -161,7 +161,8 @@ void RaceChecker::check(RaceCell& cell, const RaceSide& now, const uint8_t* p, c
   }
   if (concurrent(cell.write, now, global)) {
     // A plain write of the byte it replaced races harmlessly unless the same-value setting asks.
-    const bool same = before && cell.write.kind != RaceKind::atomic && *before == *p;
+    const bool plain = cell.write.kind != RaceKind::atomic && now.kind != RaceKind::atomic;
+    const bool same = before && plain && *before == *p;
     if (!same || same_value_) record(cell.write, now, p, global, lds_offset);
   }
   if (concurrent(cell.read, now, global)) record(cell.read, now, p, global, lds_offset);
