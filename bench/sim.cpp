@@ -2,8 +2,12 @@
 // processor: wave- and lane-instructions executed, wall time of one launch, and lane-instructions
 // per second (the goal: at least 20 M/s on a 2-core machine), with 1 worker thread and
 // with all of them. Timings are printed, never asserted.
+// --check=races: the race checker's cost instead: one launch of each kernel compiled as usual
+// against one compiled with CompileOptions::check_races and run with LaunchOptions::check_races
+// (1 worker thread each), and the number of report lines (0: clean; any finding is printed to
+// stderr and makes the exit status 1: the samples are race-free).
 //
-//   bench-sim [--processor=gfx942,gfx90a,gfx1100] [--repeat=N] [--scale=K]
+//   bench-sim [--processor=gfx942,gfx90a,gfx1100] [--repeat=N] [--scale=K] [--check=races]
 #include <amdsim/amdsim.hpp>
 #include <rocjit/rocjit.hpp>
 
@@ -57,6 +61,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> processors = amdsim::Processor::supported();
   int repeat = 3;
   int64_t scale = 1;
+  bool check_races = false, found = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--processor=", 0) == 0) {
@@ -71,19 +76,32 @@ int main(int argc, char** argv) {
       repeat = std::max(1, std::atoi(a.c_str() + 9));
     } else if (a.rfind("--scale=", 0) == 0) {
       scale = std::max(1, std::atoi(a.c_str() + 8));
+    } else if (a == "--check=races") {
+      check_races = true;
     } else {
-      std::fprintf(stderr, "usage: bench-sim [--processor=gfx942,...] [--repeat=N] [--scale=K]\n");
+      std::fprintf(stderr, "usage: bench-sim [--processor=gfx942,...] [--repeat=N] [--scale=K] [--check=races]\n");
       return 2;
     }
   }
-  std::printf("%-10s %-8s %12s %14s %10s %12s %10s %12s\n", "kernel", "cpu", "wave instr", "lane instr",
-              "1 thr ms", "M lane/s", "all ms", "M lane/s");
+  if (check_races)
+    std::printf("%-10s %-8s %14s %10s %12s %8s %8s\n", "kernel", "cpu", "lane instr", "plain ms", "checked ms",
+                "ratio", "findings");
+  else
+    std::printf("%-10s %-8s %12s %14s %10s %12s %10s %12s\n", "kernel", "cpu", "wave instr", "lane instr",
+                "1 thr ms", "M lane/s", "all ms", "M lane/s");
   for (const auto& processor : processors) {
     amdsim::Processor p = amdsim::Processor::get(processor);
     for (auto& c : cases(scale)) {
       rocjit::CodeObject co = rocjit::compile(c.kernel, rocjit::Target::amdgpu(processor));
       auto program = amdsim::Program::load(std::span<const uint8_t>(co.elf.data(), co.elf.size()), p);
       const amdsim::KernelInfo& k = program->kernels().front();
+      rocjit::CompileOptions checked_options;
+      checked_options.check_races = true;  // the markers the checker reads (wavebarriers, global fences)
+      std::shared_ptr<amdsim::Program> checked_program;
+      if (check_races) {
+        rocjit::CodeObject cc = rocjit::compile(c.kernel, rocjit::Target::amdgpu(processor), checked_options);
+        checked_program = amdsim::Program::load(std::span<const uint8_t>(cc.elf.data(), cc.elf.size()), p);
+      }
       amdsim::Memory memory;
       std::vector<void*> buffers;
       for (const auto& a : c.arrays) {
@@ -138,17 +156,33 @@ int main(int argc, char** argv) {
       }
       for (auto& v : values) pointers.push_back(v.data());
       auto kernargs = amdsim::layout_arguments(k, pointers.data(), c.grid, c.block, 0);
-      auto run = [&](unsigned threads, amdsim::LaunchStats& stats) {
+      auto run = [&](unsigned threads, amdsim::LaunchStats& stats, bool checked = false) {
         double best = 1e30;
         for (int r = 0; r < repeat; ++r) {
           amdsim::LaunchOptions o;
           o.threads = threads;
+          o.check_races = checked;
+          const amdsim::Program& pr = checked ? *checked_program : *program;
           auto t0 = std::chrono::steady_clock::now();
-          stats = amdsim::launch(*program, k, c.grid, c.block, 0, kernargs, memory, o);
+          stats = amdsim::launch(pr, pr.kernels().front(), c.grid, c.block, 0, kernargs, memory, o);
           best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         }
         return best;
       };
+      if (check_races) {
+        amdsim::LaunchStats plain, checked;
+        double plain_ms = run(1, plain), checked_ms = run(1, checked, true);
+        size_t findings = 0;
+        for (char ch : checked.race_report) findings += ch == '\n';
+        if (!checked.race_report.empty()) {
+          ++findings;
+          found = true;
+          std::fprintf(stderr, "%s\n", checked.race_report.c_str());
+        }
+        std::printf("%-10s %-8s %14llu %10.2f %12.2f %7.1fx %8zu\n", c.name, processor.c_str(),
+                    (unsigned long long)plain.lane_instructions, plain_ms, checked_ms, checked_ms / plain_ms, findings);
+        continue;
+      }
       amdsim::LaunchStats s1, sn;
       double one = run(1, s1), all = run(0, sn);
       std::printf("%-10s %-8s %12llu %14llu %10.2f %12.1f %10.2f %12.1f\n", c.name, processor.c_str(),
@@ -156,5 +190,5 @@ int main(int argc, char** argv) {
                   double(s1.lane_instructions) / one / 1e3, all, double(sn.lane_instructions) / all / 1e3);
     }
   }
-  return 0;
+  return found ? 1 : 0;
 }

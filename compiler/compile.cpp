@@ -116,7 +116,10 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
   const dump::Request dump = dump::from_settings(settings);
   CompileOptions options = requested;
   options.bounds_check = options.bounds_check || settings.bounds_check;
-  options.check_races = target.kind == Target::Kind::host && (options.check_races || settings.check_races);
+  // The CPU device checks every compile under the setting; AMDGPU compiles carry the race
+  // checker's markers only when the device asks (the simulator's HIP device does).
+  options.check_races = target.kind == Target::Kind::host ? options.check_races || settings.check_races
+                                                          : options.check_races;
   dump::ask_for_texts(dump, options);
   const targets::Job job{kernel, target, options, settings, requested};
   backend.check(job);

@@ -122,9 +122,10 @@ struct Settings {
   /// disabled bypass the kernel cache. Read at each compile.
   std::set<Workaround> disabled_workarounds;
 
-  /// ROCJIT_CHECK (a comma-separated list): `races` turns on the CPU device's race and sync
-  /// checker (every CPU compile as with CompileOptions::check_races; a launch with findings is a
-  /// LaunchError); `report-only` reports findings as warnings instead; `same-value` also reports
+  /// ROCJIT_CHECK (a comma-separated list): `races` turns on the race and sync checker of the CPU
+  /// device (every CPU compile as with CompileOptions::check_races) and of the simulated devices
+  /// (amdsim checks their launches; a real GPU's launches fail: it cannot); a launch with findings
+  /// is a LaunchError; `report-only` reports findings as warnings instead; `same-value` also reports
   /// racing writes of the value the memory already holds. Read at each compile and launch.
   bool check_races = false;
   bool check_report_only = false;   ///< ROCJIT_CHECK's `report-only`

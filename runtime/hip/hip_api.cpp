@@ -56,6 +56,8 @@ bool open_first(Api& api, const std::vector<std::string>& candidates, std::strin
   ROCJIT_HIP_FUNCTIONS(ROCJIT_HIP_LOAD)
 #undef ROCJIT_HIP_LOAD
   api.amdsimLastError = reinterpret_cast<const char* (*)()>(dlsym(api.library, "amdsimLastError"));
+  api.amdsimSetLaunchChecks = reinterpret_cast<void (*)(unsigned)>(dlsym(api.library, "amdsimSetLaunchChecks"));
+  api.amdsimTakeReports = reinterpret_cast<const char* (*)()>(dlsym(api.library, "amdsimTakeReports"));
   return true;
 }
 

@@ -17,6 +17,12 @@ struct Api {
   // libamdsim-hip.so (the AMDGPU simulator behind the HIP API) exports this too: its message for
   // the last call that failed on this thread. Null for a real HIP runtime.
   const char* (*amdsimLastError)() = nullptr;
+  // The simulator's race checker (ROCJIT_CHECK=races): amdsimSetLaunchChecks(flags) sets what the
+  // launches this thread submits next check (amdsim_check_* below); amdsimTakeReports() returns
+  // and clears the reports of checked launches that succeeded (report-only). Null on real HIP.
+  void (*amdsimSetLaunchChecks)(unsigned) = nullptr;
+  const char* (*amdsimTakeReports)() = nullptr;
+  static constexpr unsigned amdsim_check_races = 1, amdsim_check_same_value = 2, amdsim_check_report_only = 4;
 #define ROCJIT_HIP_FUNCTIONS(X)                                                                        \
   X(hipInit, hipError_t (*)(unsigned))                                                                 \
   X(hipGetDeviceCount, hipError_t (*)(int*))                                                           \

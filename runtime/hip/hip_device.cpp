@@ -11,6 +11,7 @@
 #include "rocjit/compiler/error.hpp"
 #include "hip/hip_api.hpp"
 #include "src/backend.hpp"
+#include "rocjit/support/log.h"
 #include "rocjit/support/settings.h"
 
 namespace rocjit::runtime {
@@ -25,6 +26,7 @@ struct HipKernel : CompiledKernel {
   hipModule_t module = nullptr;
   hipFunction_t function = nullptr;
   CodeObject code;
+  bool races_checked = false;  // compiled with CompileOptions::check_races (the simulator's markers)
   HipKernel() = default;
   HipKernel(const HipKernel&) = delete;
   HipKernel& operator=(const HipKernel&) = delete;
@@ -101,6 +103,22 @@ class HipStream : public StreamImpl {
               std::shared_ptr<ArgumentPack> args) override {
     auto& k = static_cast<HipKernel&>(*kernel);
     api_->check(api_->hipSetDevice(device_), "hipSetDevice");
+    // ROCJIT_CHECK=races: the simulator checks the launch (kernels compiled with its markers);
+    // a real HIP runtime cannot, and says so rather than run unchecked.
+    const std::shared_ptr<const Settings> now = support::current_settings();
+    if (now->check_races && !api_->amdsimSetLaunchChecks)
+      throw LaunchError(fmt::format("kernel '{}': race checking (ROCJIT_CHECK=races) is not available on device '{}' "
+                                    "(a real GPU); run on the CPU device or a simulated one (sim:gfx942)",
+                                    k.name, device_id()));
+    if (api_->amdsimSetLaunchChecks) {
+      unsigned checks = 0;
+      if (k.races_checked && now->check_races) {
+        checks = Api::amdsim_check_races;
+        if (now->check_same_value) checks |= Api::amdsim_check_same_value;
+        if (now->check_report_only) checks |= Api::amdsim_check_report_only;
+      }
+      api_->amdsimSetLaunchChecks(checks);
+    }
     hipError_t e = api_->hipModuleLaunchKernel(
         k.function, static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z),
         static_cast<unsigned>(block.x), static_cast<unsigned>(block.y), static_cast<unsigned>(block.z), shared_bytes, stream_,
@@ -114,6 +132,13 @@ class HipStream : public StreamImpl {
     keep.push_back(args);
     keep.push_back(kernel);
     finish(Pending{std::move(keep), nullptr});
+    log_race_reports();
+  }
+  // Report-only race checking on the simulator: the findings of launches that completed.
+  void log_race_reports() const {
+    if (!api_->amdsimTakeReports) return;
+    const char* reports = api_->amdsimTakeReports();
+    if (reports && *reports) support::log(LogLevel::warning, "{}", reports);
   }
   void host_callback(std::function<void()> f) override { finish(Pending{{}, std::move(f)}); }
   // The stream holds the event until it has passed it (hipEventDestroy of a pending event is
@@ -131,6 +156,7 @@ class HipStream : public StreamImpl {
   void synchronize() override {
     hipError_t e = api_->hipStreamSynchronize(stream_);
     drain();
+    log_race_reports();
     if (e == hipErrorLaunchFailure)  // a kernel enqueued earlier failed
       throw LaunchError(fmt::format("a kernel launched on a stream of device '{}' failed: {}", device_id(),
                                     api_->describe(e, "hipStreamSynchronize")));
@@ -330,6 +356,9 @@ class HipDevice : public DeviceImpl {
     auto k = std::make_shared<HipKernel>();
     CompileOptions options;
     options.code_object_version = code_object_version_;
+    // The simulator's race checker needs the markers (amdgpu/lower.h); real GPUs get none.
+    options.check_races = support::current_settings()->check_races && api_->amdsimSetLaunchChecks;
+    k->races_checked = options.check_races;
     k->code = rocjit::compile(ir, Target::amdgpu(processor_, features_), options);
     k->api = api_;
     k->device = index_;

@@ -290,7 +290,7 @@ TEST_CASE("a memory fault on the simulator names the user's file:line (the code 
   CHECK_THROWS_WITH((plain[{{1}, {64}}](x)), Contains("memory fault") && !Contains("debug_tests.cpp:"));
 }
 
-// ---- the race and sync checker (ROCJIT_CHECK=races; the CPU device) ---------------------------
+// ---- the race and sync checker (ROCJIT_CHECK=races; the CPU device and the simulator) -----------
 
 namespace {
 // Runs `launch` with the race checker on and returns its LaunchError's message ("" if none).
@@ -305,7 +305,11 @@ std::string race_report(F&& launch) {
   }
   return {};
 }
-bool checks_races() { return test_device().id() == "cpu"; }
+bool checks_races() { return test_device().id() == "cpu" || test_device().is_simulator(); }
+// How the report names a shared array: the CPU device knows its name, the simulator its LDS byte.
+std::string shared_place(const std::string& name) {
+  return test_device().is_simulator() ? "shared memory at byte" : "shared array '" + name + "'";
+}
 }  // namespace
 
 TEST_CASE("race check: a reduction missing one barrier is reported with both lines") {
@@ -330,7 +334,7 @@ TEST_CASE("race check: a reduction missing one barrier is reported with both lin
   Kernel bad = make(false), good = make(true);
   const std::string report = race_report([&] { bad[{{2}, {256}}](x, out); });
   INFO(report);
-  CHECK_THAT(report, Contains("race check: kernel 'reduce_missing_barrier': shared array 'tile'"));
+  CHECK_THAT(report, Contains("race check: kernel 'reduce_missing_barrier': " + shared_place("tile")));
   CHECK_THAT(report, Contains("write at ") && Contains("debug_tests.cpp:" + std::to_string(write_line)));
   CHECK_THAT(report, Contains("read at ") && Contains("debug_tests.cpp:" + std::to_string(read_line)));
   CHECK_THAT(report, Contains("with no barrier between them"));
@@ -343,13 +347,16 @@ TEST_CASE("race check: a warp-synchronous scan without wavebarrier is a race; wi
   if (!checks_races()) return;
   // Numba's warp scan: lanes read their neighbour's shared element and add in place, relying on
   // lockstep that rocjit does not promise.
-  auto make = [](bool synced) {
-    return kernel(synced ? "scan_wavebarrier" : "scan_lockstep", [synced](Array<int32_t> x) {
+  // One wavefront: 64 work-items, or 32 on a wave32 device (gfx1100).
+  const int n = test_device().is_simulator() ? static_cast<int>(test_device().wave_size()) : 64;
+  const int read_line = __LINE__ + 9, write_line = __LINE__ + 11;
+  auto make = [n](bool synced) {
+    return kernel(synced ? "scan_wavebarrier" : "scan_lockstep", [synced, n](Array<int32_t> x) {
       auto s = shared::array<int32_t>({64}, "s");
       Int t = local_id(0);
       s(t) = x(t);
       wavebarrier();
-      for (int d = 1; d < 64; d *= 2) {
+      for (int d = 1; d < n; d *= 2) {
         Var<int32_t> add = 0;
         If(t >= d, [&] { add = s(t - d); });
         if (synced) wavebarrier();
@@ -359,15 +366,17 @@ TEST_CASE("race check: a warp-synchronous scan without wavebarrier is a race; wi
       x(t) = s(t);
     });
   };
-  auto x = to_device(std::vector<int32_t>(64, 1));
+  auto x = to_device(std::vector<int32_t>(n, 1));
   Kernel lockstep = make(false), synced = make(true);
-  const std::string report = race_report([&] { lockstep[{{1}, {64}}](x); });
+  const std::string report = race_report([&] { lockstep[{{1}, {n}}](x); });
   INFO(report);
   CHECK_THAT(report, Contains("lanes of one wavefront with no barrier or wavebarrier() between them"));
-  x = to_device(std::vector<int32_t>(64, 1));
-  CHECK(race_report([&] { synced[{{1}, {64}}](x); }).empty());
+  CHECK_THAT(report, Contains("debug_tests.cpp:" + std::to_string(read_line)) &&
+                         Contains("debug_tests.cpp:" + std::to_string(write_line)));
+  x = to_device(std::vector<int32_t>(n, 1));
+  CHECK(race_report([&] { synced[{{1}, {n}}](x); }).empty());
   std::vector<int32_t> h = x.copy_to_host().to_vector();
-  for (int i = 0; i < 64; ++i) REQUIRE(h[i] == i + 1);
+  for (int i = 0; i < n; ++i) REQUIRE(h[i] == i + 1);
 }
 
 TEST_CASE("race check: two work-groups writing one global element; writes of the same value only when asked") {
@@ -434,7 +443,11 @@ TEST_CASE("race check: acquire/release orders work-groups; without it the same h
   };
   CHECK(run(Handoff::release_acquire).empty());
   CHECK(run(Handoff::fences).empty());
+  // The simulator's checker does not model acquire/release: a kernel that uses it gets no race
+  // reports there (docs/debugging.md), so the release without a global-fence barrier is the CPU's.
+  const bool models_acquire_release = test_device().id() == "cpu";
   for (Handoff h : {Handoff::relaxed, Handoff::local_barrier}) {
+    if (h == Handoff::local_barrier && !models_acquire_release) continue;
     const std::string report = run(h);
     INFO(report);
     CHECK_THAT(report, Contains("at " + std::string(__FILE__) + ":" + std::to_string(lines[0])) &&
@@ -471,21 +484,25 @@ TEST_CASE("race check: a decoupled look-back scan is clean; with relaxed flags i
 TEST_CASE("race check: a shared read before any write, and report-only mode") {
   using namespace rocjit::dsl;
   if (!checks_races()) return;
-  Kernel k = kernel("shared_unwritten", [](Array<float> out) {
+  // The write that never runs (write is 0) keeps LLVM from folding the read of never-stored LDS
+  // to undef on AMDGPU (then there would be no read to report).
+  Kernel k = kernel("shared_unwritten", [](Array<float> out, Int write) {
     auto s = shared::array<float>({64}, "s");
+    If(write != 0, [&] { s(local_id(0)) = 1.0f; });
     out(global_id(0)) = s(local_id(0));
   });
   auto out = device_array<float>({64});
-  const std::string report = race_report([&] { k[{{1}, {64}}](out); });
-  CHECK_THAT(report, Contains("shared array 's'") && Contains("reads an element no work-item of the group wrote") &&
+  const std::string report = race_report([&] { k[{{1}, {64}}](out, 0); });
+  CHECK_THAT(report, Contains(shared_place("s")) && Contains("reads an element no work-item of the group wrote") &&
                          Contains("0 races and 1 uninitialised shared read"));
   Captured log;
   ScopedSettings report_only([](Settings& s) { s.check_report_only = true; });
-  Kernel k2 = kernel("shared_unwritten_report_only", [](Array<float> out) {
+  Kernel k2 = kernel("shared_unwritten_report_only", [](Array<float> out, Int write) {
     auto s = shared::array<float>({64}, "s");
+    If(write != 0, [&] { s(local_id(0)) = 1.0f; });
     out(global_id(0)) = s(local_id(0));
   });
-  CHECK(race_report([&] { k2[{{1}, {64}}](out); }).empty());
+  CHECK(race_report([&] { k2[{{1}, {64}}](out, 0); }).empty());
   std::lock_guard<std::mutex> g(log.lock);
   REQUIRE(log.warnings.size() == 1);
   CHECK_THAT(log.warnings[0], Contains("kernel 'shared_unwritten_report_only'"));
@@ -493,7 +510,7 @@ TEST_CASE("race check: a shared read before any write, and report-only mode") {
 
 TEST_CASE("race check: a barrier that work-items reach differently through a broken uniform() promise") {
   using namespace rocjit::dsl;
-  if (!checks_races()) return;
+  if (!checks_races() || test_device().is_simulator()) return;  // the simulator: the next test
   // The uniformity rule rejects barriers under divergent control when the kernel is traced;
   // uniform(x) is the user's promise that lets one through, and the checker holds it to it.
   Kernel k = kernel("barrier_divergence", [](Array<int32_t> flags, Array<int32_t> out) {
@@ -517,9 +534,77 @@ TEST_CASE("race check: a barrier that work-items reach differently through a bro
   CHECK(race_report([&] { k[{{1}, {64}}](flags, out); }).empty());
 }
 
-TEST_CASE("race check: groups with more than 1 MiB of shared memory are checked too") {
+TEST_CASE("race check: waves at different barriers, or ended while others wait (the simulator)") {
+  using namespace rocjit::dsl;
+  if (!test_device().is_simulator()) return;  // the CPU device checks the uniform() promise instead (above)
+  // uniform(x) promises one value for the group; these flags hold it per wave only (the first 64
+  // work-items 1, the others 0), so the group's waves take different paths through the barriers.
+  const int then_line = __LINE__ + 6, else_line = __LINE__ + 10;
+  Kernel differ = kernel("barriers_differ", [](Array<int32_t> flags, Array<int32_t> out, Array<int32_t> other) {
+    Int t = local_id(0);
+    Int go = uniform(flags(t));
+    If(go > 0, [&] {
+      out(t) = 1;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out(t) = out(t) + 10;
+    }).Else([&] {
+      other(t) = 2;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      other(t) = other(t) + 20;
+    });
+  });
+  const int skipped_line = __LINE__ + 5;
+  Kernel skipped = kernel("barrier_skipped", [](Array<int32_t> flags, Array<int32_t> out) {
+    Int t = local_id(0);
+    Int go = uniform(flags(t));
+    If(go > 0, [&] {
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out(t) = 1;
+    });
+  });
+  std::vector<int32_t> host(128, 1);
+  for (int i = 64; i < 128; ++i) host[i] = 0;
+  auto flags = to_device(host);
+  auto out = device_array<int32_t>({128}), other = device_array<int32_t>({128});
+  std::string report = race_report([&] { differ[{{1}, {128}}](flags, out, other); });
+  INFO(report);
+  CHECK_THAT(report, Contains("at different barriers") && Contains("debug_tests.cpp:" + std::to_string(then_line)) &&
+                         Contains("debug_tests.cpp:" + std::to_string(else_line)) &&
+                         Contains("0 races and 0 uninitialised shared reads between pairs of sites and 1 barrier "
+                                  "divergence"));
+  report = race_report([&] { skipped[{{1}, {128}}](flags, out); });
+  INFO(report);
+  CHECK_THAT(report, Contains("waits at the barrier at ") && Contains("debug_tests.cpp:" + std::to_string(skipped_line)) &&
+                         Contains("ended at") && Contains("1 barrier divergence"));
+  flags = to_device(std::vector<int32_t>(128, 1));
+  CHECK(race_report([&] { skipped[{{1}, {128}}](flags, out); }).empty());
+  CHECK(race_report([&] { differ[{{1}, {128}}](flags, out, other); }).empty());
+}
+
+TEST_CASE("race check: global memory within a group needs a barrier with a global fence (the simulator)") {
   using namespace rocjit::dsl;
   if (!checks_races()) return;
+  // Work-item 0 writes, work-item 64 (another wave) reads: a local-fence barrier does not order
+  // global memory, a global-fence barrier does.
+  auto make = [](bool global_fence) {
+    return kernel(global_fence ? "global_fenced" : "global_local_fence", [global_fence](Array<int32_t> x) {
+      Int t = local_id(0);
+      If(t == 0, [&] { x(0) = 5; });
+      barrier(global_fence ? CLK_GLOBAL_MEM_FENCE : CLK_LOCAL_MEM_FENCE);
+      If(t == 64, [&] { x(1) = x(0); });
+    });
+  };
+  auto x = device_array<int32_t>({2});
+  Kernel local = make(false), global = make(true);
+  const std::string report = race_report([&] { local[{{1}, {128}}](x); });
+  INFO(report);
+  CHECK_THAT(report, Contains("with no barrier with a global fence (CLK_GLOBAL_MEM_FENCE) between them"));
+  CHECK(race_report([&] { global[{{1}, {128}}](x); }).empty());
+}
+
+TEST_CASE("race check: groups with more than 1 MiB of shared memory are checked too") {
+  using namespace rocjit::dsl;
+  if (test_device().id() != "cpu") return;  // the simulator's groups have at most 64 KiB of LDS
   Kernel k = kernel("big_shared_race", [](Array<float> out) {
     auto s = shared::array<float>({1 << 19}, "big");  // 2 MiB: shadow cells in a map
     Int t = local_id(0);

@@ -108,7 +108,7 @@ CodeObject build(const ir::Kernel& kernel, const Target& target, const CompileOp
   const passes::PreparedKernel prepared = passes::prepare(kernel, target);
   std::optional<time_trace::Phase> lower_phase(std::in_place, "lower");
   LoweredModule lowered = lower(prepared.get(), context, *machine, options.code_object_version,
-                                options.bounds_check, options.fast_math, settings);
+                                options.bounds_check, options.check_races, options.fast_math, settings);
   llvm::Module& module = *lowered.module;
   if (options.emit_llvm_ir) out.llvm_ir = to_string(module);
   std::string broken;

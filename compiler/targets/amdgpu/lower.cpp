@@ -24,9 +24,9 @@ constexpr unsigned global_as = 1, local_as = 3, private_as = 5;
 class AmdgpuLowering : public KernelLowering {
  public:
   AmdgpuLowering(const ir::Kernel& k, llvm::Module& m, std::string processor, unsigned wave_size, bool check_uniform,
-                 const Settings& settings)
+                 bool check_races, const Settings& settings)
       : KernelLowering(k, m, settings), processor_(std::move(processor)), wave_(wave_size),
-        check_uniform_(check_uniform) {
+        check_uniform_(check_uniform), check_races_(check_races) {
     private_address_space_ = private_as;
     if (check_uniform_) group_reached_ = passes::group_reached_uniform_ops(k);
   }
@@ -445,10 +445,13 @@ class AmdgpuLowering : public KernelLowering {
     builder_.CreateIntrinsic(llvm::Intrinsic::trap, llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
   }
 
-  void barrier(const ir::Op&) override {
+  void barrier(const ir::Op& op) override {
     auto workgroup = context_.getOrInsertSyncScopeID("workgroup");
     builder_.CreateFence(llvm::AtomicOrdering::Release, workgroup);
+    // A uniform() check's barriers (op is the uniform op) order LDS only.
+    if (op.kind == ir::OpKind::barrier && (op.fences() & ir::fence_global)) race_marker(race_marker_global_barrier);
     builder_.CreateIntrinsic(llvm::Intrinsic::amdgcn_s_barrier, llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+    race_marker(race_marker_barrier);
     builder_.CreateFence(llvm::AtomicOrdering::Acquire, workgroup);
   }
 
@@ -458,7 +461,34 @@ class AmdgpuLowering : public KernelLowering {
     auto wavefront = context_.getOrInsertSyncScopeID("wavefront");
     builder_.CreateFence(llvm::AtomicOrdering::Release, wavefront);
     builder_.CreateIntrinsic(llvm::Intrinsic::amdgcn_wave_barrier, llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{});
+    race_marker(race_marker_wavebarrier);
     builder_.CreateFence(llvm::AtomicOrdering::Acquire, wavefront);
+  }
+
+  // Race checking on the simulator (check_races_): llvm.amdgcn.wave.barrier emits no instruction
+  // and the fences around barriers compile to s_waitcnt, which every memory access uses, so the
+  // simulator could not tell them apart; an s_ttracedata whose M0 holds one of the race_marker_*
+  // values (lower.h) says what the code does here. Only check_races compiles have them.
+  void race_marker(uint32_t what) {
+    if (!check_races_) return;
+    builder_.CreateIntrinsic(llvm::Intrinsic::amdgcn_s_ttracedata, llvm::ArrayRef<llvm::Type*>{},
+                             {builder_.getInt32(what)});
+  }
+
+  // The checker does not model acquire/release (as on the CPU device): it is told the kernel
+  // orders memory that way.
+  void fence(const ir::Op& op) override {
+    if (op.order() != ir::MemoryOrder::relaxed) race_marker(race_marker_ordered);
+    KernelLowering::fence(op);
+  }
+  // Relaxed atomic loads and stores compile to plain global_load/store and ds_read/write: the
+  // marker says the next memory instruction is atomic.
+  void operation(const ir::Op& op) override {
+    if (check_races_ && op.kind == ir::OpKind::atomic) {
+      if (op.order() != ir::MemoryOrder::relaxed) race_marker(race_marker_ordered);
+      race_marker(race_marker_atomic);
+    }
+    KernelLowering::operation(op);
   }
 
   llvm::Value* memory_base(const ir::Memory& m) override {
@@ -578,6 +608,7 @@ class AmdgpuLowering : public KernelLowering {
   std::string processor_;
   unsigned wave_;
   bool check_uniform_;
+  bool check_races_;
   std::unordered_set<const ir::Op*> group_reached_;  // uniform ops the whole group reaches together
   llvm::GlobalVariable* uniform_slot_ = nullptr;    // LDS: the first work-item's value
   std::vector<std::string> device_lib_users_;
@@ -586,12 +617,14 @@ class AmdgpuLowering : public KernelLowering {
 }  // namespace
 
 LoweredModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, llvm::TargetMachine& tm,
-                    int code_object_version, bool check_uniform, bool fast_math, const Settings& settings) {
+                    int code_object_version, bool check_uniform, bool check_races, bool fast_math,
+                    const Settings& settings) {
   auto module = std::make_unique<llvm::Module>(kernel.name, context);
   module->setTargetTriple(llvm::Triple(triple));
   module->setDataLayout(tm.createDataLayout());
   AmdgpuLowering lowering(kernel, *module, tm.getTargetCPU().str(),
-                          wavefront_size(tm.getTargetCPU().str(), tm.getTargetFeatureString().str()), check_uniform, settings);
+                          wavefront_size(tm.getTargetCPU().str(), tm.getTargetFeatureString().str()), check_uniform,
+                          check_races, settings);
   if (fast_math || kernel.fast_math) lowering.enable_fast_math();
   LoweredModule out = lowering.run(module.get(), code_object_version);
   out.module = std::move(module);

@@ -364,11 +364,30 @@ size_t elf_size(const uint8_t* p, std::string& why) {
   return static_cast<size_t>(size);
 }
 
-// Runs one launch; never throws.
+// amdsimSetLaunchChecks: what the launches this thread submits next check (the race checker).
+constexpr unsigned check_races = 1, check_same_value = 2, check_report_only = 4;
+thread_local unsigned launch_checks = 0;
+// Reports of checked launches that succeeded (report-only), until amdsimTakeReports.
+std::mutex reports_lock;
+std::string pending_reports;
+thread_local std::string taken_reports;
+
+// Runs one launch; never throws. A race-checked launch with findings fails with the report as
+// its message, unless report-only: then the report waits for amdsimTakeReports.
 hipError_t run_launch(const std::shared_ptr<amdsim::Program>& program, const amdsim::KernelInfo* kernel,
-                      amdsim::Dim3 grid, amdsim::Dim3 block, uint32_t lds, const std::vector<uint8_t>& kernargs) {
+                      amdsim::Dim3 grid, amdsim::Dim3 block, uint32_t lds, const std::vector<uint8_t>& kernargs,
+                      unsigned checks) {
   try {
-    amdsim::launch(*program, *kernel, grid, block, lds, kernargs, state().memory, state().options);
+    amdsim::LaunchOptions options = state().options;
+    options.check_races = (checks & check_races) != 0;
+    options.check_same_value = (checks & check_same_value) != 0;
+    amdsim::LaunchStats stats = amdsim::launch(*program, *kernel, grid, block, lds, kernargs, state().memory, options);
+    if (!stats.race_report.empty()) {
+      if (!(checks & check_report_only)) return fail(hipErrorLaunchFailure, std::move(stats.race_report));
+      std::lock_guard<std::mutex> g(reports_lock);
+      if (!pending_reports.empty()) pending_reports += '\n';
+      pending_reports += stats.race_report;
+    }
     return hipSuccess;
   } catch (const std::exception& e) {
     std::string message = e.what();  // amdsim's messages name the kernel
@@ -419,6 +438,19 @@ const char* error_name(hipError_t e) {
 
 // The simulator's message for the last failing call on this thread ("" when there is none).
 AMDSIM_EXPORT const char* amdsimLastError() { return last_error_message.c_str(); }
+
+// The race and sync checker (docs/debugging.md, "Race checking"): flags for the launches this
+// thread submits next (1: check races, 2: report racing writes of the value already held,
+// 4: report-only: a launch with findings succeeds and its report waits for amdsimTakeReports).
+AMDSIM_EXPORT void amdsimSetLaunchChecks(unsigned flags) { launch_checks = flags; }
+// The reports of report-only checked launches that finished since the last call ("" if none),
+// valid until this thread's next call.
+AMDSIM_EXPORT const char* amdsimTakeReports() {
+  std::lock_guard<std::mutex> g(reports_lock);
+  taken_reports = std::move(pending_reports);
+  pending_reports.clear();
+  return taken_reports.c_str();
+}
 
 AMDSIM_EXPORT hipError_t hipInit(unsigned int flags) {
   if (flags != 0) return fail(hipErrorInvalidValue, "amdsim-hip: hipInit flags must be 0");
@@ -914,7 +946,8 @@ AMDSIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gri
   }
   std::shared_ptr<amdsim::Program> program = f->program;
   const amdsim::KernelInfo* kernel = f->kernel;
-  return submit(stream, [program, kernel, grid, block, sharedMemBytes, kernargs = std::move(kernargs)](hipError_t) {
-    return run_launch(program, kernel, grid, block, sharedMemBytes, kernargs);
+  const unsigned checks = launch_checks;
+  return submit(stream, [program, kernel, grid, block, sharedMemBytes, kernargs = std::move(kernargs), checks](hipError_t) {
+    return run_launch(program, kernel, grid, block, sharedMemBytes, kernargs, checks);
   });
 }

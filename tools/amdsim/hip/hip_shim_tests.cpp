@@ -15,6 +15,8 @@
 #include "sample_kernels.hpp"
 
 extern "C" const char* amdsimLastError();
+extern "C" void amdsimSetLaunchChecks(unsigned flags);
+extern "C" const char* amdsimTakeReports();
 
 using Catch::Matchers::Contains;
 
@@ -305,4 +307,41 @@ TEST_CASE("a kernel that faults is a launch error with the simulator's message; 
   HIP_OK(hipStreamSynchronize(s));
   CHECK(b.result() == b.expected(1.0f, 1));
   HIP_OK(hipStreamDestroy(s));
+}
+
+TEST_CASE("race checking: a launch with findings fails with the report, or keeps it for amdsimTakeReports") {
+  Saxpy k(4);
+  Buffers b(256);
+  float a = 2.0f;
+  int n = 255;
+  // x is y shifted by one element: work-item i reads y[i + 1], which work-item i + 1 writes (in
+  // the same wave, and across the groups' boundaries at 64, 128 and 192).
+  float* shifted = b.dy + 1;
+  void* params[] = {&a, &shifted, &n, &b.dy, &n};
+  amdsimSetLaunchChecks(1);
+  CHECK(hipModuleLaunchKernel(k.function, 4, 1, 1, 64, 1, 1, 0, nullptr, params, nullptr) == hipErrorLaunchFailure);
+  // One finding per pair of sites: the pairs across the groups' boundaries have the same sites.
+  CHECK_THAT(amdsimLastError(), Contains("race check: kernel 'saxpy'") && Contains("lanes of one wavefront") &&
+                                    Contains("1 race and 0 uninitialised shared reads") &&
+                                    Contains("(ROCJIT_CHECK=races)"));
+  // Report-only on a stream: the launch succeeds, the report waits for amdsimTakeReports.
+  amdsimSetLaunchChecks(1 | 4);
+  hipStream_t s = nullptr;
+  HIP_OK(hipStreamCreateWithFlags(&s, hipStreamNonBlocking));
+  HIP_OK(hipModuleLaunchKernel(k.function, 4, 1, 1, 64, 1, 1, 0, s, params, nullptr));
+  amdsimSetLaunchChecks(0);  // the queued launch keeps the checks it was submitted with
+  HIP_OK(hipStreamSynchronize(s));
+  CHECK_THAT(std::string(amdsimTakeReports()), Contains("race check: kernel 'saxpy'"));
+  CHECK(std::string(amdsimTakeReports()).empty());
+  // Unchecked: nothing.
+  HIP_OK(hipModuleLaunchKernel(k.function, 4, 1, 1, 64, 1, 1, 0, s, params, nullptr));
+  HIP_OK(hipStreamSynchronize(s));
+  CHECK(std::string(amdsimTakeReports()).empty());
+  HIP_OK(hipStreamDestroy(s));
+  // A clean launch under the checker succeeds and reports nothing.
+  amdsimSetLaunchChecks(1);
+  b.reset();
+  HIP_OK(launch(k, b, 1.0f, nullptr));
+  CHECK(b.result() == b.expected(1.0f, 1));
+  amdsimSetLaunchChecks(0);
 }

@@ -16,6 +16,7 @@
 
 #include "decoder.h"
 #include "inst.h"
+#include "race.h"
 
 namespace amdsim {
 
@@ -41,6 +42,7 @@ struct LaunchContext {
   hsa_kernel_dispatch_packet_t packet;
   LaunchOptions options;
   bool strict = false;
+  RaceChecker* race = nullptr;  // LaunchOptions::check_races
 };
 
 void execute(Wave& w, const DecodeTable& code) {
@@ -139,6 +141,7 @@ void init_wave(Wave& w, const LaunchContext& c, Group& g, uint32_t wave_index, u
   w.wave_size = c.wave_size;
   w.lane_mask = c.wave_size == 64 ? ~0ull : 0xffffffffull;
   w.wave_in_group = wave_index;
+  w.race = c.race;
   w.pc = c.kernel->code_offset;
   uint32_t vgprs = std::max<uint32_t>(c.kernel->vgpr_count, 256);
   w.v.assign(size_t(vgprs) * 64, 0);
@@ -216,14 +219,26 @@ void init_wave(Wave& w, const LaunchContext& c, Group& g, uint32_t wave_index, u
 struct GroupRun {
   Group g;
   std::vector<Wave> waves;
+  std::unique_ptr<RaceGroupShadow> race_shadow;
 };
+
+// A group that ended: its LDS shadow goes back to the checker for a later group.
+void end_group(const LaunchContext& c, GroupRun& r) {
+  if (c.race) c.race->release_shadow(std::move(r.race_shadow));
+}
 
 std::unique_ptr<GroupRun> start_group(const LaunchContext& c, uint64_t index) {
   auto r = std::make_unique<GroupRun>();
   r->g.id[0] = uint32_t(index % c.grid.x);
   r->g.id[1] = uint32_t((index / c.grid.x) % c.grid.y);
   r->g.id[2] = uint32_t(index / (uint64_t(c.grid.x) * c.grid.y));
+  r->g.linear = static_cast<uint32_t>(index);
+  r->g.waves = (c.block.x * c.block.y * c.block.z + c.wave_size - 1) / c.wave_size;
   r->g.lds.assign(c.lds_bytes, 0);
+  if (c.race) {
+    r->race_shadow = c.race->group_shadow();
+    r->g.race_shadow = r->race_shadow.get();
+  }
   uint32_t items = c.block.x * c.block.y * c.block.z;
   uint32_t nwaves = (items + c.wave_size - 1) / c.wave_size;
   r->waves.resize(nwaves);
@@ -240,6 +255,7 @@ bool release_barrier(const LaunchContext& c, GroupRun& r) {
     if (w.status == Wave::Status::at_barrier) ++waiting;
   }
   if (waiting == 0) return false;
+  if (c.race) c.race->barrier(r.waves);
   if (c.strict && ended > 0) {
     Inst barrier;
     barrier.text = "s_barrier";
@@ -268,6 +284,7 @@ void run_group(const LaunchContext& c, uint64_t index, LaunchStats& stats) {
       while (w.status == Wave::Status::running) execute(w, *c.code);
   } while (release_barrier(c, *r));
   count_group(*r, stats);
+  end_group(c, *r);
 }
 
 // Seeded interleaving of the waves of up to `resident_groups` work-groups at once: a random
@@ -304,6 +321,7 @@ void run_interleaved(const LaunchContext& c, uint64_t groups, LaunchStats& stats
       continue;
     }
     count_group(*group, stats);
+    end_group(c, *group);
     std::erase_if(resident, [&](const std::unique_ptr<GroupRun>& r) { return r.get() == group; });
     admit();
   }
@@ -387,9 +405,16 @@ LaunchStats launch(const Program& program, const KernelInfo& kernel, Dim3 grid, 
   c.packet.kernarg_address = c.kernargs.data();
 
   uint64_t groups = uint64_t(grid.x) * grid.y * grid.z;
+  std::unique_ptr<RaceChecker> race;
+  if (options.check_races) {
+    race = std::make_unique<RaceChecker>(program, kernel, grid, block, c.wave_size, c.lds_bytes, kernargs, memory,
+                                         options.check_same_value);
+    c.race = race.get();
+  }
   if (options.interleave) {
     LaunchStats total;
     run_interleaved(c, groups, total);
+    if (race) total.race_report = race->report();
     return total;
   }
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -426,6 +451,7 @@ LaunchStats launch(const Program& program, const KernelInfo& kernel, Dim3 grid, 
     total.lane_instructions += s.lane_instructions;
     total.work_groups += s.work_groups;
   }
+  if (race) total.race_report = race->report();
   return total;
 }
 

@@ -107,10 +107,16 @@ struct Inst {
   std::shared_ptr<Inst> second;  // VOPD: the Y half (this is the X half)
 };
 
+class RaceChecker;
+struct RaceGroupShadow;
+
 // A work-group's shared state.
 struct Group {
   std::vector<uint8_t> lds;
   uint32_t id[3] = {0, 0, 0};
+  uint32_t linear = 0;                      // x + y * grid.x + z * grid.x * grid.y
+  uint32_t waves = 0;
+  RaceGroupShadow* race_shadow = nullptr;   // the race checker's LDS shadow (check_races)
 };
 
 // One wave's architectural state.
@@ -147,6 +153,18 @@ struct Wave {
   // VGPR index mode (gfx9 s_set_gpr_idx_on): M0[7:0] is added to the VGPR operands M0[15:12]
   // selects (bit 0 SRC0, 1 SRC1, 2 SRC2, 3 DST) of every vector instruction until s_set_gpr_idx_off.
   bool gpr_idx_on = false;
+  // Where the wave last waited at a barrier, and where it ended (s_barrier / s_endpgm PC offsets).
+  uint64_t barrier_pc = 0, end_pc = 0;
+  // The race checker (LaunchOptions::check_races; null otherwise): the barriers the wave passed,
+  // those with a global fence, its wavebarriers, and whether rocjit's global-fence marker
+  // precedes the next barrier.
+  RaceChecker* race = nullptr;
+  uint32_t barrier_epoch = 0, global_epoch = 0, wave_epoch = 0;
+  bool global_fence_pending = false;
+  // rocjit's atomic marker ran: the next memory instruction (then atomic_inst, its instruction
+  // number) is an atomic access.
+  bool atomic_pending = false;
+  uint64_t atomic_inst = ~0ull;
 
   uint64_t exec() const {
     return wave_size == 32 ? s[exec_lo] : (uint64_t(s[exec_hi]) << 32 | s[exec_lo]);

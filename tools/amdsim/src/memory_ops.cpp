@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 
+#include "race.h"
 #include "valu.h"
 
 namespace amdsim {
@@ -206,6 +207,7 @@ void vmem_load(Wave& w, Op i) {
   for_lanes(w, i, [&](int l) {
     uint64_t a = lane_address(w, i, S, vaddr, saddr, l);
     const uint8_t* p = resolve(w, i, S, a, wd.bytes, l, false);
+    RaceScope race(w, i, p, wd.bytes, l, RaceKind::read);
     if (d16) {
       uint32_t v = load_word(p, wd.bytes, wd.sign, 0) & 0xffff, old = read32(w, dst, l);
       write32(w, dst, l, d16_hi ? (old & 0xffff) | (v << 16) : (old & 0xffff0000u) | v);
@@ -226,6 +228,7 @@ void vmem_store(Wave& w, Op i) {
   for_lanes(w, i, [&](int l) {
     uint64_t a = lane_address(w, i, S, vaddr, saddr, l);
     uint8_t* p = resolve(w, i, S, a, wd.bytes, l, true);
+    RaceScope race(w, i, p, wd.bytes, l, RaceKind::write);
     if (d16_hi) {
       uint32_t v = read32(w, data, l) >> 16;
       relaxed_store(p, &v, wd.bytes);
@@ -253,6 +256,7 @@ void vmem_atomic(Wave& w, Op i) {
     uint64_t a = lane_address(w, i, S, vaddr, saddr, l);
     uint8_t* p = resolve(w, i, S, a, bytes, l, true);
     if (a % bytes) w.fail(i, fmt::format("misaligned atomic: lane {} address 0x{:x}", l, a));
+    RaceScope race(w, i, p, bytes, l, RaceKind::atomic);
     uint64_t old;
     if (wide) {
       uint64_t d = read64(w, data, l, false), c = 0;
@@ -312,13 +316,17 @@ uint8_t* buffer_lane(Wave& w, const Inst& i, int l, uint32_t bytes, bool write) 
 void buffer_load(Wave& w, Op i) {
   Width wd = width_of(i.name);
   for_lanes(w, i, [&](int l) {
-    load_registers(w, i.ops[0], l, buffer_lane(w, i, l, wd.bytes, false), wd);
+    const uint8_t* p = buffer_lane(w, i, l, wd.bytes, false);
+    RaceScope race(w, i, p, wd.bytes, l, RaceKind::read);
+    load_registers(w, i.ops[0], l, p, wd);
   });
 }
 void buffer_store(Wave& w, Op i) {
   Width wd = width_of(i.name);
   for_lanes(w, i, [&](int l) {
-    store_registers(w, i.ops[0], l, buffer_lane(w, i, l, wd.bytes, true), wd.bytes);
+    uint8_t* p = buffer_lane(w, i, l, wd.bytes, true);
+    RaceScope race(w, i, p, wd.bytes, l, RaceKind::write);
+    store_registers(w, i.ops[0], l, p, wd.bytes);
   });
 }
 
@@ -334,6 +342,7 @@ void ds_read(Wave& w, Op i) {
   const bool d16_hi = i.name.find("d16_hi") != std::string::npos, d16 = i.name.find("d16") != std::string::npos;
   for_lanes(w, i, [&](int l) {
     uint8_t* p = lds_address(w, i, ds_address(w, i.ops[1], l, i), wd.bytes, l);
+    RaceScope race(w, i, p, wd.bytes, l, RaceKind::read);
     if (d16) {
       uint32_t v = load_word(p, wd.bytes, wd.sign, 0) & 0xffff, old = read32(w, i.ops[0], l);
       write32(w, i.ops[0], l, d16_hi ? (old & 0xffff) | (v << 16) : (old & 0xffff0000u) | v);
@@ -347,6 +356,7 @@ void ds_write(Wave& w, Op i) {
   const bool d16_hi = i.name.find("d16_hi") != std::string::npos;  // stores the VGPR's high half
   for_lanes(w, i, [&](int l) {
     uint8_t* p = lds_address(w, i, ds_address(w, i.ops[0], l, i), wd.bytes, l);
+    RaceScope race(w, i, p, wd.bytes, l, RaceKind::write);
     if (d16_hi) {
       uint32_t v = read32(w, i.ops[1], l) >> 16;
       std::memcpy(p, &v, wd.bytes);
@@ -366,6 +376,7 @@ void ds_2addr(Wave& w, Op i) {
     for (int k = 0; k < 2; ++k) {
       uint32_t a = base + (k ? i.mod.offset1 : i.mod.offset0) * scale;
       uint8_t* p = lds_address(w, i, a, elem, l);
+      RaceScope race(w, i, p, elem, l, Write ? RaceKind::write : RaceKind::read);
       if (Write) {
         const Operand& data = i.ops[1 + k];
         if (b64) {
@@ -406,6 +417,7 @@ void ds_atomic(Wave& w, Op i) {
   uint32_t bytes = Wide ? 8 : 4;
   for_lanes(w, i, [&](int l) {
     uint8_t* p = lds_address(w, i, ds_address(w, i.ops[base], l, i), bytes, l);
+    RaceScope race(w, i, p, bytes, l, RaceKind::atomic);
     uint64_t d0 = Wide ? read64(w, i.ops[base + 1], l, false) : read32(w, i.ops[base + 1], l);
     uint64_t d1 = int(i.ops.size()) > base + 2 ? (Wide ? read64(w, i.ops[base + 2], l, false) : read32(w, i.ops[base + 2], l)) : 0;
     uint64_t old = 0;

@@ -6,6 +6,7 @@
 #include <cfloat>
 
 #include "inst.h"
+#include "race.h"
 
 namespace amdsim {
 namespace {
@@ -136,6 +137,9 @@ void s_load(Wave& w, Op i) {
   auto* p = static_cast<const uint8_t*>(global_address(w, i, address, 4ull * n, 0, false));
   uint32_t words[16];
   load_dwords_relaxed(p, words, std::min<uint32_t>(n, 16));
+  // A scalar load reads for the wave: the checker counts it as its first active lane's.
+  if (w.race) [[unlikely]]
+    w.race->access(w, i, p, 4 * std::min<uint32_t>(n, 16), w.exec() ? std::countr_zero(w.exec()) : 0, RaceKind::read, nullptr, false);
   for (uint32_t k = 0; k < n && k < 16; ++k)
     if (dst.index + k < scalar_file_size && dst.index != null_reg) w.s[dst.index + k] = words[k];
   count(w);
@@ -363,8 +367,21 @@ void register_scalar(HandlerTable& t) {
   add_handler(t, "s_cbranch_vccnz", [](Wave& w, Op i) { branch(w, i, (w.vcc() & w.lane_mask) != 0); });
   add_handler(t, "s_cbranch_execz", [](Wave& w, Op i) { branch(w, i, w.exec() == 0); });
   add_handler(t, "s_cbranch_execnz", [](Wave& w, Op i) { branch(w, i, w.exec() != 0); });
-  add_handler(t, "s_endpgm", [](Wave& w, Op) { w.status = Wave::Status::ended; count(w); });
-  add_handler(t, "s_barrier", [](Wave& w, Op) { w.status = Wave::Status::at_barrier; count(w); });
+  add_handler(t, "s_endpgm", [](Wave& w, Op i) {
+    w.status = Wave::Status::ended;
+    w.end_pc = w.pc - i.size;
+    count(w);
+  });
+  add_handler(t, "s_barrier", [](Wave& w, Op i) {
+    w.status = Wave::Status::at_barrier;
+    w.barrier_pc = w.pc - i.size;
+    count(w);
+  });
+  // rocjit's race-checking markers (race.h); otherwise, as on hardware without thread trace, nothing.
+  add_handler(t, "s_ttracedata", [](Wave& w, Op) {
+    if (w.race) [[unlikely]] w.race->marker(w, w.s[m0]);
+    count(w);
+  });
   add_handler(t, "s_trap", [](Wave& w, Op i) { w.fail(i, "the kernel executed a trap (s_trap): it aborted, e.g. on a failed assertion"); });
   add_handler(t, "s_sethalt", [](Wave& w, Op i) { w.fail(i, "the kernel halted its wave (s_sethalt)"); });
   // No functional effect in a functional simulator: waits, hints, cache maintenance, messages.
@@ -372,7 +389,7 @@ void register_scalar(HandlerTable& t) {
                         "s_waitcnt_depctr", "s_nop", "s_clause", "s_delay_alu", "s_sleep", "s_setprio", "s_sendmsg",
                         "s_icache_inv", "s_dcache_inv", "s_dcache_wb", "s_dcache_inv_vol", "s_dcache_wb_vol",
                         "buffer_gl0_inv", "buffer_gl1_inv", "buffer_wbl2", "buffer_inv", "buffer_invl2", "buffer_wbinvl1",
-                        "buffer_wbinvl1_vol", "s_inst_prefetch", "s_code_end", "s_ttracedata", "s_set_inst_prefetch_distance",
+                        "buffer_wbinvl1_vol", "s_inst_prefetch", "s_code_end", "s_set_inst_prefetch_distance",
                         "s_wait_idle", "s_wait_event", "s_version"})
     add_handler(t, n, nop);
   add_handler(t, "s_setreg_imm32_b32", [](Wave& w, Op i) { s_setreg(w, i, uint32_t(i.ops[0].ivalue)); count(w); });

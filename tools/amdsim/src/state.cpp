@@ -147,6 +147,17 @@ bool Memory::contains(uint64_t address, uint64_t bytes) const {
   return address >= it->first && address + bytes <= it->first + it->second.size && address + bytes >= address;
 }
 
+bool Memory::range_of(uint64_t address, uint64_t& start, uint64_t& size) const {
+  std::lock_guard<std::mutex> g(lock_);
+  auto it = ranges_.upper_bound(address);
+  if (it == ranges_.begin()) return false;
+  --it;
+  if (address >= it->first + it->second.size) return false;
+  start = it->first;
+  size = it->second.size;
+  return true;
+}
+
 size_t Memory::allocated_bytes() const {
   std::lock_guard<std::mutex> g(lock_);
   return allocated_;

@@ -364,3 +364,95 @@ TEST_CASE("seeded interleaving runs waves of several work-groups at once, the sa
     for (uint32_t g = 0; g < groups; ++g) CHECK(serial[2 * g + 1] == serial[2 * g] + 1);
   }
 }
+
+namespace {
+
+rocjit::Kernel lds_user() {
+  return kernel("lds_user", [](Array<float> x) {
+    auto s = shared::array<float>({256}, "s");
+    Int t = local_id(0);
+    s(t) = x(t);
+    barrier();
+    x(t) = s(255 - t);
+  }, {.param_names = {"x"}});
+}
+
+std::string race_report(const Loaded& l, amdsim::Dim3 block, amdsim::Memory& memory, const std::vector<uint8_t>& args) {
+  amdsim::LaunchOptions o;
+  o.check_races = true;
+  return amdsim::launch(*l.program, *l.kernel, {1, 1, 1}, block, 0, args, memory, o).race_report;
+}
+
+}  // namespace
+
+TEST_CASE("race checker: lanes of one instruction, and rocjit's wavebarrier marker", "[launch]") {
+  // The kernel's code is replaced (it keeps its 1 KiB of LDS); one wave of the processor's size.
+  for (std::string p : processors) {
+    INFO(p);
+    const uint32_t wave = uint32_t(amdsim::Processor::get(p).default_wave_size);
+    amdsim::Memory memory;
+    auto* x = static_cast<float*>(memory.allocate(256 * sizeof(float)));
+    amdsim::Dim3 block{wave, 1, 1};
+    {
+      // Every lane writes its id to LDS byte 0 in one instruction: a race (the values differ).
+      Loaded l = build(lds_user(), p, "lds_user");
+      patch_entry(l, p, R"(v_mov_b32 v1, 0
+        ds_write_b32 v1, v0
+        s_waitcnt lgkmcnt(0)
+        s_endpgm)");
+      auto args = arguments(*l.kernel, {{"x", x, {256}}}, {1, 1, 1}, block);
+      const std::string report = race_report(l, block, memory, args);
+      INFO(report);
+      CHECK(report.find("shared memory at byte 0 of the group's LDS") != std::string::npos);
+      CHECK(report.find("lanes of one wavefront in one instruction") != std::string::npos);
+      CHECK(report.find("1 race and 0 uninitialised shared reads") != std::string::npos);
+      // Without the checker nothing is reported.
+      CHECK(amdsim::launch(*l.program, *l.kernel, {1, 1, 1}, block, 0, args, memory).race_report.empty());
+    }
+    for (bool marker : {false, true}) {
+      // Lane i writes element i, then reads element i + 1 (the last lane's is never written).
+      // rocjit's wavebarrier marker between them (s_ttracedata, M0 = 0x524a5701) orders the lanes.
+      Loaded l = build(lds_user(), p, "lds_user");
+      std::string sync = marker ? "s_mov_b32 m0, 0x524a5701\n s_ttracedata\n" : "";
+      patch_entry(l, p, "v_lshlrev_b32 v1, 2, v0\n ds_write_b32 v1, v0\n s_waitcnt lgkmcnt(0)\n" + sync +
+                            "ds_read_b32 v2, v1 offset:4\n s_waitcnt lgkmcnt(0)\n s_endpgm");
+      auto args = arguments(*l.kernel, {{"x", x, {256}}}, {1, 1, 1}, block);
+      const std::string report = race_report(l, block, memory, args);
+      INFO(marker << "\n" << report);
+      CHECK(report.find(marker ? "0 races and 1 uninitialised shared read" : "1 race and 1 uninitialised shared read") !=
+            std::string::npos);
+      CHECK(report.find(fmt::format("byte {} of the group's LDS", 4 * wave)) != std::string::npos);
+      if (!marker) CHECK(report.find("lanes of one wavefront with no barrier or wavebarrier()") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("rocjit's race-checking markers are in check_races compiles only", "[launch]") {
+  rocjit::Kernel k = kernel("marked", [](Array<int32_t> x) {
+    auto s = shared::array<int32_t>({256}, "s");
+    Int t = local_id(0);
+    s(t) = x(t);
+    wavebarrier();
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    atomic::add(x, 0, s(255 - t));
+  }, {.param_names = {"x"}});
+  auto count = [](const std::string& text, const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
+  };
+  for (std::string p : processors) {
+    INFO(p);
+    rocjit::CompileOptions plain, checked;
+    plain.emit_assembly = checked.emit_assembly = true;
+    checked.cache = plain.cache = false;
+    checked.check_races = true;
+    const std::string normal = rocjit::compile(k, rocjit::Target::amdgpu(p), plain).assembly;
+    const std::string marked = rocjit::compile(k, rocjit::Target::amdgpu(p), checked).assembly;
+    INFO(marked);
+    CHECK(count(normal, "s_ttracedata") == 0);
+    // The wavebarrier, the global fence before the barrier and the barrier after it, the atomic.
+    CHECK(count(marked, "s_ttracedata") == 4);
+    for (const char* m : {"0x524a5701", "0x524a5702", "0x524a5704", "0x524a5705"}) CHECK(count(marked, m) == 1);
+  }
+}

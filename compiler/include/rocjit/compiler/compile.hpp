@@ -28,7 +28,9 @@ struct CompileOptions {
   /// ROCJIT_BOUNDS_CHECK=1.
   bool bounds_check = false;
   /// Host: every access of shared and global memory and every barrier calls the race checker of
-  /// the runner (run_host; README, "Race checking"). AMDGPU: no effect. Also enabled by
+  /// the runner (run_host; README, "Race checking"); also enabled by ROCJIT_CHECK=races.
+  /// AMDGPU: the simulator's race-checker markers (s_ttracedata at wavebarriers, barriers and
+  /// atomics: targets/amdgpu/lower.h); the HIP device sets it on simulated devices under
   /// ROCJIT_CHECK=races.
   bool check_races = false;
   /// Contraction (a * b + c may become one fma) and approximate functions: on AMDGPU the f32

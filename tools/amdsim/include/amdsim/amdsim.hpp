@@ -42,6 +42,8 @@ class Memory {
   bool release(void* p);  // false when `p` is not a live allocation
   // Whether [address, address + bytes) lies inside one live range.
   bool contains(uint64_t address, uint64_t bytes) const;
+  // The live range holding `address`: true and its start and size, or false.
+  bool range_of(uint64_t address, uint64_t& start, uint64_t& size) const;
   size_t allocated_bytes() const;
   ~Memory();
 
@@ -129,12 +131,22 @@ struct LaunchOptions {
   // Fail when a wave ends while others wait at a barrier (AMDSIM_STRICT_BARRIERS=1). Hardware
   // lets ended waves leave the barrier count; strict mode reports it as the likely bug it is.
   bool strict_barriers = false;
+  // The race and sync checker (rocjit's ROCJIT_CHECK=races; docs/debugging.md, "Race checking"):
+  // conflicting LDS and global accesses nothing orders, reads of LDS the group never wrote, and
+  // waves at different barriers or ending while others wait. Findings go to
+  // LaunchStats::race_report; the launch itself completes. `check_same_value` also reports
+  // racing plain writes of the value the memory already holds.
+  bool check_races = false;
+  bool check_same_value = false;
 };
 
 struct LaunchStats {
   uint64_t wave_instructions = 0;
   uint64_t lane_instructions = 0;  // summed over active lanes of vector instructions + 1 per scalar one
   uint64_t work_groups = 0;
+  // LaunchOptions::check_races: "" when nothing was found, else one line per pair of sites and a
+  // summary line ("race check: kernel 'k': N races and M uninitialised shared reads ...").
+  std::string race_report;
 };
 
 // Runs one kernel over a grid (in work-groups) of blocks (in work-items). `kernargs` is the
