@@ -480,8 +480,8 @@ AMDSIM_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t* props, int inde
   else
     std::snprintf(d.gcnArchName, sizeof d.gcnArchName, "%s", p.name.c_str());
   d.totalGlobalMem = kTotalMemory;
-  d.sharedMemPerBlock = 65536;
-  d.maxSharedMemoryPerMultiProcessor = 65536;
+  d.sharedMemPerBlock = p.lds_bytes;
+  d.maxSharedMemoryPerMultiProcessor = p.lds_bytes;
   d.regsPerBlock = 65536;
   d.warpSize = p.default_wave_size;
   d.maxThreadsPerBlock = 1024;
@@ -896,10 +896,11 @@ AMDSIM_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gri
   if (!gridDimX || !gridDimY || !gridDimZ || !threads || threads > 1024 || blockDimX > 1024 || blockDimY > 1024 ||
       blockDimZ > 1024 || gridDimY > 65535 || gridDimZ > 65535 || gridDimX > 2147483647u)
     return fail(hipErrorInvalidConfiguration, "amdsim-hip: kernel '" + k.name + "': invalid launch geometry");
-  if (uint64_t(k.group_segment_size) + sharedMemBytes > 65536)
+  const uint32_t lds_limit = f->program->processor().lds_bytes;
+  if (uint64_t(k.group_segment_size) + sharedMemBytes > lds_limit)
     return fail(hipErrorInvalidValue, "amdsim-hip: kernel '" + k.name + "': " + std::to_string(k.group_segment_size) +
                                           " static + " + std::to_string(sharedMemBytes) +
-                                          " dynamic LDS bytes exceed 65536");
+                                          " dynamic LDS bytes exceed " + std::to_string(lds_limit));
   amdsim::Dim3 grid{gridDimX, gridDimY, gridDimZ}, block{blockDimX, blockDimY, blockDimZ};
 
   // The explicit arguments' bytes: kernelParams[i], or inside the `extra` buffer at the offsets

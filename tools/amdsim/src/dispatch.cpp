@@ -384,10 +384,12 @@ LaunchStats launch(const Program& program, const KernelInfo& kernel, Dim3 grid, 
   if (items > 1024)
     throw Error(fmt::format("amdsim: kernel '{}': a block of {} work-items exceeds 1024", kernel.name, items));
   uint64_t lds = uint64_t(c.kd.group_segment_fixed_size) + dynamic_lds;
-  if (lds > 65536)
-    throw Error(fmt::format("amdsim: kernel '{}': {} bytes of LDS ({} static + {} dynamic) exceed the 65536 a "
-                            "work-group can have",
-                            kernel.name, lds, c.kd.group_segment_fixed_size, dynamic_lds));
+  const uint32_t lds_limit = program.processor().lds_bytes;
+  if (lds > lds_limit)
+    throw Error(fmt::format("amdsim: kernel '{}': {} bytes of LDS ({} static + {} dynamic) exceed the {} a "
+                            "work-group can have on {}",
+                            kernel.name, lds, c.kd.group_segment_fixed_size, dynamic_lds, lds_limit,
+                            program.processor().name));
   c.lds_bytes = static_cast<uint32_t>(lds);
   c.private_size = (c.kd.private_segment_fixed_size + 15) & ~15u;
   c.kernargs.assign(kernargs.begin(), kernargs.end());

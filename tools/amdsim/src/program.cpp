@@ -31,14 +31,16 @@ struct ProcessorFacts {
   int major;
   bool architected_flat_scratch;
   int wave;
+  uint32_t lds;  // bytes of LDS a work-group may have
 };
 
 const ProcessorFacts processors[] = {
-    {"gfx942", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX942, 9, true, 64},
-    // CDNA4: gfx942's machine model plus its new MFMA shapes (16x16x32, 32x32x16 for 16-bit floats).
-    {"gfx950", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX950, 9, true, 64},
-    {"gfx90a", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX90A, 9, false, 64},
-    {"gfx1100", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX1100, 11, true, 32},
+    {"gfx942", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX942, 9, true, 64, 65536},
+    // CDNA4: gfx942's machine model plus its new MFMA shapes (16x16x32, 32x32x16 for 16-bit floats)
+    // and its 160 KiB of LDS per work-group.
+    {"gfx950", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX950, 9, true, 64, 163840},
+    {"gfx90a", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX90A, 9, false, 64, 65536},
+    {"gfx1100", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX1100, 11, true, 32, 65536},
 };
 
 const ProcessorFacts* facts(const std::string& name) {
@@ -81,6 +83,7 @@ Processor Processor::get(const std::string& name) {
   p.major = f->major;
   p.architected_flat_scratch = f->architected_flat_scratch;
   p.default_wave_size = f->wave;
+  p.lds_bytes = f->lds;
   return p;
 }
 

@@ -195,7 +195,9 @@ std::string RaceChecker::place(const uint8_t* p, bool global, uint32_t lds_offse
 void RaceChecker::record(const RaceSide& first, const RaceSide& second, const uint8_t* p, bool global,
                          uint32_t lds_offset) {
   const int kind = first.pc == RaceSide::none ? uninitialized : race;
-  const auto key = std::make_tuple(kind, std::min(first.pc, second.pc), std::max(first.pc, second.pc));
+  // Once per pair of source sites: an unrolled loop's accesses are many instructions of one line.
+  const std::string a = first.pc == RaceSide::none ? std::string() : site(first.pc), b = site(second.pc);
+  const auto key = std::make_tuple(kind, std::min(a, b), std::max(a, b));
   std::lock_guard<std::mutex> g(findings_lock_);
   Finding& f = findings_[key];
   if (f.count++ > 0) return;
@@ -219,7 +221,7 @@ void RaceChecker::record(const RaceSide& first, const RaceSide& second, const ui
 
 void RaceChecker::record_barrier(uint32_t pc_a, uint32_t pc_b, std::string text) {
   std::lock_guard<std::mutex> g(findings_lock_);
-  Finding& f = findings_[std::make_tuple(int(divergence), pc_a, pc_b)];
+  Finding& f = findings_[std::make_tuple(int(divergence), site(pc_a), site(pc_b))];
   if (f.count++ == 0) f.text = std::move(text);
 }
 

@@ -120,7 +120,7 @@ class RaceChecker {
   };
   std::atomic<bool> ordered_by_atomics_{false};
   mutable std::mutex findings_lock_;
-  std::map<std::tuple<int, uint32_t, uint32_t>, Finding> findings_;  // (kind, site, site)
+  std::map<std::tuple<int, std::string, std::string>, Finding> findings_;  // (kind, file:line, file:line)
 };
 
 }  // namespace amdsim

@@ -29,6 +29,7 @@ struct Processor {
   bool architected_flat_scratch = false;  // gfx942: scratch_* address private memory directly
   int default_wave_size = 64;
   int max_waves_per_group = 16;  // 1024 work-items
+  uint32_t lds_bytes = 65536;    // LDS a work-group may have (gfx950: 160 KiB)
   static Processor get(const std::string& name);  // throws Error for processors not simulated
   static std::vector<std::string> supported();
 };
