@@ -222,8 +222,9 @@ void RaceLaunch::access(HostRaceState* s, int32_t site, const void* address, int
     } else if (where.global) {
       const uintptr_t index = reinterpret_cast<uintptr_t>(element) / l.granule_;
       RacePage& page = l.page(*s, index / page_cells);
-      std::lock_guard<std::mutex> g(page.lock);
-      l.check(*s, page.cells[index % page_cells], now, element, value, where.unit, true);
+      const size_t cell = index % page_cells;
+      std::lock_guard<std::mutex> g(page.locks[cell / RacePage::stripe_cells]);
+      l.check(*s, page.cells[cell], now, element, value, where.unit, true);
     }
   }
   if (where.release || (where.atomic && where.write && !s->item_fenced.empty())) {

@@ -82,9 +82,11 @@ struct rocjit::HostRaceState {
 namespace rocjit {
 
 // A page of the global shadow: the cells of page_cells consecutive elements' first bytes
-// (RaceLaunch::granule bytes apart), locked while one is checked.
+// (RaceLaunch::granule bytes apart); a cell is checked under the lock of its stripe of
+// stripe_cells (workers contending for a few hot words, as histogram bins are, rarely share one).
 struct RacePage {
-  std::mutex lock;
+  static constexpr size_t stripe_cells = 16;
+  std::array<std::mutex, 64> locks;
   std::vector<RaceCell> cells;
 };
 
