@@ -475,8 +475,8 @@ class AmdgpuLowering : public KernelLowering {
                              {builder_.getInt32(what)});
   }
 
-  // The checker does not model acquire/release (as on the CPU device): it is told the kernel
-  // orders memory that way.
+  // The simulator's checker does not model acquire/release (the CPU device's does): it is told
+  // the kernel orders memory that way.
   void fence(const ir::Op& op) override {
     if (op.order() != ir::MemoryOrder::relaxed) race_marker(race_marker_ordered);
     KernelLowering::fence(op);

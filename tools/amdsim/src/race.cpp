@@ -15,7 +15,8 @@
 // Plain writes of the value a byte already holds race harmlessly and are reported only with
 // check_same_value. Reads of LDS bytes no lane of the group wrote earlier in the launch are
 // findings too. Acquire/release atomics and fences are not modelled (no vector clocks): once
-// the kernel ran one (rocjit's marker), races are not reported, as on the CPU device.
+// the kernel ran one (rocjit's marker), races are not reported (the CPU device's checker models
+// them; this one does not yet).
 // Barriers: the waves a barrier releases must all wait at the same s_barrier, and none may have
 // ended (ended waves leave the barrier's count on hardware, so the others do not wait for them).
 #include "race.h"
