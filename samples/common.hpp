@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <functional>
 #include <span>
 #include <sstream>
@@ -30,6 +31,9 @@ struct Options {
   std::string device_id;  // empty: rocjit::default_device()
   int64_t size = 0;
   int repeat = 0;
+  // --expect-warm: every kernel must come from the kernel cache (a warm cache, or bundles):
+  // the run fails if rocjit's compiler library was loaded, or LLVM by anything but the simulator.
+  bool expect_warm = false;
   Device device;          // resolved by run_sample()
 };
 
@@ -49,7 +53,8 @@ inline void print_usage(const SampleInfo& info, const ExtraFlag& extra) {
                "             first HIP GPU, else the CPU); sim runs the AMDGPU code on the amdsim simulator\n"
                "             (sim:gfx942, sim:gfx90a, sim:gfx1100)\n"
                "  --size     %s (default %lld)\n"
-               "  --repeat   timed runs after one untimed warm-up run (default %d)\n%s",
+               "  --repeat   timed runs after one untimed warm-up run (default %d)\n"
+               "  --expect-warm  fail if a kernel had to be compiled (rocjit's compiler or LLVM was loaded)\n%s",
                info.name, info.description, info.name, extra.synopsis, info.size_means,
                static_cast<long long>(info.default_size), info.default_repeat, extra.help);
 }
@@ -78,6 +83,8 @@ inline Options parse_options(int argc, char** argv, const SampleInfo& info, cons
       o.size = positive("--size", arg.substr(7));
     } else if (arg.starts_with("--repeat=")) {
       o.repeat = static_cast<int>(positive("--repeat", arg.substr(9)));
+    } else if (arg == "--expect-warm") {
+      o.expect_warm = true;
     } else if (arg == "--help" || arg == "-h") {
       print_usage(info, extra);
       std::exit(0);
@@ -160,6 +167,23 @@ inline int report(const Outcome& outcome) {
 // Resolves the device (and makes it the default, so arrays, streams and launches that name no
 // device use it), prints what runs where, runs `body` and reports. A rocjit::Error (no such
 // device, a refused launch...) is reported as a failure, never as a crash.
+// --expect-warm's check: what /proc/self/maps shows of a compiler, or "" if none. The simulator's
+// HIP library links Debian's libLLVM (its decoder is LLVM's MC disassembler), so LLVM is allowed
+// when, and only when, it is mapped.
+inline std::string loaded_compiler() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  bool compiler = false, llvm = false, simulator = false;
+  while (std::getline(maps, line)) {
+    compiler |= line.find("librocjit-compiler") != std::string::npos;
+    llvm |= line.find("libLLVM") != std::string::npos;
+    simulator |= line.find("libamdsim-hip") != std::string::npos;
+  }
+  if (compiler) return "--expect-warm: rocjit's compiler library was loaded (a kernel was not in the kernel cache)";
+  if (llvm && !simulator) return "--expect-warm: libLLVM is mapped in a process that compiled nothing";
+  return {};
+}
+
 inline int run_sample(const SampleInfo& info, Options& options, const std::function<Outcome(Options&)>& body) {
   Outcome outcome;
   try {
@@ -170,6 +194,7 @@ inline int run_sample(const SampleInfo& info, Options& options, const std::funct
                 options.device.target().c_str());
     std::fflush(stdout);
     outcome = body(options);
+    if (outcome.failure.empty() && options.expect_warm) outcome.failure = loaded_compiler();
   } catch (const std::exception& e) {
     outcome.failure = std::string("error: ") + e.what();
   }

@@ -9,6 +9,8 @@ packages=(
   libamdhip64-dev libhsa-runtime-dev rocm-device-libs
   libclc-22  # build: rocjit's own AMDGPU math when ocml.bc is absent at run time (CMakeLists.txt)
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
+  libpolly-22-dev  # librocjit-compiler.so links LLVM statically, and LLVM's LTO (lld's) registers Polly
+  libxxhash-dev  # the kernel cache's keys and checksums (XXH3), read without LLVM
   libdlpack-dev  # DLPack interchange (from_dlpack, to_dlpack): the header dlpack/dlpack.h
   libmpfr-dev  # tests only: rocjit-accuracy's reference (MPFR, with libgmp-dev)
 )

@@ -4,7 +4,8 @@
 // to a temporary file and renamed into place (write_file_atomically). Header: magic "RJCACHE1",
 // format version, the 32-hex-digit key, payload length and an XXH3-64 checksum of the payload;
 // anything that does not verify (including entries of format 1, whose keys and checksums were
-// FNV-1a) is ignored and replaced. Keys are XXH3-128 hashes (LLVM's xxhash). The directory is
+// FNV-1a) is ignored and replaced. Keys are XXH3-128 hashes (xxHash). Nothing here uses LLVM: a
+// cache hit needs no compiler. The directory is
 // bounded by Settings::cache_max_mb (ROCJIT_CACHE_MAX_MB, default 512) with least-recently-used
 // eviction (a hit refreshes the entry's modification time). The memory level holds at most
 // Settings::cache_memory_entries (ROCJIT_CACHE_MEMORY_ENTRIES, default 1024) code objects and as
@@ -15,11 +16,6 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <llvm/Support/DataExtractor.h>
-#include <llvm/Support/EndianStream.h>
-#include <llvm/Config/llvm-config.h>
-#include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/xxhash.h>
 #include <sys/stat.h>
 #include <utime.h>
 #include <unistd.h>
@@ -39,12 +35,16 @@
 #include <unordered_map>
 #include <vector>
 
+// XXH3 (libxxhash-dev's header, inlined: nothing to link).
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "rocjit/compiler/cache.hpp"
 #include "rocjit/compiler/device_print.hpp"
 #include "rocjit/compiler/printer.hpp"
 #include "rocjit/compiler/time_trace.hpp"
 #include "support/atomic_file.h"
-#include "targets/amdgpu/metadata.h"
+#include "rocjit/support/bytes.h"
 #include "rocjit/support/log.h"
 #include "rocjit/support/settings.h"
 
@@ -55,8 +55,10 @@ namespace fs = std::filesystem;
 
 constexpr char magic[8] = {'R', 'J', 'C', 'A', 'C', 'H', 'E', '1'};
 // 1: FNV-1a keys and checksums; 2: XXH3-128 keys, XXH3-64 checksums; 3: code-object entries carry
-// the kernel's print table and host entries its print table too.
-constexpr uint32_t format_version = 3;
+// the kernel's print table and host entries its print table too; 4: host entries hold a shared
+// object (loaded with dlopen) instead of a relocatable object for ORC, and code-object entries the
+// kernels' metadata (read without LLVM, not from the ELF's note).
+constexpr uint32_t format_version = 4;
 
 struct Header {
   char magic[8];
@@ -67,7 +69,7 @@ struct Header {
   uint64_t checksum;
 };
 
-uint64_t checksum(const std::string& payload) { return llvm::xxh3_64bits(llvm::StringRef(payload)); }
+uint64_t checksum(std::string_view payload) { return XXH3_64bits(payload.data(), payload.size()); }
 
 struct Counters {
   std::atomic<uint64_t> memory_hits{0}, disk_hits{0}, misses{0}, disk_writes{0}, disk_rejected{0};
@@ -132,59 +134,76 @@ void warn_once(const std::string& what) {
   if (!said.exchange(true)) support::log(LogLevel::warning, "kernel disk cache disabled for now: {}", what);
 }
 
-// Payload: code object version (u32), the explicit argument names (u32 count, then u32 length +
-// bytes each), the print table (write_print_table), the ELF (u64 length + bytes); little-endian.
+// Payload: code object version (u32), each kernel's metadata (write_metadata), the print table
+// (write_print_table), the ELF (u64 length + bytes); little-endian.
+void write_metadata(support::ByteWriter& w, const KernelMetadata& k) {
+  w.text(k.name);
+  w.text(k.symbol);
+  for (uint64_t v : {k.kernarg_segment_size, k.kernarg_segment_align, k.group_segment_fixed_size,
+                     k.private_segment_fixed_size})
+    w.put<uint64_t>(v);
+  for (uint32_t v : {k.vgpr_count, k.sgpr_count, k.agpr_count, k.vgpr_spill_count, k.sgpr_spill_count,
+                     k.wavefront_size, k.max_flat_workgroup_size})
+    w.put<uint32_t>(v);
+  w.put<uint32_t>(static_cast<uint32_t>(k.args.size()));
+  for (const KernelArgument& a : k.args) {
+    w.text(a.name);
+    w.put<uint64_t>(a.offset);
+    w.put<uint64_t>(a.size);
+    w.text(a.value_kind);
+  }
+}
+
+bool read_metadata(support::ByteReader& r, KernelMetadata& k) {
+  k.name = r.text();
+  k.symbol = r.text();
+  for (uint64_t* v : {&k.kernarg_segment_size, &k.kernarg_segment_align, &k.group_segment_fixed_size,
+                      &k.private_segment_fixed_size})
+    *v = r.get<uint64_t>();
+  for (uint32_t* v : {&k.vgpr_count, &k.sgpr_count, &k.agpr_count, &k.vgpr_spill_count, &k.sgpr_spill_count,
+                      &k.wavefront_size, &k.max_flat_workgroup_size})
+    *v = r.get<uint32_t>();
+  const uint32_t args = r.get<uint32_t>();
+  if (!r.ok() || args > 65536) return false;
+  k.args.resize(args);
+  for (KernelArgument& a : k.args) {
+    a.name = r.text();
+    a.offset = r.get<uint64_t>();
+    a.size = r.get<uint64_t>();
+    a.value_kind = r.text();
+  }
+  return r.ok();
+}
+
 std::string serialize(const CodeObject& co) {
   std::string out;
-  llvm::raw_string_ostream stream(out);
-  llvm::support::endian::Writer w(stream, llvm::endianness::little);
-  w.write<uint32_t>(static_cast<uint32_t>(co.code_object_version));
-  std::vector<std::string> names;
-  for (const auto& a : co.kernels.at(0).args)
-    if (a.value_kind.rfind("hidden_", 0) != 0) names.push_back(a.name);
-  w.write<uint32_t>(static_cast<uint32_t>(names.size()));
-  for (const auto& n : names) {
-    w.write<uint32_t>(static_cast<uint32_t>(n.size()));
-    stream << n;
-  }
-  std::string prints;
-  write_print_table(prints, co.prints ? *co.prints : PrintTable{});
-  stream << prints;
-  w.write<uint64_t>(co.elf.size());
-  stream << llvm::StringRef(reinterpret_cast<const char*>(co.elf.data()), co.elf.size());
+  support::ByteWriter w(out);
+  w.put<uint32_t>(static_cast<uint32_t>(co.code_object_version));
+  w.put<uint32_t>(static_cast<uint32_t>(co.kernels.size()));
+  for (const KernelMetadata& k : co.kernels) write_metadata(w, k);
+  write_print_table(out, co.prints ? *co.prints : PrintTable{});
+  w.text(std::string_view(reinterpret_cast<const char*>(co.elf.data()), co.elf.size()));
   return out;
 }
 
 bool deserialize(const std::string& in, const Target& target, CodeObject& co) {
-  llvm::DataExtractor data(llvm::StringRef(in), /*IsLittleEndian=*/true, /*AddressSize=*/8);
-  llvm::DataExtractor::Cursor at(0);
-  auto fail = [&] {
-    llvm::consumeError(at.takeError());
-    return false;
-  };
-  const uint32_t version = data.getU32(at), count = data.getU32(at);
-  if (!at || count > 4096) return fail();
-  std::vector<std::string> names(count);
-  for (auto& n : names) n = data.getBytes(at, data.getU32(at)).str();
-  if (!at) return fail();
-  size_t offset = at.tell();
-  llvm::consumeError(at.takeError());
+  support::ByteReader r(in);
+  const uint32_t version = r.get<uint32_t>(), count = r.get<uint32_t>();
+  if (!r.ok() || count > 4096) return false;
+  std::vector<KernelMetadata> kernels(count);
+  for (KernelMetadata& k : kernels)
+    if (!read_metadata(r, k)) return false;
+  size_t at = r.offset();
   auto prints = std::make_shared<PrintTable>();
-  if (!read_print_table(in, offset, *prints)) return false;
-  llvm::DataExtractor::Cursor rest(offset);
-  const uint64_t elf_bytes = data.getU64(rest);
-  const bool whole = rest && elf_bytes == in.size() - rest.tell();
-  llvm::consumeError(rest.takeError());
-  if (!whole) return false;
+  if (!read_print_table(in, at, *prints)) return false;
+  support::ByteReader rest(in, at);
+  const std::string_view elf = rest.bytes(rest.get<uint64_t>());
+  if (!rest.whole()) return false;
   co.target = target;
   co.code_object_version = static_cast<int>(version);
-  co.elf.assign(in.begin() + static_cast<std::ptrdiff_t>(in.size() - elf_bytes), in.end());
+  co.elf.assign(elf.begin(), elf.end());
   co.prints = std::move(prints);
-  try {
-    co.kernels = targets::amdgpu::read_metadata(co.elf, names);
-  } catch (const std::exception&) {
-    return false;
-  }
+  co.kernels = std::move(kernels);
   return true;
 }
 
@@ -202,16 +221,30 @@ bool ensure_directory(const std::string& dir) {
 // The payload of a verified entry, or nullopt (a bad entry is counted and removed: the fresh
 // compile replaces it).
 std::optional<std::string> read_entry(const std::string& path, const std::string& key) {
-  // LLVM's MemoryBuffer reads the file in one go (or maps it when large).
-  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!file) return std::nullopt;
-  llvm::StringRef bytes = (*file)->getBuffer();
+  std::string bytes;
+  {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    struct stat st {};
+    bool read_all = fstat(fd, &st) == 0 && st.st_size >= 0;
+    if (read_all) {
+      bytes.resize(static_cast<size_t>(st.st_size));
+      for (size_t done = 0; read_all && done < bytes.size();) {
+        const ssize_t n = read(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) read_all = false;
+        else done += static_cast<size_t>(n);
+      }
+    }
+    close(fd);
+    if (!read_all) return std::nullopt;
+  }
   Header h{};
   bool ok = bytes.size() >= sizeof h;
   if (ok) std::memcpy(&h, bytes.data(), sizeof h);
   ok = ok && std::memcmp(h.magic, magic, sizeof magic) == 0 && h.version == format_version &&
        std::memcmp(h.key, key.data(), 32) == 0 && h.payload_bytes == bytes.size() - sizeof h;
-  std::string payload = ok ? bytes.substr(sizeof h).str() : std::string();
+  std::string payload = ok ? bytes.substr(sizeof h) : std::string();
   if (!ok || checksum(payload) != h.checksum) {
     reject(path);
     return std::nullopt;
@@ -405,7 +438,7 @@ CodeObject lookup_or_compile(const std::string& key, const Target& target, const
 
 const std::string& build_identity() {
   static const std::string identity = [] {
-    std::string id = fmt::format("rocjit {}|LLVM {}", ROCJIT_VERSION, LLVM_VERSION_STRING);
+    std::string id = fmt::format("rocjit {}|LLVM {}", ROCJIT_VERSION, ROCJIT_LLVM_VERSION);
     Dl_info info{};
     struct stat st {};
     if (dladdr(reinterpret_cast<void*>(&build_identity), &info) && info.dli_fname && stat(info.dli_fname, &st) == 0)
@@ -416,8 +449,7 @@ const std::string& build_identity() {
 }
 
 std::string hash_key(const std::string& text) {
-  const llvm::XXH128_hash_t h =
-      llvm::xxh3_128bits(llvm::ArrayRef(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  const XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
   return fmt::format("{:016x}{:016x}", h.high64, h.low64);
 }
 

@@ -147,6 +147,7 @@ Settings read_settings(const Lookup& lookup, std::vector<std::string>& warnings)
             "the HIP runtime's");
   r.string("ROCJIT_HIP_LIBRARY", s.hip_library);
   r.string("ROCJIT_SIM_LIBRARY", s.sim_library);
+  r.string("ROCJIT_COMPILER_LIBRARY", s.compiler_library);
   r.string("AMDSIM_PROCESSOR", s.sim_processors);
 
   if (const char* v = r.text("ROCJIT_BOUNDS_CHECK")) s.bounds_check = std::string_view(v) != "0";
@@ -276,6 +277,7 @@ std::vector<std::pair<const char*, std::string>> spelled(const Settings& s) {
           {"ROCJIT_CODE_OBJECT_VERSION", std::to_string(s.code_object_version)},
           {"ROCJIT_HIP_LIBRARY", s.hip_library},
           {"ROCJIT_SIM_LIBRARY", s.sim_library},
+          {"ROCJIT_COMPILER_LIBRARY", s.compiler_library},
           {"AMDSIM_PROCESSOR", s.sim_processors},
           {"ROCJIT_BOUNDS_CHECK", flag(s.bounds_check)},
           {"ROCJIT_DEVICE_LIBS", s.device_libs},

@@ -91,6 +91,10 @@ struct Settings {
   /// next to librocjit, in the build tree and in the install prefix. Read when the simulator is
   /// first loaded.
   std::string sim_library;
+  /// ROCJIT_COMPILER_LIBRARY: rocjit's compiler (librocjit-compiler.so), tried before the one
+  /// next to librocjit, in the build tree and in the install prefix. Loaded at the first compile
+  /// that the kernel cache does not answer; read then.
+  std::string compiler_library;
   /// AMDSIM_PROCESSOR: the processors the simulator's devices simulate (`all`, one processor, or
   /// a comma-separated list). rocjit passes it to libamdsim-hip when it loads it (as that
   /// library's AMDSIM_PROCESSOR). Read when the simulator is first loaded.

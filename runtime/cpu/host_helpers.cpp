@@ -1,8 +1,8 @@
 // The run-time helpers of host kernels: the functions the CPU back end's code calls by name
 // (rocjit_host_*, emitted by compiler/targets/host/lower.cpp). They are exported from librocjit
-// (default visibility) and the host JIT resolves them among the process's symbols
-// (compiler/targets/host/jit.cpp: DynamicLibrarySearchGenerator::GetForCurrentProcess), so the
-// compiler layer needs no reference to them.
+// (default visibility) and a kernel's shared object leaves them undefined, to be bound among the
+// process's symbols when it is loaded (compiler/loader/host_library.cpp), so the compiler layer
+// needs no reference to them.
 #include <algorithm>
 #include <bit>
 #include <cstring>

@@ -31,6 +31,31 @@ if grep -nE 'INTERFACE_LINK_LIBRARIES.*(fmt|LLVM|lld)' "$prefix"/lib*/cmake/rocj
   exit 1
 fi
 
+# Issue 37: the installed librocjit needs no LLVM (readelf -d: no libLLVM, nothing of lld); its
+# compiler, librocjit-compiler.so beside it, exports its entry point and nothing else.
+lib=$(ls "$prefix"/lib*/librocjit.so)
+compiler=$(ls "$prefix"/lib*/librocjit-compiler.so)
+needed=$(readelf -d "$lib")
+if grep -iE 'NEEDED.*(LLVM|lld|clang)' <<<"$needed"; then
+  echo "FAIL: the installed librocjit depends on LLVM"
+  exit 1
+fi
+if nm -D --undefined-only "$lib" | grep -E ' _ZN4llvm| _ZN3lld'; then
+  echo "FAIL: the installed librocjit refers to LLVM's or lld's symbols"
+  exit 1
+fi
+exports=$(nm -D --defined-only "$compiler" | awk '{print $3}')
+if [ "$exports" != "rocjit_compiler_v1@@ROCJIT_COMPILER_1" ]; then
+  echo "FAIL: librocjit-compiler.so exports more than its entry point:"
+  head -20 <<<"$exports"
+  exit 1
+fi
+if grep -iE 'NEEDED.*libLLVM' <<<"$(readelf -d "$compiler")"; then
+  echo "FAIL: librocjit-compiler.so loads the shared libLLVM (its LLVM must be private, static)"
+  exit 1
+fi
+echo "librocjit: no LLVM; librocjit-compiler.so exports rocjit_compiler_v1 only"
+
 echo "== configure and build samples/embed against $prefix"
 "$cmake" -S "$embed_source" -B "$work/embed" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_BUILD_TYPE=Release \

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <thread>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/JSON.h>
 
@@ -109,7 +111,7 @@ TEST_CASE("corrupt, truncated, empty and wrong-version entries are ignored and r
   }
 }
 
-TEST_CASE("entries of older cache formats (1: FNV-1a checksums; 2: no print table) are ignored and replaced by format 3") {
+TEST_CASE("entries of older cache formats (1: FNV-1a checksums; 2: no print table; 3: metadata from the ELF, ORC objects) are ignored and replaced by format 4") {
   TemporaryCache cache;
   CodeObject good = compile(samples::saxpy(), Target::amdgpu("gfx90a"));
   const fs::path entry = cache.entries().at(0);
@@ -123,11 +125,12 @@ TEST_CASE("entries of older cache formats (1: FNV-1a checksums; 2: no print tabl
   REQUIRE(bytes.size() > 64);
   uint32_t version = 0;
   std::memcpy(&version, bytes.data() + 8, sizeof version);
-  CHECK(version == 3);
-  // The same bytes labelled format 2 (whose payloads had no print table): rejected, rewritten.
-  {
+  CHECK(version == 4);
+  // The same bytes labelled format 2 (whose payloads had no print table) or 3 (whose code-object
+  // payloads held argument names, not metadata): rejected, rewritten.
+  for (uint32_t older : {2u, 3u}) {
     std::string labelled = bytes;
-    version = 2;
+    version = older;
     std::memcpy(labelled.data() + 8, &version, sizeof version);
     std::ofstream(entry, std::ios::binary | std::ios::trunc) << labelled;
     clear_memory_cache();
@@ -152,7 +155,7 @@ TEST_CASE("entries of older cache formats (1: FNV-1a checksums; 2: no print tabl
   {
     std::ifstream in(entry, std::ios::binary);
     std::string replaced((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    CHECK(replaced == bytes);  // rewritten in format 3
+    CHECK(replaced == bytes);  // rewritten in format 4
   }
   clear_memory_cache();
   before = cache_stats();
@@ -614,6 +617,27 @@ TEST_CASE("host kernels are cached: once per process in memory, and on disk for 
     CHECK(third.rejected == 1);
     CHECK(third.misses == 1);
     CHECK(third.disk == 6);
+  }
+
+  // An entry whose checksum verifies but whose shared object does not load (its ELF magic
+  // broken, the checksum recomputed): dlopen refuses it, and it is rejected and rebuilt.
+  {
+    fs::path victim = host_entries(cache.dir).at(0);
+    std::string bytes;
+    {
+      std::ifstream in(victim, std::ios::binary);
+      bytes.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    }
+    const size_t elf = bytes.find("\x7f" "ELF", 64);
+    REQUIRE(elf != std::string::npos);
+    bytes[elf + 3] = 'G';
+    const uint64_t checksum = XXH3_64bits(bytes.data() + 64, bytes.size() - 64);
+    std::memcpy(bytes.data() + 56, &checksum, sizeof checksum);
+    std::ofstream(victim, std::ios::binary | std::ios::trunc) << bytes;
+    HostFill fourth = fill_host(cache);
+    CHECK(fourth.exit_code == 0);
+    CHECK(fourth.rejected == 1);
+    CHECK(fourth.misses == 1);
   }
 
   // In this process: the second compile of the same kernel is a memory hit with the same code.

@@ -61,6 +61,7 @@ TEST_CASE("settings: each variable sets its field") {
       {"ROCJIT_CODE_OBJECT_VERSION", "4"},
       {"ROCJIT_HIP_LIBRARY", "/opt/hip/libamdhip64.so"},
       {"ROCJIT_SIM_LIBRARY", "/tmp/libamdsim-hip.so"},
+      {"ROCJIT_COMPILER_LIBRARY", "/opt/rocjit/librocjit-compiler.so"},
       {"AMDSIM_PROCESSOR", "gfx90a,gfx1100"},
       {"ROCJIT_BOUNDS_CHECK", "1"},
       {"ROCJIT_DEVICE_LIBS", "none"},
@@ -86,6 +87,7 @@ TEST_CASE("settings: each variable sets its field") {
   CHECK(s.code_object_version == 4);
   CHECK(s.hip_library == "/opt/hip/libamdhip64.so");
   CHECK(s.sim_library == "/tmp/libamdsim-hip.so");
+  CHECK(s.compiler_library == "/opt/rocjit/librocjit-compiler.so");
   CHECK(s.sim_processors == "gfx90a,gfx1100");
   CHECK(s.bounds_check);
   CHECK(s.device_libs == "none");

@@ -1,5 +1,5 @@
-// The AMDGPU backend (targets/backend.h): one straight sequence of steps from rocjit IR to a
-// loadable AMDGPU code object, and its kernel-cache entries.
+// The AMDGPU build (loader/compiler.h's build_amdgpu): one straight sequence of steps from rocjit
+// IR to a loadable AMDGPU code object.
 
 #include <fmt/format.h>
 #include <llvm/IR/DiagnosticInfo.h>
@@ -14,16 +14,15 @@
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/passes.hpp"
 #include "rocjit/compiler/time_trace.hpp"
-#include "cache/kernel_cache.h"
 #include "targets/amdgpu/address_shape.h"
 #include "targets/amdgpu/device_libs.h"
-#include "targets/amdgpu/link.h"
 #include "targets/amdgpu/lower.h"
 #include "targets/amdgpu/metadata.h"
 #include "targets/amdgpu/target_machine.h"
 #include "targets/amdgpu/workarounds.h"
-#include "targets/backend.h"
+#include "loader/backend.h"
 #include "targets/codegen.h"
+#include "targets/link.h"
 #include "targets/limits.h"
 
 namespace rocjit::targets::amdgpu {
@@ -44,12 +43,6 @@ struct CollectDiagnostics : llvm::DiagnosticHandler {
     return true;
   }
 };
-
-void check_lds(const ir::Kernel& kernel, const std::string& processor) {
-  const uint64_t limit = lds_limit(processor);
-  check_array_bytes(kernel, ir::MemorySpace::shared, limit, "of LDS",
-                    fmt::format("{} allows {} bytes per work-group", processor, limit));
-}
 
 // Whether any value or element is 16 bits wide: then the SLP vectoriser may pair lanes into packed
 // instructions (v_pk_add_f16); kernels of 32- and 64-bit values skip its compile time.
@@ -81,17 +74,7 @@ std::string kernel_features(const ir::Kernel& kernel, const Target& target) {
   return features + "+wavefrontsize64";
 }
 
-// The checks before anything is compiled: the processor and its features, the options, LDS.
-void check(const ir::Kernel& kernel, const Target& target, const CompileOptions& options) {
-  check_target(kernel.name, target.processor, target.features);
-  if (options.code_object_version != 4 && options.code_object_version != 5)
-    throw CompileError(fmt::format("kernel '{}': code object version {} is not supported; use 4 or 5", kernel.name,
-                                   options.code_object_version));
-  check_opt_level(kernel.name, options.opt_level);
-  check_lds(kernel, target.processor);
-}
-
-// One straight sequence from rocjit IR to a loadable code object (check() came first).
+// One straight sequence from rocjit IR to a loadable code object (the checks came first).
 CodeObject build(const ir::Kernel& kernel, const Target& target, const CompileOptions& options,
                  const Settings& settings) {
   prepare_compile(kernel.name, settings);
@@ -151,43 +134,22 @@ CodeObject build(const ir::Kernel& kernel, const Target& target, const CompileOp
   if (options.emit_object) out.object.assign(object.begin(), object.end());
   {
     time_trace::Phase phase("link");
-    out.elf = link(object, kernel.name);
+    out.elf = targets::link(object, kernel.name, LinkFor::amdgpu);
   }
   time_trace::Phase phase("metadata");
   out.kernels = read_metadata(out.elf, lowered.argument_names);
   return out;
 }
 
-class AmdgpuBackend final : public Backend {
- public:
-  // The math library serving the kernel's calls (ocml or the built-in one) is part of the key.
-  std::string identity(const Job& job) const override {
-    return job.target.str() + "|" + math_library(job.settings.device_libs);
-  }
-  void check(const Job& job) const override { amdgpu::check(job.kernel, job.target, job.options); }
-  CodeObject build(const Job& job) const override {
-    CodeObject co = amdgpu::build(job.kernel, job.target, job.options, job.settings);
-    co.prints = std::make_shared<const PrintTable>(print_table(job.kernel));
-    return co;
-  }
-  // Entries are the linked code object and its metadata (`<key>.rjco`).
-  CodeObject build_cached(const Job& job, const std::string& key) const override {
-    return cache::lookup_or_compile(key, job.target, job.settings, [&] { return build(job); });
-  }
-  bool cached(const Job& job, const std::string& key) const override {
-    return cache::code_object_cached(key, job.settings);
-  }
-};
-
 }  // namespace
 
-}  // namespace rocjit::targets::amdgpu
-
-namespace rocjit::targets {
-
-const Backend& amdgpu_backend() {
-  static const amdgpu::AmdgpuBackend backend;
-  return backend;
+// The compiler library's AMDGPU build (loader/compiler.h): the processor and features are checked
+// here (the backend's other checks ran in librocjit before the cache was asked).
+CodeObject build_checked(const Job& job) {
+  check_target(job.kernel.name, job.target.processor, job.target.features);
+  CodeObject co = build(job.kernel, job.target, job.options, job.settings);
+  co.prints = std::make_shared<const PrintTable>(print_table(job.kernel));
+  return co;
 }
 
-}  // namespace rocjit::targets
+}  // namespace rocjit::targets::amdgpu

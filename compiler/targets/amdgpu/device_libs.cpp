@@ -38,17 +38,6 @@ extern "C" const char rocjit_builtin_math_bc[];
 extern "C" const char rocjit_builtin_math_bc_end[];
 #endif
 
-std::vector<std::string> device_lib_dirs(const std::string& device_libs) {
-  std::vector<std::string> dirs;
-  if (device_libs == "none") return dirs;
-  if (!device_libs.empty()) dirs.push_back(device_libs);
-  dirs.push_back("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode");
-  dirs.push_back("/usr/lib/amdgcn/bitcode");
-  dirs.push_back("/opt/rocm/amdgcn/bitcode");
-  dirs.push_back("/opt/rocm/lib/llvm/lib/clang/amdgcn/bitcode");
-  return dirs;
-}
-
 namespace {
 
 // The __oclc_ISA_version of a processor: major * 1000 + minor * 100 + stepping ("gfx90a" -> 9010,
@@ -299,17 +288,6 @@ void link_builtin(llvm::Module& module, const std::string& kernel) {
 }
 
 }  // namespace
-
-const std::string& math_library(const std::string& device_libs) {
-  return once_per<std::string>("name " + device_libs, [&] {
-    // A stat per directory, not a read of ocml.bc: this names every AMDGPU compile's cache key.
-    for (const auto& d : device_lib_dirs(device_libs))
-      if (std::filesystem::exists(std::filesystem::path(d) / "ocml.bc"))
-        return "ocml " + (std::filesystem::path(d) / "ocml.bc").string();
-    if (!builtin_bytes().empty()) return std::string("builtin (libclc ") + LLVM_VERSION_STRING + ")";
-    return std::string("none");
-  });
-}
 
 // ocml reads its configuration from the __oclc_* constants, which ROCm ships as one small bitcode
 // file per setting and per processor (oclc_isa_version_<isa>.bc...). A distribution's set covers

@@ -7,16 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "loader/amdgpu_facts.h"
+
 namespace rocjit::targets::amdgpu {
 
-// Directories searched for ocml.bc: `device_libs` (Settings::device_libs, ROCJIT_DEVICE_LIBS) if
-// not empty, then the Debian and ROCm locations; none when it is "none" (the built-in library then
-// serves every kernel).
-std::vector<std::string> device_lib_dirs(const std::string& device_libs);
-
-// Which library serves kernels compiled with `device_libs`, for the kernel cache's key and
-// messages: "ocml <path>", "builtin (libclc <LLVM version>)" or "none". Found once per value.
-const std::string& math_library(const std::string& device_libs);
+// Directories searched for ocml.bc, and the name of the library that serves kernels (the cache
+// key's): the runtime's, read without LLVM (loader/amdgpu_facts.h).
+using loader::amdgpu::device_lib_dirs;
+using loader::amdgpu::math_library;
 
 // Links the math library into `module`, keeping only what the module uses. ocml: also defines
 // its control constants for `processor` (any processor: no per-processor files are needed). The

@@ -43,22 +43,6 @@ std::vector<std::string> processors() {
   return out;
 }
 
-bool wave32_by_default(const std::string& processor) {
-  auto kind = llvm::AMDGPU::parseArchAMDGCN(processor);
-  return llvm::AMDGPU::getArchAttrAMDGCN(kind) & llvm::AMDGPU::FEATURE_WAVE32;
-}
-
-unsigned wavefront_size(const std::string& processor, const std::string& features) {
-  if (!wave32_by_default(processor)) return 64;
-  return features.find("+wavefrontsize64") != std::string::npos ? 64 : 32;
-}
-
-uint64_t lds_limit(const std::string& processor) {
-  // gfx950 doubled (and then some) the LDS a work-group may address; every other
-  // processor rocjit supports addresses 64 KiB.
-  return processor == "gfx950" ? 163840 : 65536;
-}
-
 void check_target(const std::string& kernel, const std::string& processor, const std::string& features) {
   auto kind = llvm::AMDGPU::parseArchAMDGCN(processor);
   bool known = kind != llvm::AMDGPU::GK_NONE && processor.starts_with("gfx");

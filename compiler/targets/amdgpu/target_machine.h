@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "loader/amdgpu_facts.h"
+
 namespace rocjit::targets::amdgpu {
 
 inline constexpr const char* triple = "amdgcn-amd-amdhsa";
@@ -20,9 +22,9 @@ void initialize();
 void check_target(const std::string& kernel, const std::string& processor, const std::string& features);
 
 std::vector<std::string> processors();
-bool wave32_by_default(const std::string& processor);
-unsigned wavefront_size(const std::string& processor, const std::string& features);
-uint64_t lds_limit(const std::string& processor);
+using loader::amdgpu::lds_limit;
+using loader::amdgpu::wave32_by_default;
+using loader::amdgpu::wavefront_size;
 
 struct MachinePool;
 // A TargetMachine for processor+features, leased from a per-target pool: every compile in flight

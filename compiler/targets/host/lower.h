@@ -9,26 +9,13 @@
 #include <vector>
 
 #include "rocjit/compiler/ir.hpp"
+#include "loader/host_kernel.h"
 #include "rocjit/settings.hpp"
 
 namespace rocjit::targets::host {
 
 // What a bounds-checked access reports on failure.
-struct BoundsCheck {
-  std::string array;
-  std::string access;  // "load", "store", "atomic", or "uniform" (a broken uniform() promise)
-  ir::Type type = ir::Type::none;     // uniform: the value's type
-  unsigned rank = 1;
-  unsigned lanes = 1;                 // a vector access: elements N*i ... N*i+N-1 of index i
-  std::vector<int64_t> static_shape;  // shared/local arrays
-  int param_index = -1;               // global arrays: shape comes from the arguments
-  int first_extent = -1;              // global arrays: argument index of extent 0 (kernel ABI);
-                                      // dynamic shared: of the dynamic bytes (u32)
-  unsigned dynamic_element_bytes = 0; // dynamic shared: the extent is those bytes / this
-  ir::SourceLoc loc;
-  bool reads = true, writes = false;                // what the access does to the element
-  ir::MemoryOrder order = ir::MemoryOrder::relaxed;  // an atomic's order (race checking)
-};
+using BoundsCheck = loader::BoundsCheck;
 
 struct HostModule {
   std::unique_ptr<llvm::Module> module;

@@ -14,6 +14,9 @@ class Error : public std::runtime_error {
  public:
   /// An error with `message` as its what().
   explicit Error(const std::string& message) : std::runtime_error(message) {}
+  // Defined in librocjit (compiler/support/error.cpp): the classes' type information lives there
+  // once, so an error thrown by the compiler library (loaded with dlopen) is caught as itself.
+  ~Error() override;
 };
 
 /// Tracing, verification, lowering or code generation rejected a kernel.
@@ -21,6 +24,7 @@ class CompileError : public Error {
  public:
   /// An error with `message` as its what().
   using Error::Error;
+  ~CompileError() override;
 };
 
 /// A launch was refused: arguments or geometry do not match the kernel or the device.
@@ -28,6 +32,7 @@ class LaunchError : public Error {
  public:
   /// An error with `message` as its what().
   using Error::Error;
+  ~LaunchError() override;
 };
 
 /// A dsl::device_assert failed in a kernel: raised by the host at the stream's next
@@ -38,6 +43,7 @@ class DeviceAssertion : public LaunchError {
  public:
   /// An error with `message` as its what().
   using LaunchError::LaunchError;
+  ~DeviceAssertion() override;
   std::string kernel;                  ///< the kernel's name
   std::string file;                    ///< the assert's source file
   uint32_t line = 0;                   ///< and line
@@ -52,6 +58,7 @@ class MemoryError : public Error {
  public:
   /// An error with `message` as its what().
   using Error::Error;
+  ~MemoryError() override;
 };
 
 /// A device could not be found, opened or used.
@@ -59,6 +66,7 @@ class DeviceError : public Error {
  public:
   /// An error with `message` as its what().
   using Error::Error;
+  ~DeviceError() override;
 };
 
 }  // namespace rocjit

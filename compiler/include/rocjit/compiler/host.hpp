@@ -1,4 +1,4 @@
-// The host (CPU) target: rocjit kernels JIT-compiled with ORC LLJIT and run with real
+// The host (CPU) target: rocjit kernels compiled into shared objects, loaded with dlopen and run with real
 // work-group semantics (barrier fission, per-thread shared memory, work-groups in parallel).
 // No LLVM types in this header.
 #pragma once

@@ -3,7 +3,7 @@
 // memory (llvm::FileOutputBuffer) and writes it to the pipe when done; a reader thread drains the
 // pipe meanwhile, so any size fits. (The output used to go to a temporary file in a private
 // directory: creating, reading and removing it cost about 0.5 ms of each link.)
-#include "targets/amdgpu/link.h"
+#include "targets/link.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -27,7 +27,7 @@
 
 LLD_HAS_DRIVER(elf)
 
-namespace rocjit::targets::amdgpu {
+namespace rocjit::targets {
 namespace {
 
 struct FileDescriptor {
@@ -65,7 +65,7 @@ void write_all(int fd, const char* data, size_t size, const std::string& kernel)
 
 }  // namespace
 
-std::vector<uint8_t> link(const llvm::SmallVectorImpl<char>& object, const std::string& kernel) {
+std::vector<uint8_t> link(const llvm::SmallVectorImpl<char>& object, const std::string& kernel, LinkFor what) {
   FileDescriptor input;
   input.fd = memfd_create("rocjit-object", MFD_CLOEXEC);
   if (input.fd < 0) throw CompileError(fmt::format("kernel '{}': memfd_create failed", kernel));
@@ -90,8 +90,15 @@ std::vector<uint8_t> link(const llvm::SmallVectorImpl<char>& object, const std::
   std::string output_path = fmt::format("/proc/self/fd/{}", output.write_end);
 
   // One kernel's object is tiny: lld's thread pool costs more in wake-ups than it saves.
-  std::vector<const char*> args = {"ld.lld", "-shared", "--no-undefined", "--threads=1", input_path.c_str(), "-o",
-                                   output_path.c_str()};
+  std::vector<const char*> args = {"ld.lld", "-shared", "--threads=1"};
+  if (what == LinkFor::amdgpu) {
+    args.push_back("--no-undefined");
+  } else {
+    // The kernel's own functions bind to themselves (no interposition through the process's
+    // symbols), and its stack is not executable.
+    args.insert(args.end(), {"-Bsymbolic", "-z", "noexecstack", "--hash-style=gnu"});
+  }
+  args.insert(args.end(), {input_path.c_str(), "-o", output_path.c_str()});
   std::string out, err;
   llvm::raw_string_ostream out_stream(out), err_stream(err);
   lld::Result result;
@@ -99,11 +106,12 @@ std::vector<uint8_t> link(const llvm::SmallVectorImpl<char>& object, const std::
   // while no compile reads them.
   run_resetting_llvm_options([&] { result = lld::lldMain(args, out_stream, err_stream, {{lld::Gnu, &lld::elf::link}}); });
   if (result.retCode != 0)
-    throw CompileError(fmt::format("kernel '{}': lld failed to link the code object: {}", kernel, err));
+    throw CompileError(fmt::format("kernel '{}': lld failed to link the {}: {}", kernel,
+                                   what == LinkFor::amdgpu ? "code object" : "host shared object", err));
   output.close_write_end();  // lld has closed its own: the reader sees the end
   output.reader.join();
   if (output.bytes.empty()) throw CompileError(fmt::format("kernel '{}': lld produced an empty code object", kernel));
   return std::move(output.bytes);
 }
 
-}  // namespace rocjit::targets::amdgpu
+}  // namespace rocjit::targets

@@ -1,9 +1,13 @@
-// One interface per kind of target. compile() (compiler/compile.cpp) runs the one pipeline:
+// One interface per kind of target. compile() (compiler/loader/compile.cpp) runs the one pipeline:
 // settings snapshot, the options the settings add (bounds checking), the backend's option checks,
 // verification and the IR fingerprint, dumps, the cache policy and key, then the backend's build
 // (lower, optimise, emit, link or load) or its cached form. A backend decides only what differs
 // by target: what identifies the machine the code runs on, which options and limits it accepts,
 // how a kernel is built, and how a built kernel is stored in and read back from the cache.
+//
+// The backends live in librocjit (loader/backends.cpp) and need no LLVM: identity, checks and the
+// cache are theirs; building a kernel is the compiler library's (loader/compiler.h), loaded on
+// the first build.
 #pragma once
 
 #include <string>
@@ -43,8 +47,12 @@ class Backend {
 // The backend of `target.kind`.
 const Backend& backend_for(const Target& target);
 
-// The backends (defined next to their pipelines).
+// The backends (loader/backends.cpp).
 const Backend& amdgpu_backend();
 const Backend& host_backend();
+
+// The checks an AMDGPU compile makes before the cache is asked (code object version, O-level,
+// LDS); the processor and its features are the compiler's to check (check_target), when it builds.
+void check_amdgpu(const Job& job);
 
 }  // namespace rocjit::targets

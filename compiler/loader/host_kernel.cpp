@@ -1,5 +1,5 @@
-// HostKernel: the facts of a kernel compiled for the host, its metadata text and its
-// out-of-bounds reports. Running it is the runtime's (runtime/cpu/host_runner.cpp); the functions
+// HostKernel: the facts of a kernel compiled for the host, its metadata text, its out-of-bounds
+// reports and its kernel-cache entry. Running it is the runtime's (runtime/cpu/host_runner.cpp); the functions
 // its code calls at run time are the CPU runtime's (runtime/cpu/host_helpers.cpp).
 #include <fmt/format.h>
 
@@ -13,7 +13,8 @@
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/interpret.hpp"
 #include "rocjit/compiler/mma.hpp"
-#include "targets/host/jit.h"
+#include "loader/host_kernel.h"
+#include "rocjit/support/bytes.h"
 
 namespace rocjit {
 
@@ -28,7 +29,7 @@ bool HostKernel::bounds_checked() const { return impl_->bounds_check; }
 bool HostKernel::races_checked() const { return impl_->check_races; }
 
 HostAccessSite HostKernel::access_site(int32_t site) const {
-  const targets::host::BoundsCheck& c = impl_->checks.at(static_cast<size_t>(site));
+  const loader::BoundsCheck& c = impl_->checks.at(static_cast<size_t>(site));
   return HostAccessSite{c.array,  c.access, c.param_index >= 0, ir::byte_size(c.type) * c.lanes, ir::byte_size(c.type),
                         c.loc,    c.reads,  c.writes,          c.order};
 }
@@ -64,7 +65,7 @@ std::string metadata_text(const HostKernel& kernel) {
 
 std::string HostKernel::out_of_bounds_message(const HostBoundsReport& r, const void* const* args) const {
   const Impl& k = *impl_;
-  const targets::host::BoundsCheck& c = k.checks.at(static_cast<size_t>(r.check));
+  const loader::BoundsCheck& c = k.checks.at(static_cast<size_t>(r.check));
   if (c.access == "uniform") {
     auto shown = [&](int64_t bits) {
       const auto u = static_cast<uint64_t>(bits);
@@ -99,4 +100,97 @@ std::string HostKernel::out_of_bounds_message(const HostBoundsReport& r, const v
 }
 
 
+namespace loader {
+
+// Little-endian (support/bytes.h); strings are a u64 length and the bytes.
+std::string encode_host_entry(const HostKernel::Impl& impl, const std::string& symbol, std::string_view shared_object) {
+  std::string out;
+  support::ByteWriter w(out);
+  w.text(symbol);
+  w.text(impl.cpu);
+  w.put<uint64_t>(impl.argument_names.size());
+  for (const auto& n : impl.argument_names) w.text(n);
+  w.put<uint64_t>(impl.storage_bytes_per_work_item);
+  w.put<uint64_t>(impl.shared_bytes);
+  w.put<uint64_t>(impl.region_count);
+  // The checks' table (bounds- or race-checked compiles): what a report names.
+  w.put<uint64_t>(impl.checks.size());
+  for (const BoundsCheck& c : impl.checks) {
+    w.text(c.array);
+    w.text(c.access);
+    w.put<uint8_t>(static_cast<uint8_t>(c.type.code));
+    w.put<uint8_t>(c.type.bits);
+    w.put<uint16_t>(c.type.lanes);
+    w.put<uint32_t>(c.rank);
+    w.put<uint32_t>(c.lanes);
+    w.put<uint64_t>(c.static_shape.size());
+    for (int64_t e : c.static_shape) w.put<int64_t>(e);
+    w.put<int32_t>(c.param_index);
+    w.put<int32_t>(c.first_extent);
+    w.put<uint32_t>(c.dynamic_element_bytes);
+    w.text(c.loc.file);
+    w.put<uint32_t>(c.loc.line);
+    w.put<uint32_t>(c.loc.column);
+    w.put<uint8_t>(static_cast<uint8_t>((c.reads ? 1 : 0) | (c.writes ? 2 : 0)));
+    w.put<uint8_t>(static_cast<uint8_t>(c.order));
+  }
+  write_print_table(out, impl.prints ? *impl.prints : PrintTable{});
+  w.text(shared_object);
+  return out;
+}
+
+std::optional<HostEntry> decode_host_entry(std::string_view in, HostKernel::Impl& impl) {
+  support::ByteReader r(in);
+  HostEntry d;
+  d.symbol = r.text();
+  impl.cpu = r.text();
+  const uint64_t count = r.get<uint64_t>();
+  if (!r.ok() || count > 4096) return std::nullopt;
+  impl.argument_names.resize(count);
+  for (auto& n : impl.argument_names) n = r.text();
+  impl.storage_bytes_per_work_item = r.get<uint64_t>();
+  impl.shared_bytes = r.get<uint64_t>();
+  const uint64_t regions = r.get<uint64_t>();
+  const uint64_t checks = r.get<uint64_t>();
+  if (!r.ok() || checks > (uint64_t(1) << 20)) return std::nullopt;
+  impl.checks.resize(checks);
+  for (BoundsCheck& c : impl.checks) {
+    c.array = r.text();
+    c.access = r.text();
+    const uint8_t code = r.get<uint8_t>();
+    if (code > static_cast<uint8_t>(ir::Type::Code::bfloat)) return std::nullopt;
+    c.type.code = static_cast<ir::Type::Code>(code);
+    c.type.bits = r.get<uint8_t>();
+    c.type.lanes = r.get<uint16_t>();
+    c.rank = r.get<uint32_t>();
+    c.lanes = r.get<uint32_t>();
+    const uint64_t extents = r.get<uint64_t>();
+    if (!r.ok() || extents > 8) return std::nullopt;
+    c.static_shape.resize(extents);
+    for (int64_t& e : c.static_shape) e = r.get<int64_t>();
+    c.param_index = r.get<int32_t>();
+    c.first_extent = r.get<int32_t>();
+    c.dynamic_element_bytes = r.get<uint32_t>();
+    c.loc.file = r.text();
+    c.loc.line = r.get<uint32_t>();
+    c.loc.column = r.get<uint32_t>();
+    const uint8_t does = r.get<uint8_t>(), order = r.get<uint8_t>();
+    if (does > 3 || order > static_cast<uint8_t>(ir::MemoryOrder::seq_cst)) return std::nullopt;
+    c.reads = does & 1;
+    c.writes = does & 2;
+    c.order = static_cast<ir::MemoryOrder>(order);
+  }
+  if (!r.ok()) return std::nullopt;
+  size_t at = r.offset();
+  auto prints = std::make_shared<PrintTable>();
+  if (!read_print_table(in, at, *prints)) return std::nullopt;
+  impl.prints = std::move(prints);
+  support::ByteReader rest(in, at);
+  d.shared_object = rest.text();
+  if (!rest.whole()) return std::nullopt;
+  impl.region_count = static_cast<unsigned>(regions);
+  return d;
+}
+
+}  // namespace loader
 }  // namespace rocjit
