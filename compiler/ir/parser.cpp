@@ -130,6 +130,10 @@ class Parser {
       take();
       k.fast_math = true;
     }
+    if (at_word("small_arrays")) {
+      take();
+      k.small_arrays = true;
+    }
     if (auto loc = location()) k.loc = *loc;
     block(k.body, [&] { declarations(); });
     expect_newline();

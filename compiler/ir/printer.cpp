@@ -55,6 +55,7 @@ class Printer {
     }
     out_ += fmt::format(") max_block_size({})", kernel_.max_block_size);
     if (kernel_.fast_math) out_ += " fast_math";
+    if (kernel_.small_arrays) out_ += " small_arrays";
     location(kernel_.loc);
     out_ += " {\n";
     for (const Memory& m : kernel_.memories) {

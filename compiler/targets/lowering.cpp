@@ -168,21 +168,35 @@ llvm::Value* KernelLowering::shape_of(const ir::Memory& m, unsigned dim) {
   return arrays_.at(id).shape[dim];
 }
 
+bool KernelLowering::offsets_below_2_31(const ir::Memory& m) const {
+  if (m.layout == ir::Layout::strided) return false;
+  if (m.space != ir::MemorySpace::global) return true;  // at most ir::max_array_elements, or LDS-sized
+  if (kernel_.small_arrays) return true;
+  return !m.shape.empty() && ir::fewer_than_2_31_elements(m.shape);  // static or specialised extents
+}
+
 llvm::Value* KernelLowering::linear_index(const ir::Op& op, const ir::Memory& m) {
   // An in-bounds index lies in [0, extent), so for C and F layouts it widens with zext and the
   // linearisation cannot wrap (nuw nsw): cheaper 64-bit address arithmetic (one 32x32->64
   // multiply-add per dimension). A negative index is out of bounds, which is undefined anyway.
   // Strided views keep sign extension: their strides are signed.
   bool non_negative = m.layout != ir::Layout::strided;
+  // Where every in-bounds offset is below 2^31 (narrow_offsets), the same arithmetic in 32 bits,
+  // as clang's `int` indices: an in-bounds offset is below the element count, so no step of the
+  // multiply-adds wraps (nuw nsw hold), an index wider than 32 bits that is in bounds fits in 32
+  // bits (trunc), and the i32 offset, non-negative, is sign-extended by the GEP to its value.
+  // Out-of-bounds accesses are undefined on every target (README, "Semantics") either way.
+  llvm::Type* offset_type = narrow_offsets(m) ? builder_.getInt32Ty() : builder_.getInt64Ty();
   // A vector access (along the contiguous last dimension, ir::verify) at (..., i) moves elements
   // (..., N*i) ... (..., N*i+N-1): its last index counts vectors.
   const unsigned lanes = ir::access_lanes(kernel_, op);
   auto index = [&](unsigned d) -> llvm::Value* {
     llvm::Value* v = value(op.operands[d]);
     Type t = kernel_.value_type(op.operands[d]);
-    v = ir::is_signed(t) && !non_negative ? builder_.CreateSExtOrTrunc(v, builder_.getInt64Ty())
-                                          : builder_.CreateZExtOrTrunc(v, builder_.getInt64Ty());
-    if (lanes > 1 && d == m.rank - 1) v = builder_.CreateMul(v, builder_.getInt64(lanes), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    v = ir::is_signed(t) && !non_negative ? builder_.CreateSExtOrTrunc(v, offset_type)
+                                          : builder_.CreateZExtOrTrunc(v, offset_type);
+    if (lanes > 1 && d == m.rank - 1)
+      v = builder_.CreateMul(v, llvm::ConstantInt::get(offset_type, lanes), "", /*HasNUW=*/true, /*HasNSW=*/true);
     return v;
   };
   auto multiply_add = [&](llvm::Value* lin, llvm::Value* extent, llvm::Value* index) {
@@ -190,7 +204,7 @@ llvm::Value* KernelLowering::linear_index(const ir::Op& op, const ir::Memory& m)
                               /*HasNUW=*/true, /*HasNSW=*/true);
   };
   auto extent = [&](unsigned d) -> llvm::Value* {
-    return builder_.CreateZExt(shape_of(m, d), builder_.getInt64Ty());
+    return builder_.CreateZExtOrTrunc(shape_of(m, d), offset_type);
   };
   if (m.layout == ir::Layout::strided) {  // before the rank-1 shortcut: a 1-D view has a stride too
     const ArrayArgs& aa = arrays_.at(op.memory());
@@ -217,11 +231,11 @@ llvm::Value* KernelLowering::linear_index(const ir::Op& op, const ir::Memory& m)
       lin = nullptr;
       continue;
     }
-    if (!lin) lin = builder_.CreateZExtOrTrunc(value(lin_value), builder_.getInt64Ty());
+    if (!lin) lin = builder_.CreateZExtOrTrunc(value(lin_value), offset_type);
     lin = multiply_add(lin, extent(d), index(d));
     lin_value = 0;
   }
-  return lin ? lin : builder_.CreateZExtOrTrunc(value(lin_value), builder_.getInt64Ty());
+  return lin ? lin : builder_.CreateZExtOrTrunc(value(lin_value), offset_type);
 }
 
 ir::ValueId KernelLowering::split_index(ir::ValueId outer, ir::ValueId inner, const ir::Memory& m, unsigned d) const {

@@ -95,6 +95,17 @@ class KernelLowering {
   // Address of an element; targets may add checks (bounds checking).
   virtual llvm::Value* element_address(const ir::Op& op, const ir::Memory& m, llvm::Value* base,
                                        llvm::Value* linear_index);
+  // Whether element offsets into `m` (C or F layout) may be computed in 32 bits: every in-bounds
+  // offset is below 2^31 (KernelLowering::offsets_below_2_31). The base class (the host): no, its
+  // 64-bit address arithmetic costs nothing extra. AMDGPU: global arrays of rank 2 and 3 where it
+  // is provable.
+  virtual bool narrow_offsets(const ir::Memory& m) { return false; }
+  // Whether every in-bounds element offset into `m` is provably below 2^31: shared and local
+  // arrays (at most ir::max_array_elements), a dynamic shared array (its bytes are below the LDS
+  // size), a global array whose extents are all constant (static or specialised) with a product
+  // below 2^31, or any global array of a kernel compiled with the ir::Kernel::small_arrays
+  // promise. Never for strided views (signed strides, offsets of either sign).
+  bool offsets_below_2_31(const ir::Memory& m) const;
   // The alignment a vector access of `lanes` elements of `m` may assume (the base class: the
   // element's, which every base address has; targets that align an array's base say more).
   virtual llvm::Align vector_alignment(const ir::Memory& m, unsigned lanes);

@@ -330,6 +330,7 @@ class HipDevice : public DeviceImpl {
   unsigned compute_units() const override { return static_cast<unsigned>(std::max(props_.multiProcessorCount, 1)); }
   unsigned max_group_size() const override { return static_cast<unsigned>(props_.maxThreadsPerBlock); }
   bool is_simulator() const override { return kind_ == "sim"; }
+  bool narrow_offsets() const override { return true; }
 
   void check_geometry(const CompiledKernel& k, Dim3 grid, Dim3 block) override {
     int64_t g[] = {grid.x, grid.y, grid.z}, b[] = {block.x, block.y, block.z};

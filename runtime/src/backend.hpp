@@ -75,6 +75,16 @@ std::string describe_wave_rows(const ir::Kernel& kernel);
 // CompiledKernel::mma_site for `kernel`: "file:line" of its first mma, or "".
 std::string describe_mma(const ir::Kernel& kernel);
 
+// 32-bit element offsets (ir::Kernel::small_arrays, AMDGPU): whether the promise would change how
+// `kernel` compiles (a global array of rank 2 or 3, C or F layout, with extents from the launch:
+// AMDGPU keeps rank-1 offsets 64-bit, targets/amdgpu/lower.cpp), and the copy
+// of `ir` that makes it, the same object for every call while `ir` lives (the devices' kernel
+// tables key on the IR object). Launches whose arrays all have fewer than 2^31 elements run the
+// copy on devices with DeviceImpl::narrow_offsets(); Kernel::llvm_ir / assembly / metadata for
+// an AMDGPU target show it (launch.cpp).
+bool has_launch_sized_arrays(const ir::Kernel& kernel);
+std::shared_ptr<const ir::Kernel> small_arrays_version(const std::shared_ptr<const ir::Kernel>& ir);
+
 // Arguments in kernel order, each stored in its own cell; `pointers` is the kernelParams array.
 struct ArgumentPack {
   std::vector<unsigned char> bytes;  // cells, 8-byte aligned
@@ -208,6 +218,10 @@ class DeviceImpl : public std::enable_shared_from_this<DeviceImpl> {
   virtual unsigned compute_units() const = 0;
   virtual unsigned max_group_size() const = 0;
   virtual bool is_simulator() const { return false; }
+  // Whether the device's code computes element offsets in 32 bits for kernels compiled with the
+  // ir::Kernel::small_arrays promise (AMDGPU); launches whose arrays all have fewer than 2^31
+  // elements then run such a copy (small_arrays_version).
+  virtual bool narrow_offsets() const { return false; }
 
   std::shared_ptr<StreamImpl> default_stream();
   void synchronize();

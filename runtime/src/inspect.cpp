@@ -5,6 +5,7 @@
 
 #include "rocjit/compiler/compile.hpp"
 #include "rocjit/runtime/kernel.hpp"
+#include "src/backend.hpp"
 
 namespace rocjit {
 
@@ -24,7 +25,9 @@ std::array<std::string, 4> inspect(const std::shared_ptr<const ir::Kernel>& kern
   o.emit_llvm_ir_optimized = stages.llvm_opt;
   o.emit_assembly = stages.assembly;
   o.jit = false;  // host: texts and facts only, nothing added to the process's JIT
-  CodeObject co = compile(kernel, target, o);
+  // AMDGPU: the version launches with arrays of fewer than 2^31 elements run (32-bit offsets).
+  const bool narrow = target.kind == Target::Kind::amdgpu && runtime::has_launch_sized_arrays(*kernel);
+  CodeObject co = compile(narrow ? runtime::small_arrays_version(kernel) : kernel, target, o);
   return {std::move(co.llvm_ir), std::move(co.llvm_ir_optimized), std::move(co.assembly), metadata_text(co)};
 }
 

@@ -8,11 +8,14 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/compiler/kernel_abi.hpp"
 #include "rocjit/compiler/verifier.hpp"
+#include "rocjit/compiler/visitor.hpp"
 #include "rocjit/settings.hpp"
 #include "src/backend.hpp"
 #include "src/host_memory.h"
@@ -219,6 +222,16 @@ void launch(const Kernel& kernel, const LaunchConfig& config, const std::vector<
       if (args[i].array) shapes[i].assign(args[i].array->shape().begin(), args[i].array->shape().end());
     version = kernel.specialized(scalar_bits, shapes);
   }
+  // 32-bit element offsets (AMDGPU) when every C or F array of this launch has fewer than 2^31
+  // elements, so that every in-bounds offset fits; otherwise the 64-bit version.
+  if (device->narrow_offsets() && has_launch_sized_arrays(*version)) {
+    bool small = true;
+    for (size_t i = 0; i < args.size() && small; ++i)
+      if (args[i].array && ir.params[i].kind == ir::Param::Kind::array &&
+          ir.memories[ir.params[i].memory].layout != ir::Layout::strided)
+        small = ir::fewer_than_2_31_elements(args[i].array->shape());
+    if (small) version = small_arrays_version(version);
+  }
   std::shared_ptr<CompiledKernel> compiled = device->kernel(version);
   device->check_geometry(*compiled, config.grid, config.block);
   const Dim3 b = config.block;
@@ -303,7 +316,10 @@ void prepare_launch(const Kernel& kernel, const LaunchConfig& config) {
                                   "version a launch runs depends on them: prepare_launch() cannot compile it "
                                   "ahead; a first launch compiles each version",
                                   kernel.name()));
-  std::shared_ptr<CompiledKernel> compiled = device->kernel(kernel.ir_ptr());
+  // The version launches with arrays of fewer than 2^31 elements run (launch()).
+  std::shared_ptr<const ir::Kernel> version = kernel.ir_ptr();
+  if (device->narrow_offsets() && has_launch_sized_arrays(*version)) version = small_arrays_version(version);
+  std::shared_ptr<CompiledKernel> compiled = device->kernel(version);
   device->prepare_final(*compiled, config.grid, config.block);
 }
 
@@ -320,6 +336,35 @@ LaunchConfig forall_config(const Kernel& kernel, int64_t n, const Stream& stream
                                   "split the work",
                                   kernel.name(), n));
   return LaunchConfig(Dim3(groups), Dim3(block), s);
+}
+
+bool has_launch_sized_arrays(const ir::Kernel& kernel) {
+  for (const ir::Memory& m : kernel.memories)
+    if (m.space == ir::MemorySpace::global && m.layout != ir::Layout::strided && m.rank > 1 && m.shape.empty())
+      return true;
+  return false;
+}
+
+std::shared_ptr<const ir::Kernel> small_arrays_version(const std::shared_ptr<const ir::Kernel>& ir) {
+  struct Entry {
+    std::weak_ptr<const ir::Kernel> original;
+    std::shared_ptr<const ir::Kernel> copy;
+  };
+  static std::mutex lock;
+  static std::unordered_map<const ir::Kernel*, Entry> copies;
+  static size_t sweep_at = 64;
+  std::lock_guard<std::mutex> g(lock);
+  auto it = copies.find(ir.get());
+  if (it != copies.end() && it->second.original.lock() == ir) return it->second.copy;
+  if (copies.size() >= sweep_at) {  // forget the copies of IR that is gone
+    std::erase_if(copies, [](const auto& e) { return e.second.original.expired(); });
+    sweep_at = std::max<size_t>(64, 2 * copies.size());
+  }
+  auto copy = std::make_shared<ir::Kernel>(ir::clone(*ir));
+  copy->small_arrays = true;
+  Entry& e = copies[ir.get()];
+  e = Entry{ir, std::move(copy)};
+  return e.copy;
 }
 
 std::string describe_mma(const ir::Kernel& kernel) {

@@ -6,6 +6,9 @@
 #include <dlfcn.h>
 #include <dlpack/dlpack.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <numeric>
 
 #include "e2e.hpp"
@@ -90,6 +93,18 @@ struct AppBuffer {
     if (!host_device() && pointer) native_hip().hipFree(pointer);
     pointer = nullptr;
   }
+};
+
+// Settings::dump = {ir} into `dir` for one scope (ROCJIT_DUMP=ir, ROCJIT_DUMP_DIR=dir).
+struct ScopedDump {
+  Settings saved = settings();
+  explicit ScopedDump(const std::string& dir) {
+    update_settings([&](Settings& s) {
+      s.dump = settings_from_variables({{"ROCJIT_DUMP", "ir"}}).dump;
+      s.dump_dir = dir;
+    });
+  }
+  ~ScopedDump() { set_settings(saved); }
 };
 
 Kernel doubler() {
@@ -301,4 +316,53 @@ TEST_CASE("DLPack: from_dlpack owns a foreign tensor and calls its deleter once"
   CHECK(ctx.deleted == 1);
   CHECK(app.read(8) == std::vector<float>{9, 1, 9, 3, 9, 5, 9, 7});
   app.release();
+}
+
+// 32-bit element offsets (docs/design.md, "32-bit element offsets"): on AMDGPU devices a launch
+// whose C and F arrays all have fewer than 2^31 elements runs a copy of the kernel compiled with
+// the small_arrays promise (32-bit offsets); one with a bigger array runs the kernel as traced
+// (64-bit offsets). A 65536 x 65536 view of a two-row buffer is such a bigger array that needs no
+// memory beyond the rows the kernel touches. Results are the same either way, on every device.
+TEST_CASE("a launch with an array of 2^31 elements or more runs 64-bit element offsets, smaller ones 32-bit") {
+  using namespace rocjit::dsl;
+  const bool narrows = !host_device();  // HIP and the simulator
+  Kernel k = kernel("offsets_by_size", [](Array<float, 2> a) {
+    Int r = global_id(1), c = global_id(0);
+    a(r, c) = 1.0f;
+  });
+  // The .rjir the device compiled for one launch (ROCJIT_DUMP=ir into a fresh directory).
+  auto launch_and_dump = [&](const Shape& shape, AppBuffer& app) {
+    char pattern[] = "/tmp/rocjit-offsets-XXXXXX";
+    const std::string dir = mkdtemp(pattern);
+    std::string ir;
+    {
+      ScopedDump dump(dir);
+      DeviceArray<float> a = external_array(static_cast<float*>(app.pointer), shape, {.device = test_device()});
+      k[{{1, 1}, {16, 2}}](a);
+      test_device().synchronize();
+      for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        std::ifstream in(e.path());
+        ir += std::string(std::istreambuf_iterator<char>(in), {});
+      }
+    }
+    std::filesystem::remove_all(dir);
+    return ir;
+  };
+  const size_t row = 65536;
+  for (const Shape& shape : {Shape{65536, 65536}, Shape{2, 65536}}) {
+    AppBuffer app(2 * row);
+    app.write(std::vector<float>(2 * row, 0.0f));
+    const std::string ir = launch_and_dump(shape, app);
+    const std::vector<float> got = app.read(2 * row);
+    for (size_t r = 0; r < 2; ++r)
+      for (size_t c = 0; c < 20; ++c) CHECK(got[r * row + c] == (c < 16 ? 1.0f : 0.0f));
+    CHECK(got[row - 1] == 0.0f);
+    if (narrows) {
+      INFO(ir);
+      REQUIRE_THAT(ir, Contains("kernel @offsets_by_size"));
+      if (shape[0] == 65536) CHECK_THAT(ir, !Contains("small_arrays"));  // 2^32 elements
+      else CHECK_THAT(ir, Contains("small_arrays"));
+    }
+    app.release();
+  }
 }

@@ -655,3 +655,42 @@ TEST_CASE("contract rewrites a * b + c whose product has no other use into fma, 
   }, {.contract = true});
   CHECK(count(halves, ir::OpKind::math) == 0);
 }
+
+TEST_CASE("fewer_than_2_31_elements: the element count below 2^31, without overflow, negative extents refused") {
+  using ir::fewer_than_2_31_elements;
+  auto fits = [](std::vector<int64_t> shape) { return fewer_than_2_31_elements(shape); };
+  CHECK(fits({}));
+  CHECK(fits({0}));
+  CHECK(fits({2147483647}));
+  CHECK_FALSE(fits({2147483648}));
+  CHECK(fits({46340, 46340}));           // 2147395600
+  CHECK_FALSE(fits({46341, 46341}));     // 2147488281
+  CHECK(fits({32768, 65535}));           // 2^31 - 32768
+  CHECK_FALSE(fits({32768, 65536}));     // exactly 2^31
+  CHECK_FALSE(fits({65536, 65536}));
+  CHECK_FALSE(fits({2147483647, 2147483647, 2147483647}));  // no int64 overflow on the way
+  CHECK(fits({0, 2147483647, 2147483647}));                  // empty: no elements
+  CHECK(fits({1024, 1024, 2047}));
+  CHECK_FALSE(fits({1024, 1024, 2048}));
+  CHECK_FALSE(fits({-1, 4}));
+}
+
+TEST_CASE("small_arrays, the 32-bit offset promise, prints after fast_math, parses back and survives a clone") {
+  const std::string text =
+      "kernel @k(@a: array<f32, 2, C>) max_block_size(64) fast_math small_arrays {\n"
+      "  %1 = global_id 0 : i32\n"
+      "  %2 = const 1.0 : f32\n"
+      "  store @a[%1, %1], %2 : f32\n"
+      "}\n";
+  ir::Kernel k = ir::parse(text);
+  CHECK(k.small_arrays);
+  CHECK(k.fast_math);
+  CHECK(ir::print(k, {.locations = false}) == text);
+  CHECK(ir::clone(k).small_arrays);
+  ir::Kernel plain = ir::parse(std::string(text).replace(text.find(" small_arrays"), 13, ""));
+  CHECK_FALSE(plain.small_arrays);
+  // The printed IR is the kernel cache's fingerprint: the two compile apart.
+  CHECK(ir::print(plain) != ir::print(k));
+  // In the wrong place it is a parse error, not a crash.
+  CHECK_THROWS_AS(ir::parse(std::string(text).replace(text.find("max_block_size"), 0, "small_arrays ")), CompileError);
+}

@@ -522,6 +522,17 @@ class AmdgpuLowering : public KernelLowering {
   // LDS is one ds_read_b128. On a multi-dimensional array the rows start at multiples of the last
   // extent (a constant for these arrays), which bounds the alignment too. Global arrays may be
   // views at any element offset: the base class.
+  // 32-bit element offsets for global arrays of rank 2 and 3 wherever every in-bounds offset is
+  // below 2^31: the multiply-adds in 32-bit VGPRs, as clang's `int` indices (row offsets such as
+  // jacobi's (y - 1) * cols, y * cols, (y + 1) * cols then share one product instead of living as
+  // 64-bit pairs; docs/performance.md). A rank-1 offset is the index itself, with nothing to
+  // narrow: its zext stays (sign-extending the i32 index instead turned histogram's grid-stride
+  // loop into a 64-bit pointer induction, +5 instructions). LDS and scratch pointers are 32-bit
+  // already.
+  bool narrow_offsets(const ir::Memory& m) override {
+    return m.space == ir::MemorySpace::global && m.rank > 1 && offsets_below_2_31(m);
+  }
+
   llvm::Align vector_alignment(const ir::Memory& m, unsigned lanes) override {
     if (m.space == ir::MemorySpace::global || (m.rank > 1 && m.shape.size() != m.rank))
       return KernelLowering::vector_alignment(m, lanes);

@@ -568,6 +568,20 @@ inline constexpr int64_t max_unroll = 1024;
 /// Shared and local arrays hold at most this many elements (indices are 32-bit).
 inline constexpr int64_t max_array_elements = 2147483647;
 
+/// Whether an array of these extents has fewer than 2^31 elements: every in-bounds element offset
+/// of a C or F layout array of this shape is then a non-negative 32-bit integer (AMDGPU computes
+/// such offsets in 32 bits; Kernel::small_arrays). A negative extent: false.
+inline bool fewer_than_2_31_elements(std::span<const int64_t> extents) {
+  constexpr int64_t limit = int64_t{1} << 31;
+  int64_t elements = 1;
+  for (int64_t e : extents) {
+    if (e < 0 || e >= limit) return false;
+    elements *= e;  // both below 2^31: no overflow
+    if (elements >= limit) return false;
+  }
+  return true;
+}
+
 /// A kernel in rocjit's structured IR: parameters, memories, variables, values and the body.
 struct Kernel {
   /// The kernel's name (symbol name too).
@@ -587,6 +601,12 @@ struct Kernel {
   /// Allows contraction (a * b + c as one fma) and approximate functions (AMDGPU: the hardware's
   /// sin, cos, exp2, log2, rcp and sqrt instead of ocml's accurate ones); README, "fast_math".
   bool fast_math = false;
+  /// A promise: every global array of C or F layout has fewer than 2^31 elements (the product of
+  /// its extents) at every launch. An in-bounds element offset is then below 2^31, so AMDGPU
+  /// computes offsets in 32 bits (as clang's `int` indices) instead of 64. The HIP device compiles
+  /// a copy with it set for launches whose arrays it checked (README, "Semantics"; .rjir:
+  /// `small_arrays` after max_block_size and fast_math). Nothing else changes.
+  bool small_arrays = false;
   SourceLoc loc;  ///< where the kernel was defined
 
   /// The type of value `v`.
