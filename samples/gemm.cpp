@@ -1,11 +1,14 @@
 // sample-gemm: C = A . B with matrix-core operations (dsl::mma): half (or, with --bf16, bfloat16)
 // inputs, float accumulation, tiles staged in shared memory, one 16 x 16 x 16 fragment set per
 // wave. On gfx90a, gfx942 and gfx950 the mma is an MFMA instruction, on gfx11 and gfx12 a WMMA
-// instruction; every other device computes the same definition from ordinary operations. The result is checked bit for bit against the
-// definition (a chain of fmas in k order, padded to a multiple of 16 with zeros) and against a
-// double-precision product with a K-scaled tolerance.
+// instruction; every other device computes the same numerics from ordinary operations. The result
+// is checked bit for bit against the device's numerics model (a chain of fmas in k order, or
+// cdna2/cdna3's rounded groups: rocjit/compiler/mma.hpp; padded to a multiple of 16 with zeros)
+// and against a double-precision product with a K-scaled tolerance.
 #include <cmath>
 #include <random>
+
+#include "rocjit/compiler/mma.hpp"
 
 #include "common.hpp"
 #include "sample_kernels.hpp"
@@ -34,14 +37,37 @@ Outcome run(Options& o) {
     if (r > 0) out.ms.push_back(ms);
   }
   std::vector<float> got = dC.copy_to_host().to_vector(), want(m * n);
+  // The device's numerics model (docs/mma.md, "Numerics"): its processor's on a GPU or simulator,
+  // ROCJIT_MMA_MODEL on the CPU. Under cdna2/cdna3 each group of products (aligned in every
+  // 16-long k tile) is added to the running sum exactly and rounded once; cdna2 reads subnormal
+  // inputs as zeros.
+  const std::string processor = o.device.processor();
+  const ir::mma::Model model = processor.starts_with("gfx")
+                                   ? ir::mma::model_of(processor)
+                                   : ir::mma::model_named(settings().mma_model).value_or(ir::mma::Model::cdna3);
+  const ir::mma::Numerics numbers = ir::mma::numerics(model, ir::type_of<T>());
+  const double smallest = std::is_same_v<T, half> ? 0x1p-14 : 0x1p-126;
+  auto input = [&](T v) {
+    const double x = double(float(v));
+    return numbers.flush && std::fabs(x) < smallest ? std::copysign(0.0, x) : x;
+  };
   double worst = 0;
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       float sum = 0;
       double exact = 0;
-      for (int64_t q = 0; q < kd; ++q) {
-        sum = std::fma(float(a[i * kd + q]), float(b[q * n + j]), sum);
-        exact += double(float(a[i * kd + q])) * double(float(b[q * n + j]));
+      for (int64_t q = 0; q < kd; ++q) exact += double(float(a[i * kd + q])) * double(float(b[q * n + j]));
+      if (numbers.group == 1) {
+        for (int64_t q = 0; q < kd; ++q) sum = std::fma(float(a[i * kd + q]), float(b[q * n + j]), sum);
+      } else {
+        for (int64_t q0 = 0; q0 < kd; q0 += numbers.group) {
+          double terms[1 + 4] = {sum};
+          for (unsigned g = 0; g < numbers.group; ++g) {
+            const int64_t q = q0 + g;
+            terms[1 + g] = q < kd ? input(a[i * kd + q]) * input(b[q * n + j]) : 0.0;
+          }
+          sum = ir::mma::round_sum_f32(terms, 1 + numbers.group, numbers.flush);
+        }
       }
       want[i * n + j] = sum;
       worst = std::max(worst, std::fabs(double(got[i * n + j]) - exact));

@@ -760,7 +760,7 @@ class Interpreter {
         gather(it, b, n.b, &bv[l * n.b]);
       }
       ir::mma::interpret(shape, k_.value_type(a).element_of(), op.type.element_of(), av.data(), bv.data(), cv.data(),
-                         out.data());
+                         out.data(), mma_model_);
       for (unsigned l = 0; l < width; ++l) {
         Item& it = items_[w0 + l];
         for (unsigned e = 0; e < n.c; ++e) {
@@ -1116,6 +1116,9 @@ class Interpreter {
   const ir::Kernel& k_;
   Dim3 grid_, block_;
   InterpretOptions options_;
+  // The numerics of mma (Settings::mma_model, read when the run starts).
+  ir::mma::Model mma_model_ =
+      ir::mma::model_named(support::current_settings()->mma_model).value_or(ir::mma::Model::cdna3);
   std::vector<Bits> scalars_;                          // by ValueId: scalar parameters
   std::vector<uint32_t> lane_base_;                    // by ValueId: a vector's first lane in Item::lanes
   uint32_t vector_lanes_ = 0;                          // lanes of all vector values

@@ -144,6 +144,7 @@ CodeObject compile_impl(const ir::Kernel& kernel, const std::shared_ptr<const ir
     // What device_assert compiles to (targets/lowering.cpp, device_output).
     if (settings.asserts != AssertMode::report)
       fingerprint += settings.asserts == AssertMode::off ? "|asserts off" : "|asserts trap";
+    if (target.kind == Target::Kind::host) fingerprint += "|mma " + settings.mma_model;  // HostLowering::mma
     key = cache::key(fingerprint, backend.identity(job), options);
   } else {
     passes::check(kernel);

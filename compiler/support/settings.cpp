@@ -184,6 +184,11 @@ Settings read_settings(const Lookup& lookup, std::vector<std::string>& warnings)
     else if (mode == "off" || mode == "0") s.asserts = AssertMode::off;
     else r.warn(fmt::format("ROCJIT_ASSERT='{}' is not report, trap or off; using report", v));
   }
+  if (const char* v = r.text("ROCJIT_MMA_MODEL")) {
+    const std::string_view model(v);
+    if (model == "fma_chain" || model == "cdna2" || model == "cdna3" || model.starts_with("gfx")) s.mma_model = v;
+    else r.warn(fmt::format("ROCJIT_MMA_MODEL='{}' is not fma_chain, cdna2, cdna3 or a processor; using cdna3", v));
+  }
   r.integer("ROCJIT_PRINT_BUFFER", s.print_buffer_bytes, 256, int64_t(1) << 30, "a size from 256 bytes to 1 GiB",
             "1048576");
   if (const char* v = r.text("ROCJIT_PRINT_SORT")) s.print_sorted = std::string_view(v) != "0";
@@ -250,6 +255,9 @@ void validate(const Settings& s) {
     refuse("print_buffer_bytes", s.print_buffer_bytes, "256 to 2^30");
   if (static_cast<unsigned>(s.asserts) > static_cast<unsigned>(AssertMode::off))
     refuse("asserts", static_cast<int>(s.asserts), "report, trap or off");
+  if (s.mma_model != "fma_chain" && s.mma_model != "cdna2" && s.mma_model != "cdna3" &&
+      !s.mma_model.starts_with("gfx"))
+    refuse("mma_model", s.mma_model, "fma_chain, cdna2, cdna3 or a processor (gfx90a)");
   if (s.time_trace_granularity_us > 100000000)
     refuse("time_trace_granularity_us", s.time_trace_granularity_us, "0 to 100000000");
   if (static_cast<unsigned>(s.log_level) > static_cast<unsigned>(LogLevel::debug))
@@ -288,6 +296,7 @@ std::vector<std::pair<const char*, std::string>> spelled(const Settings& s) {
                                (s.check_same_value ? ",same-value" : "")},
           {"ROCJIT_LINE_TABLES", flag(s.line_tables)},
           {"ROCJIT_ASSERT", s.asserts == AssertMode::report ? "report" : s.asserts == AssertMode::trap ? "trap" : "off"},
+          {"ROCJIT_MMA_MODEL", s.mma_model},
           {"ROCJIT_PRINT_BUFFER", std::to_string(s.print_buffer_bytes)},
           {"ROCJIT_PRINT_SORT", flag(s.print_sorted)},
           {"ROCJIT_CACHE", flag(s.disk_cache)},

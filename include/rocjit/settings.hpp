@@ -142,6 +142,13 @@ struct Settings {
   /// ROCJIT_ASSERT (`report`, default; `trap`; `off`): what dsl::device_assert compiles to. Part
   /// of the kernel cache key. Read at each compile.
   AssertMode asserts = AssertMode::report;
+  /// ROCJIT_MMA_MODEL (`cdna3`, default; `cdna2`; `fma_chain`; or a processor, `gfx90a`, for
+  /// its model): the numerics model of mma on the CPU device and the interpreter
+  /// (rocjit/compiler/mma.hpp, ir::mma::Model; docs/mma.md, "Numerics"). The default is gfx942's,
+  /// the processor `sim` simulates, so CPU results equal `sim:gfx942`'s bit for bit. AMDGPU
+  /// targets always follow their processor's model. Part of the CPU kernel cache key. Read at
+  /// each compile (CPU) and launch (interpreter).
+  std::string mma_model = "cdna3";
 
   // ---- the kernel cache ------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@
 
 #include "rocjit/compiler/host.hpp"
 #include "rocjit/compiler/ir.hpp"
+#include "rocjit/compiler/mma.hpp"
 
 // Zero, read by host kernels where the optimiser must not know the value (lower.cpp,
 // integer_wrap_guard).
@@ -40,4 +41,12 @@ extern "C" __attribute__((visibility("default"))) void rocjit_host_uniform(
     }
     std::memcpy(out + i * out_stride, &x, bytes);
   }
+}
+
+// Called by host kernels' mma under a numerics model with groups (lower.cpp, HostLowering::mma):
+// the exact sum of `count` terms (the running sum and a group's products, exact in double)
+// rounded once to f32, flushing a subnormal result when `flush` is set.
+extern "C" __attribute__((visibility("default"))) float rocjit_host_mma_sum_f32(const double* terms, uint32_t count,
+                                                                              uint32_t flush) {
+  return rocjit::ir::mma::round_sum_f32(terms, count, flush != 0);
 }

@@ -1,6 +1,8 @@
 // mma (dsl::mma) on the device under test: the fragment layout (load -> per-element and
-// load -> store identities) for every shape and type, mma against a C++ model of its definition
-// bit for bit (rocjit/compiler/mma.hpp: a chain of fmas in k order in the accumulator's type), a
+// load -> store identities) for every shape and type, mma against the device's numerics model
+// bit for bit (rocjit/compiler/mma.hpp: a C++ chain of fmas in k order, or ir::mma::interpret
+// for f16/bf16 under cdna2/cdna3) and within a K-scaled bound of the exact product (every model;
+// on cpu and interp under each ROCJIT_MMA_MODEL in turn), a
 // GEMM over a K loop with tiles in shared memory and odd sizes, F-order arrays, and the errors.
 // On sim:gfx942 and sim:gfx90a the supported shapes run as MFMA instructions, on sim:gfx1100
 // 16x16x16 f16/bf16/i8 as WMMA (wave64 for these kernels); the other shapes there, and everything
@@ -106,6 +108,67 @@ std::vector<C> reference(layout::Shape s, const std::vector<I>& a, const std::ve
   return d;
 }
 
+// The numerics model of the device under test: its processor's on a simulator (or GPU), the
+// setting (ROCJIT_MMA_MODEL) on the CPU device and the interpreter.
+layout::Model device_model() {
+  Device& d = rocjit::testing::test_device();
+  if (d.kind() == "sim" || d.kind() == "hip") return layout::model_of(d.processor());
+  return layout::model_named(rocjit::settings().mma_model).value_or(layout::Model::cdna3);
+}
+
+template <class T>
+constexpr bool sixteen_bit = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+
+// D under `model`: the definition (ir::mma::interpret) for f16/bf16 under a model with groups,
+// which the simulators implement independently; else the C++ chain above.
+template <class I, class C>
+std::vector<C> model_reference(layout::Model model, layout::Shape s, const std::vector<I>& a, const std::vector<I>& b,
+                               const std::vector<C>& c) {
+  if constexpr (sixteen_bit<I>) {
+    if (layout::numerics(model, ir::type_of<I>()).group > 1) {
+      const layout::Counts n = layout::counts(s);
+      std::vector<uint64_t> fa(64 * n.a), fb(64 * n.b), fc(64 * n.c), out(64 * n.c);
+      for (unsigned l = 0; l < 64; ++l) {
+        for (unsigned e = 0; e < n.a; ++e)
+          fa[l * n.a + e] = std::bit_cast<uint16_t>(a[layout::a_row(s, l, e) * s.k + layout::a_col(s, l, e)]);
+        for (unsigned e = 0; e < n.b; ++e)
+          fb[l * n.b + e] = std::bit_cast<uint16_t>(b[layout::b_row(s, l, e) * s.n + layout::b_col(s, l, e)]);
+        for (unsigned e = 0; e < n.c; ++e)
+          fc[l * n.c + e] = std::bit_cast<uint32_t>(c[layout::c_row(s, l, e) * s.n + layout::c_col(s, l, e)]);
+      }
+      layout::interpret(s, ir::type_of<I>(), ir::Type::f32, fa.data(), fb.data(), fc.data(), out.data(), model);
+      std::vector<C> d(c.size());
+      for (unsigned l = 0; l < 64; ++l)
+        for (unsigned e = 0; e < n.c; ++e)
+          d[layout::c_row(s, l, e) * s.n + layout::c_col(s, l, e)] = std::bit_cast<float>(uint32_t(out[l * n.c + e]));
+      return d;
+    }
+  }
+  return reference(s, a, b, c);
+}
+
+// The exact D (in double) and the bound every model keeps to: (k + 1) units of f32 rounding
+// (2^-24) of |C| + sum |a b|, plus what flushing subnormal inputs can lose (each product's other
+// factor times the largest subnormal of I) and a subnormal C or result (2^-126).
+template <class I, class C>
+void check_bound(layout::Shape s, const std::vector<I>& a, const std::vector<I>& b, const std::vector<C>& c,
+                 const std::vector<C>& got) {
+  const double subnormal = std::is_same_v<I, half> ? 0x1p-14 : 0x1p-126;
+  for (unsigned i = 0; i < s.m; ++i)
+    for (unsigned j = 0; j < s.n; ++j) {
+      double exact = as_double(c[i * s.n + j]), size = std::fabs(exact), flushable = 0x1p-125;
+      for (unsigned kk = 0; kk < s.k; ++kk) {
+        const double x = as_double(a[i * s.k + kk]), y = as_double(b[kk * s.n + j]);
+        exact += x * y;
+        size += std::fabs(x * y);
+        flushable += subnormal * (std::fabs(x) + std::fabs(y));
+      }
+      const double bound = (s.k + 1) * 0x1p-24 * size + flushable;
+      INFO("D(" << i << ", " << j << ") = " << got[i * s.n + j] << ", exactly " << exact << ", bound " << bound);
+      REQUIRE(std::fabs(double(got[i * s.n + j]) - exact) <= bound);
+    }
+}
+
 template <class I, class C>
 void check_mma(layout::Shape s, unsigned seed) {
   INFO("shape " << layout::shape_name(s) << " input " << ir::type_name(ir::type_of<I>()));
@@ -123,18 +186,29 @@ void check_mma(layout::Shape s, unsigned seed) {
   for (auto& x : a) x = std::is_integral_v<I> ? I(int(dist(rng) * 60)) : I(float(dist(rng)));
   for (auto& x : b) x = std::is_integral_v<I> ? I(int(dist(rng) * 60)) : I(float(dist(rng)));
   for (auto& x : c) x = std::is_integral_v<C> ? C(int(dist(rng) * 1000)) : C(dist(rng) / 3.0);
+  if constexpr (sixteen_bit<I>) {
+    // Subnormal inputs and accumulators, which the cdna2 model flushes.
+    const float tiny = std::is_same_v<I, half> ? 0x1p-16f : 0x1p-129f;
+    for (size_t i = 0; i < a.size(); i += 37) a[i] = I(tiny * float(1 + i % 3) * (i % 2 ? -1.0f : 1.0f));
+    for (size_t i = 5; i < b.size(); i += 41) b[i] = I(tiny * 3.0f);
+    for (size_t i = 3; i < c.size(); i += 29) c[i] = C(-0x1p-130f);
+    if (std::is_same_v<I, half>)  // products of subnormals that sum visibly: 2^-16 * 2 next to 2^-23
+      for (size_t i = 2; i < c.size(); i += 31) c[i] = C(0x1p-10f);
+  }
   auto da = to_device(std::span<const I>(a), {s.m, s.k}), db = to_device(std::span<const I>(b), {s.k, s.n});
   auto dc = to_device(std::span<const C>(c), {s.m, s.n});
   auto dd = device_array<C>({s.m, s.n});
   // Two waves in a group of 2 x 64: each wave computes the same tile.
   k[{{1}, {64, 2}}](da, db, dc, dd);
-  std::vector<C> want = reference(s, a, b, c), got = dd.copy_to_host().to_vector();
+  std::vector<C> want = model_reference(device_model(), s, a, b, c), got = dd.copy_to_host().to_vector();
+  INFO("model " << layout::model_name(device_model()));
   for (size_t i = 0; i < want.size(); ++i) {
     INFO("element " << i);
     if constexpr (std::is_integral_v<C>) REQUIRE(got[i] == want[i]);
     else REQUIRE(std::bit_cast<std::conditional_t<sizeof(C) == 4, uint32_t, uint64_t>>(got[i]) ==
                  std::bit_cast<std::conditional_t<sizeof(C) == 4, uint32_t, uint64_t>>(want[i]));
   }
+  if constexpr (sixteen_bit<I>) check_bound(s, a, b, c, got);
 }
 
 template <class I, class C>
@@ -152,13 +226,54 @@ TEST_CASE("mma fragments: load then row(e)/col(e)/[e] and load then store give b
   for_each_shape<int8_t, int32_t>(check_layout<int8_t, int32_t>);
 }
 
-TEST_CASE("mma computes the defined chain of fmas bit for bit, every shape and type") {
+TEST_CASE("mma computes the device's numerics model bit for bit, every shape and type") {
   unsigned seed = 10;
   for (const auto& s : layout::defined_shapes(ir::Type::f16, ir::Type::f32)) check_mma<half, float>(s, seed++);
   for (const auto& s : layout::defined_shapes(ir::Type::bf16, ir::Type::f32)) check_mma<bfloat16, float>(s, seed++);
   for (const auto& s : layout::defined_shapes(ir::Type::f32, ir::Type::f32)) check_mma<float, float>(s, seed++);
   for (const auto& s : layout::defined_shapes(ir::Type::f64, ir::Type::f64)) check_mma<double, double>(s, seed++);
   for (const auto& s : layout::defined_shapes(ir::Type::i8, ir::Type::i32)) check_mma<int8_t, int32_t>(s, seed++);
+}
+
+// On the CPU device and the interpreter under each ROCJIT_MMA_MODEL (elsewhere the device's
+// model): that model bit for bit, and every model within a K-scaled bound of the exact product.
+TEST_CASE("mma under each numerics model: bit for bit, and within a K-scaled bound") {
+  Device& d = rocjit::testing::test_device();
+  const bool host = d.kind() == "cpu" || d.kind() == "interp";
+  const Settings before = rocjit::settings();
+  std::vector<layout::Model> models{device_model()};
+  if (host) models = {layout::Model::fma_chain, layout::Model::cdna2, layout::Model::cdna3};
+  unsigned seed = 40;
+  for (layout::Model model : models) {
+    INFO("model " << layout::model_name(model));
+    if (host) update_settings([&](Settings& st) { st.mma_model = std::string(layout::model_name(model)); });
+    REQUIRE(device_model() == model);
+    for (const auto& s : layout::defined_shapes(ir::Type::f16, ir::Type::f32)) check_mma<half, float>(s, seed++);
+    for (const auto& s : layout::defined_shapes(ir::Type::bf16, ir::Type::f32)) check_mma<bfloat16, float>(s, seed++);
+    // Wide-ranging values with cancellation: the models' results differ, each within the bound.
+    const layout::Shape s{16, 16, 32};
+    Kernel k = kernel("mma_bound", [s](Array<half, 2> a, Array<half, 2> b, Array<float, 2> c, Array<float, 2> out) {
+      Loaded<half, float> f(s, a, b, c);
+      mma::mma(f.c, f.a, f.b);
+      mma::store(out, 0, 0, f.c);
+    });
+    std::mt19937 rng(seed++);
+    std::uniform_real_distribution<float> mant(-1.0f, 1.0f);
+    std::uniform_int_distribution<int> expo(-16, 8);
+    std::vector<half> a(s.m * s.k), b(s.k * s.n);
+    std::vector<float> c(s.m * s.n);
+    for (auto& x : a) x = half(std::ldexp(mant(rng), expo(rng)));
+    for (auto& x : b) x = half(std::ldexp(mant(rng), expo(rng)));
+    for (auto& x : c) x = std::ldexp(mant(rng), expo(rng));
+    auto da = to_device(std::span<const half>(a), {s.m, s.k}), db = to_device(std::span<const half>(b), {s.k, s.n});
+    auto dc = to_device(std::span<const float>(c), {s.m, s.n});
+    auto dout = device_array<float>({s.m, s.n});
+    k[{{1}, {64}}](da, db, dc, dout);
+    const std::vector<float> got = dout.copy_to_host().to_vector(), want = model_reference(model, s, a, b, c);
+    for (size_t i = 0; i < got.size(); ++i) REQUIRE(std::bit_cast<uint32_t>(got[i]) == std::bit_cast<uint32_t>(want[i]));
+    check_bound(s, a, b, c, got);
+  }
+  set_settings(before);
 }
 
 namespace {

@@ -106,6 +106,10 @@ TEST_CASE("settings: each variable sets its field") {
   CHECK(s.disabled_workarounds == std::set<Workaround>{Workaround::host_rem_index, Workaround::or_with_half_ones});
 
   // The spellings of the switches and lists.
+  CHECK(settings_from_variables({}).mma_model == "cdna3");
+  CHECK(settings_from_variables({{"ROCJIT_MMA_MODEL", "cdna2"}}).mma_model == "cdna2");
+  CHECK(settings_from_variables({{"ROCJIT_MMA_MODEL", "fma_chain"}}).mma_model == "fma_chain");
+  CHECK(settings_from_variables({{"ROCJIT_MMA_MODEL", "gfx90a"}}).mma_model == "gfx90a");
   CHECK_FALSE(settings_from_variables({{"ROCJIT_BOUNDS_CHECK", "0"}}).bounds_check);
   CHECK(settings_from_variables({{"ROCJIT_BOUNDS_CHECK", "yes"}}).bounds_check);
   CHECK(settings_from_variables({{"ROCJIT_CACHE", "1"}}).disk_cache);
@@ -146,6 +150,7 @@ TEST_CASE("settings: a value that cannot be used is a warning through the log ha
       {"ROCJIT_CACHE_MEMORY_ENTRIES", "abc", "is not a count of at least 1; using 1024"},
       {"ROCJIT_TIME_TRACE_GRANULARITY_US", "-1", "is not a number of microseconds; using 500"},
       {"ROCJIT_LOG_LEVEL", "loud", "is not error, warning, info or debug; using info"},
+      {"ROCJIT_MMA_MODEL", "native", "is not fma_chain, cdna2, cdna3 or a processor; using cdna3"},
   };
   for (const Bad& b : bad) {
     INFO(b.name << "=" << b.value);

@@ -270,20 +270,36 @@ class AmdgpuLowering : public KernelLowering {
       define(op, wmma(*native, a, b, c));
       return;
     }
-    if (auto native = ir::mma::native(processor_, in, acc, shape)) {
-      const llvm::Intrinsic::ID id = llvm::Intrinsic::lookupIntrinsicID("llvm.amdgcn." + std::string(native->intrinsic));
+    auto mfma = [&](const ir::mma::Native& native, llvm::Value* a, llvm::Value* b, llvm::Value* c) {
+      const llvm::Intrinsic::ID id = llvm::Intrinsic::lookupIntrinsicID("llvm.amdgcn." + std::string(native.intrinsic));
       if (id == llvm::Intrinsic::not_intrinsic)
         throw CompileError(fmt::format("kernel '{}': internal error: LLVM has no intrinsic llvm.amdgcn.{}", kernel_.name,
-                                       native->intrinsic));
+                                       native.intrinsic));
       llvm::Function* f = llvm::Intrinsic::getOrInsertDeclaration(&module_, id);
       llvm::FunctionType* type = f->getFunctionType();
       // bf16 (.1k forms: i16 lanes) and i8 (packed into an i32 or i64) pass their bits.
       auto operand = [&](llvm::Value* v, unsigned i) { return builder_.CreateBitCast(v, type->getParamType(i)); };
       llvm::Value* r = builder_.CreateCall(f, {operand(a, 0), operand(b, 1), operand(c, 2), builder_.getInt32(0),
                                                builder_.getInt32(0), builder_.getInt32(0)});
-      define(op, builder_.CreateBitCast(r, llvm_type(op.type)));
+      return builder_.CreateBitCast(r, llvm_type(op.type));
+    };
+    if (auto native = ir::mma::native(processor_, in, acc, shape)) {
+      define(op, mfma(*native, a, b, c));
       return;
     }
+    // A 16-bit-float shape with 8 elements per lane (16x16x32, 32x32x16) on a processor whose
+    // model rounds groups (gfx90a, gfx942) and has the MFMA of half the k: two of those, on
+    // elements 0..3 and then 4..7 of every lane (each half is that MFMA's operand as it is), which
+    // is the model's step order (ir::mma::step_order).
+    const ir::mma::Shape half_shape{shape.m, shape.n, shape.k / 2};
+    if (ir::mma::counts(shape).a == 8 && ir::mma::numerics(ir::mma::model_of(processor_), in).group > 1)
+      if (auto native = ir::mma::native(processor_, in, acc, half_shape);
+          native && native->layout == ir::mma::NativeLayout::mfma) {
+        auto part = [&](llvm::Value* v, int first) { return builder_.CreateShuffleVector(v, {first, first + 1, first + 2, first + 3}); };
+        llvm::Value* r = mfma(*native, part(a, 0), part(b, 0), c);
+        define(op, mfma(*native, part(a, 4), part(b, 4), r));
+        return;
+      }
     const ir::mma::Counts n = ir::mma::counts(shape);
     llvm::Value* me = lane();
     auto element = [&](llvm::Value* v, unsigned count, unsigned e) {

@@ -1001,7 +1001,8 @@ class HostLowering : public KernelLowering {
   }
 
   // mma, inline: for each wave of the group (or the wave, in wave-level control) and each of its
-  // lanes, every element of C is a chain of fused multiply-adds over k (ir::mma::interpret's
+  // lanes, every element of C is a chain of fused multiply-adds over k, or under a model with
+  // groups (Settings::mma_model) a chain of group sums each rounded once (ir::mma::interpret's
   // definition), A's and B's elements read from the per-work-item storage of the lanes that hold
   // them (the layout's terms, rocjit/compiler/mma.hpp), as AMDGPU processors without matrix cores
   // compute it. The interpreter runs ir::mma::interpret itself: two independent executors.
@@ -1033,6 +1034,31 @@ class HostLowering : public KernelLowering {
       return x;
     };
     namespace layout = ir::mma;
+    // The numerics model (Settings::mma_model): f16/bf16 under cdna2/cdna3 round groups of
+    // products once; everything else is the fma chain below.
+    const layout::Model model = layout::model_named(settings_.mma_model).value_or(layout::Model::cdna3);
+    const layout::Numerics numbers = layout::numerics(model, in);
+    const bool grouped = acc == ir::Type::f32 && numbers.group > 1;
+    const std::vector<unsigned> order = layout::step_order(model, in, shape);
+    auto* f64 = builder_.getDoubleTy();
+    llvm::Value* terms = nullptr;
+    llvm::FunctionCallee sum_f32;
+    if (grouped) {
+      llvm::Function* fn = builder_.GetInsertBlock()->getParent();
+      llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+      terms = entry.CreateAlloca(llvm::ArrayType::get(f64, 1 + numbers.group), nullptr, "mma.terms");
+      sum_f32 = module_.getOrInsertFunction(
+          "rocjit_host_mma_sum_f32",
+          llvm::FunctionType::get(builder_.getFloatTy(), {builder_.getPtrTy(), i32, i32}, false));
+    }
+    // A subnormal float (|x| < smallest normal) as a zero of its sign.
+    auto flush = [&](llvm::Value* x, double smallest) -> llvm::Value* {
+      llvm::Value* tiny = builder_.CreateFCmpOLT(builder_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x),
+                                                 llvm::ConstantFP::get(x->getType(), smallest));
+      llvm::Value* zero = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign,
+                                                         llvm::ConstantFP::get(x->getType(), 0.0), x);
+      return builder_.CreateSelect(tiny, zero, x);
+    };
     llvm::Value* items = builder_.CreateTrunc(collective_items(), i32);
     lane_loop(builder_.getInt32(0), items, builder_.getInt32(layout::wave_lanes), "mma", [&](llvm::Value* w0) {
       lane_loop(builder_.getInt32(0), builder_.getInt32(layout::wave_lanes), builder_.getInt32(1), "mma.lane",
@@ -1045,13 +1071,40 @@ class HostLowering : public KernelLowering {
         for (unsigned e = 0; e < n.c; ++e) {
           llvm::Value* row = builder_.CreateAdd(group_rows, builder_.getInt32(layout::c_row(shape, 0, e)));
           llvm::Value* sum = builder_.CreateLoad(acc_type, element_ptr(c, c_stride, me, acc_type, e));
-          for (unsigned kk = 0; kk < shape.k; ++kk) {
+          auto load_a = [&](unsigned kk) {
             llvm::Value* a_src = builder_.CreateAdd(w0, builder_.CreateAdd(row, builder_.getInt32(layout::a_lane(shape, 0, kk))));
+            return widen(builder_.CreateLoad(in_type, element_ptr(a, a_stride, a_src, in_type, layout::a_element(shape, 0, kk))));
+          };
+          auto load_b = [&](unsigned kk) {
             llvm::Value* b_src = builder_.CreateAdd(w0, builder_.CreateAdd(col, builder_.getInt32(layout::b_lane(shape, kk, 0))));
-            llvm::Value* x = widen(builder_.CreateLoad(in_type, element_ptr(a, a_stride, a_src, in_type,
-                                                                             layout::a_element(shape, 0, kk))));
-            llvm::Value* y = widen(builder_.CreateLoad(in_type, element_ptr(b, b_stride, b_src, in_type,
-                                                                             layout::b_element(shape, kk, 0))));
+            return widen(builder_.CreateLoad(in_type, element_ptr(b, b_stride, b_src, in_type, layout::b_element(shape, kk, 0))));
+          };
+          if (grouped) {
+            // The model's steps: each group of products (exact in double) and the running sum
+            // rounded once by rocjit_host_mma_sum_f32 (ir::mma::round_sum_f32), in step order.
+            if (numbers.flush) sum = flush(sum, 0x1p-126);
+            const double smallest = in == ir::Type::f16 ? 0x1p-14 : 0x1p-126;
+            for (size_t g = 0; g < order.size(); g += numbers.group) {
+              builder_.CreateStore(builder_.CreateFPExt(sum, f64), terms);
+              for (unsigned i = 0; i < numbers.group; ++i) {
+                llvm::Value* x = load_a(order[g + i]);
+                llvm::Value* y = load_b(order[g + i]);
+                if (numbers.flush) {
+                  x = flush(x, smallest);
+                  y = flush(y, smallest);
+                }
+                builder_.CreateStore(builder_.CreateFMul(builder_.CreateFPExt(x, f64), builder_.CreateFPExt(y, f64)),
+                                     builder_.CreateConstInBoundsGEP1_32(f64, terms, 1 + i));
+              }
+              sum = builder_.CreateCall(sum_f32, {terms, builder_.getInt32(1 + numbers.group),
+                                                  builder_.getInt32(numbers.flush ? 1 : 0)});
+            }
+            sums[e] = sum;
+            continue;
+          }
+          for (unsigned kk = 0; kk < shape.k; ++kk) {
+            llvm::Value* x = load_a(kk);
+            llvm::Value* y = load_b(kk);
             sum = acc == ir::Type::i32 ? builder_.CreateAdd(sum, builder_.CreateMul(x, y))
                                        : builder_.CreateIntrinsic(llvm::Intrinsic::fma, {acc_type}, {x, y, sum});
           }

@@ -154,6 +154,8 @@ void init_wave(Wave& w, const LaunchContext& c, Group& g, uint32_t wave_index, u
   uint32_t wave_offset = (wave_index + 1) * std::max<uint32_t>(c.private_size * c.wave_size, 1024);
   w.private_base = private_backing + wave_offset;
   w.flat_scratch_sgprs = !architected;
+  const std::string& numerics = c.program->processor().matrix_numerics;
+  w.matrix_group = numerics == "cdna2" ? 2 : numerics == "cdna3" ? 4 : 0;
   w.launch_ranges = {{reinterpret_cast<uint64_t>(c.kernargs.data()), c.kernargs.size()},
                      {reinterpret_cast<uint64_t>(&c.packet), sizeof(c.packet)}};
   uint32_t rsrc1 = c.kd.compute_pgm_rsrc1, rsrc2 = c.kd.compute_pgm_rsrc2;

@@ -148,6 +148,9 @@ struct Wave {
   std::vector<std::pair<uint64_t, uint64_t>> launch_ranges;
   uint64_t lane_instructions = 0, instructions = 0;
   uint32_t denorm_mode = 0xf, round_mode = 0;
+  // The numerics of f16/bf16 MFMA (Processor::matrix_numerics, matrix.cpp): 0 a chain of fmas,
+  // 2 pairs with subnormals flushed (gfx90a), 4 groups of four (gfx942, gfx950).
+  uint8_t matrix_group = 0;
   bool ieee = true;
   uint32_t wave_in_group = 0;
   // VGPR index mode (gfx9 s_set_gpr_idx_on): M0[7:0] is added to the VGPR operands M0[15:12]

@@ -11,14 +11,23 @@
 // four i8 per dword, one f32, one f64 per register pair. A, B, C and D may be VGPRs or AGPRs
 // (decided by the operand's register class); C may be an inline constant.
 //
-// Numerics follow rocjit's definition (rocjit/compiler/mma.hpp): each element of D is C's element
-// plus the products in k order, each step one fused multiply-add in the accumulator's type (f16
-// and bf16 products are exact in f32); i8 products and sums wrap in i32. Denormals are kept.
+// Numerics follow rocjit's model of the processor (rocjit/compiler/mma.hpp, ir::mma::Model;
+// docs/mma.md), written here independently: i8 products and sums wrap in i32; f32 and f64 inputs,
+// and f16/bf16 on processors without a model (WMMA), are C plus the products in k order, each
+// step one fused multiply-add in the accumulator's type (f16 and bf16 products exact in f32).
+// f16/bf16 MFMA on gfx90a (cdna2): subnormal A, B and C values read as signed zeros; pairs of
+// products summed exactly with the accumulator and rounded once to f32, a subnormal step result
+// flushed to a signed zero. On gfx942 and gfx950 (cdna3): groups of four, subnormals kept. The
+// groups follow k, except that forms with 8 elements per lane (gfx950's 16x16x32, 32x32x16) take
+// every lane's elements 0..3 first, then 4..7 (as two MFMAs of half the k would).
 // The cbsz/abid/blgp broadcast modifiers are not simulated: an instruction that sets one fails.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include "valu.h"
 
@@ -99,6 +108,87 @@ double element(const Wave& w, const Operand& op, Elem e, unsigned j, int lane) {
   return 0;
 }
 
+// The exact sum of a few doubles rounded once to f32, to nearest even (an independent
+// implementation of rocjit's ir::mma::round_sum_f32): the terms become a nonoverlapping
+// expansion (Shewchuk's Grow-Expansion with two-sum), a first guess is the f32 of its double
+// sum, and the guess moves to a neighbour while the exact sum lies beyond the midpoint between
+// them (ties to the even one). An exact zero is -0 only if every term is -0; a NaN term or
+// +inf and -inf give 0x7fc00000; `flush`: a subnormal result becomes a zero of its sign.
+class Expansion {
+ public:
+  void add(double x) {
+    double q = x;
+    unsigned kept = 0;
+    for (unsigned p = 0; p < n_; ++p) {  // in place: part p is read before slot kept <= p is written
+      const double e = parts_[p];
+      const double s = q + e, bv = s - q, err = (q - (s - bv)) + (e - bv);
+      if (err != 0) parts_[kept++] = err;
+      q = s;
+    }
+    if (q != 0) parts_[kept++] = q;
+    n_ = kept;
+  }
+  // The sign of the exact sum minus m: -1, 0 or 1 (the largest part of a nonoverlapping expansion
+  // decides).
+  int compare(double m) const {
+    Expansion e = *this;
+    e.add(-m);
+    if (e.n_ == 0) return 0;
+    return e.parts_[e.n_ - 1] > 0 ? 1 : -1;
+  }
+  double approximate() const {
+    double s = 0;
+    for (unsigned p = 0; p < n_; ++p) s += parts_[p];
+    return s;
+  }
+
+ private:
+  double parts_[24] = {};  // increasing magnitude, the last the largest (at most one per term)
+  unsigned n_ = 0;
+};
+
+float round_sum(const std::vector<double>& terms, bool flush) {
+  bool nan = false, pinf = false, ninf = false, minus_zeros = !terms.empty();
+  Expansion x;
+  for (double t : terms) {
+    if (std::isnan(t)) nan = true;
+    else if (std::isinf(t)) (t > 0 ? pinf : ninf) = true;
+    else x.add(t);
+    if (!(t == 0 && std::signbit(t))) minus_zeros = false;
+  }
+  if (nan || (pinf && ninf)) return bits_f32(0x7fc00000u);
+  if (pinf || ninf) return pinf ? INFINITY : -INFINITY;
+  constexpr double big = 0x1p128;  // the even neighbour above FLT_MAX: a sum rounding there is infinity
+  auto up = [&](double f) { return f == FLT_MAX ? big : double(std::nextafter(float(f), INFINITY)); };
+  auto down = [&](double f) { return f == -FLT_MAX ? -big : double(std::nextafter(float(f), -INFINITY)); };
+  auto even = [&](double f) { return std::fabs(f) == big || (f32_bits(float(f)) & 1) == 0; };
+  double f = std::clamp(double(float(std::clamp(x.approximate(), -double(FLT_MAX), double(FLT_MAX)))),
+                        -double(FLT_MAX), double(FLT_MAX));
+  for (;;) {
+    if (std::fabs(f) != big) {
+      const double hi = up(f), mid_hi = (f + hi) / 2;  // exact: f32 neighbours' midpoints are doubles
+      const int c = x.compare(mid_hi);
+      if (c > 0 || (c == 0 && even(hi))) {
+        f = hi;
+        continue;
+      }
+    }
+    if (std::fabs(f) != big) {
+      const double lo = down(f), mid_lo = (f + lo) / 2;
+      const int c = x.compare(mid_lo);
+      if (c < 0 || (c == 0 && even(lo))) {
+        f = lo;
+        continue;
+      }
+    }
+    break;
+  }
+  if (std::fabs(f) == big) return f > 0 ? INFINITY : -INFINITY;
+  if (f == 0) return minus_zeros ? -0.0f : 0.0f;
+  if (flush && std::fabs(f) < FLT_MIN) return std::copysign(0.0f, float(f));
+  return float(f);
+}
+
 void mfma(Wave& w, const Inst& i) {
   if (i.text.find("cbsz:") != std::string::npos || i.text.find("abid:") != std::string::npos ||
       i.text.find("blgp:") != std::string::npos)
@@ -115,6 +205,14 @@ void mfma(Wave& w, const Inst& i) {
     for (unsigned j = 0; j < kb; ++j) b[l * kb + j] = element(w, i.ops[2], f.in, j, l);
   }
   const unsigned groups = 64 / f.n;  // lanes l / N
+  // f16/bf16 under the processor's model: products per rounding, flushing (gfx90a), the k order.
+  const bool sixteen = f.in == Elem::f16 || f.in == Elem::bf16;
+  const unsigned group = sixteen && !f.int_acc && !f.f64_acc ? w.matrix_group : 0;
+  const bool flush = group == 2;
+  std::vector<unsigned> ks;
+  for (unsigned half = 0; half < (ka == 8 && group > 1 ? 2u : 1u); ++half)
+    for (unsigned lane_block = 0; lane_block < f.k / ka; ++lane_block)
+      for (unsigned j = 0; j < (ka == 8 && group > 1 ? 4u : ka); ++j) ks.push_back(lane_block * ka + half * 4 + j);
   std::vector<uint64_t> d(64 * nd);
   for (int l = 0; l < 64; ++l) {
     const unsigned col = l % f.n;
@@ -135,6 +233,18 @@ void mfma(Wave& w, const Inst& i) {
                                        : bits_f64(read64(w, i.ops[3], l, true));
         for (unsigned kk = 0; kk < f.k; ++kk) sum = std::fma(a_at(kk), b_at(kk), sum);
         d[l * nd + r] = f64_bits(sum);
+      } else if (group > 1) {
+        // The processor's groups (see the top of this file), in the order of `ks`.
+        const double smallest = f.in == Elem::f16 ? 0x1p-14 : 0x1p-126;
+        auto flushed = [&](double x, double normal) { return flush && std::fabs(x) < normal ? std::copysign(0.0, x) : x; };
+        float sum = static_cast<float>(flushed(bits_f32(tuple_dword(w, i.ops[3], r, l)), 0x1p-126));
+        for (unsigned g = 0; g < f.k; g += group) {
+          std::vector<double> terms{sum};
+          for (unsigned j = g; j < g + group; ++j)
+            terms.push_back(flushed(a_at(ks[j]), smallest) * flushed(b_at(ks[j]), smallest));
+          sum = round_sum(terms, flush);
+        }
+        d[l * nd + r] = f32_bits(sum);
       } else {
         float sum = bits_f32(tuple_dword(w, i.ops[3], r, l));
         for (unsigned kk = 0; kk < f.k; ++kk)

@@ -32,15 +32,16 @@ struct ProcessorFacts {
   bool architected_flat_scratch;
   int wave;
   uint32_t lds;  // bytes of LDS a work-group may have
+  const char* matrix_numerics;  // Processor::matrix_numerics
 };
 
 const ProcessorFacts processors[] = {
-    {"gfx942", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX942, 9, true, 64, 65536},
+    {"gfx942", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX942, 9, true, 64, 65536, "cdna3"},
     // CDNA4: gfx942's machine model plus its new MFMA shapes (16x16x32, 32x32x16 for 16-bit floats)
     // and its 160 KiB of LDS per work-group.
-    {"gfx950", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX950, 9, true, 64, 163840},
-    {"gfx90a", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX90A, 9, false, 64, 65536},
-    {"gfx1100", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX1100, 11, true, 32, 65536},
+    {"gfx950", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX950, 9, true, 64, 163840, "cdna3"},
+    {"gfx90a", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX90A, 9, false, 64, 65536, "cdna2"},
+    {"gfx1100", llvm::ELF::EF_AMDGPU_MACH_AMDGCN_GFX1100, 11, true, 32, 65536, "fma_chain"},
 };
 
 const ProcessorFacts* facts(const std::string& name) {
@@ -84,6 +85,7 @@ Processor Processor::get(const std::string& name) {
   p.architected_flat_scratch = f->architected_flat_scratch;
   p.default_wave_size = f->wave;
   p.lds_bytes = f->lds;
+  p.matrix_numerics = f->matrix_numerics;
   return p;
 }
 

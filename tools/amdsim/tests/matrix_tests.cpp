@@ -289,3 +289,79 @@ WMMA_TEST(wmma_f32_forms)
 WMMA_TEST(wmma_16bit_outputs)
 WMMA_TEST(wmma_iu8)
 WMMA_TEST(wmma_errors)
+
+// ---- the processors' numerics models (rocjit's ir::mma::Model, docs/mma.md "Numerics") ---------
+
+namespace {
+
+// A 16x16xK f16 MFMA's operands from tiles given as functions: lane l holds A[l % 16][ka (l / 16)
+// + i] packed two per register from v0 and B[ka (l / 16) + i][l % 16] from v(ka / 2); C(i, j) in
+// v[8:11] (row 4 (l / 16) + r of column l % 16 in register 8 + r).
+template <class FA, class FB, class FC>
+void load_16x16(Sim& sim, int k, FA a, FB b, FC c) {
+  const int ka = k / 4;
+  for (int l = 0; l < 64; ++l) {
+    for (int i = 0; i < ka; ++i) {
+      const int g = l / 16, r = l % 16, shift = 16 * (i % 2);
+      uint32_t& va = sim.v(i / 2, l);
+      uint32_t& vb = sim.v(ka / 2 + i / 2, l);
+      va = (va & ~(0xffffu << shift)) | uint32_t(half_bits(a(r, ka * g + i))) << shift;
+      vb = (vb & ~(0xffffu << shift)) | uint32_t(half_bits(b(ka * g + i, r))) << shift;
+    }
+    for (int i = 0; i < 4; ++i) sim.v(8 + i, l) = std::bit_cast<uint32_t>(c(4 * (l / 16) + i, l % 16));
+  }
+}
+
+// D(row, col) of a 16x16 result in v[12:15].
+float d_at(Sim& sim, int row, int col) { return sim.vf(12 + row % 4, 16 * (row / 4) + col); }
+
+}  // namespace
+
+GFX9_TEST(mfma_f16_numerics_pairs_and_flushing_on_gfx90a_groups_of_four_on_gfx942) {
+  // Row 0 of A and column 0 of B: products 1, 2^-24, 2^-24 at k = 0, 1, 2 and C = 0. gfx942 sums
+  // the four products of k = 0..3 exactly before rounding once (1 + 2^-23); gfx90a rounds each
+  // pair (1 + 2^-24 is a tie: 1; then 1 + 2^-24: 1). Row 1, column 1: C = 1 with products 2^-24
+  // at k = 0, 1: one pair on both (1 + 2^-23). Row 2, column 2: an f16 subnormal (2^-15) times
+  // 1024, which gfx90a reads as 0. Row 3, column 3: C = 2^-130 (an f32 subnormal), no products:
+  // gfx90a flushes it. Row 4, column 4: 2^-14 * 2^-14 * ... a normal product whose sum with C =
+  // -2^-28 + 2^-28 * (1 + 2^-10)... kept simple: 2^-8 * 2^-8 = 2^-16, C = 0 (normal everywhere).
+  const float t = 0x1p-12f;
+  auto a = [&](int i, int k) {
+    if (i == 0) return k == 0 ? 1.0f : (k == 1 || k == 2) ? t : 0.0f;
+    if (i == 1) return k < 2 ? t : 0.0f;
+    if (i == 2) return k == 5 ? 0x1p-15f : 0.0f;
+    if (i == 4) return k == 15 ? 0x1p-8f : 0.0f;
+    return 0.0f;
+  };
+  auto b = [&](int k, int j) {
+    if (j == 0) return k == 0 ? 1.0f : (k == 1 || k == 2) ? t : 0.0f;
+    if (j == 1) return k < 2 ? t : 0.0f;
+    if (j == 2) return k == 5 ? 1024.0f : 0.0f;
+    if (j == 4) return k == 15 ? 0x1p-8f : 0.0f;
+    return 0.0f;
+  };
+  auto c = [&](int i, int j) { return i == 1 && j == 1 ? 1.0f : i == 3 && j == 3 ? 0x1p-130f : 0.0f; };
+  load_16x16(sim, 16, a, b, c);
+  sim.run(spelled(sim, "v_mfma_f32_16x16x16f16", "v_mfma_f32_16x16x16_f16") + " v[12:15], v[0:1], v[2:3], v[8:11]");
+  const bool cdna2 = sim.proc.name == "gfx90a";
+  CHECK(d_at(sim, 0, 0) == (cdna2 ? 1.0f : 1.0f + 0x1p-23f));
+  CHECK(d_at(sim, 1, 1) == 1.0f + 0x1p-23f);
+  CHECK(d_at(sim, 2, 2) == (cdna2 ? 0.0f : 0x1p-5f));
+  CHECK(d_at(sim, 3, 3) == (cdna2 ? 0.0f : 0x1p-130f));
+  CHECK(d_at(sim, 4, 4) == 0x1p-16f);
+  CHECK(d_at(sim, 5, 5) == 0.0f);
+}
+
+TEST_CASE("mfma_f16_numerics_gfx950_x32_forms_sum_elements_0_to_3_first", "[gfx950]") {
+  // v_mfma_f32_16x16x32_f16: lane l holds A[l % 16][8 (l / 16) + i], i = 0..7. Products 2^24 at
+  // k = 0, 1 at k = 4, -2^24 at k = 8: groups of four in k order would round the 1 away next to
+  // 2^24 (a tie, to even); gfx950 is modelled as summing every lane's elements 0..3 first
+  // (k = 0..3, 8..11, ...: the 2^24s cancel), then 4..7 (k = 4..7: the 1 stays).
+  Sim sim("gfx950");
+  auto a = [](int i, int k) { return i == 0 ? (k == 0 || k == 4 ? (k == 0 ? 4096.0f : 1.0f) : k == 8 ? -4096.0f : 0.0f) : 0.0f; };
+  auto b = [](int k, int j) { return j == 0 && (k == 0 || k == 4 || k == 8) ? (k == 4 ? 1.0f : 4096.0f) : 0.0f; };
+  load_16x16(sim, 32, a, b, [](int, int) { return 0.0f; });
+  sim.run("v_mfma_f32_16x16x32_f16 v[12:15], v[0:3], v[4:7], v[8:11]");
+  CHECK(d_at(sim, 0, 0) == 1.0f);
+  CHECK(d_at(sim, 1, 0) == 0.0f);
+}

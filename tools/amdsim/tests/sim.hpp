@@ -55,6 +55,7 @@ struct Sim {
     // without architected flat scratch, FLAT_SCRATCH as a prologue would have set it.
     w.private_base = amdsim::private_backing;
     w.flat_scratch_sgprs = !proc.architected_flat_scratch;
+    w.matrix_group = proc.matrix_numerics == "cdna2" ? 2 : proc.matrix_numerics == "cdna3" ? 4 : 0;  // as dispatch.cpp
     if (w.flat_scratch_sgprs) w.set_s64(amdsim::flat_scratch_lo, amdsim::private_backing);
     group.lds.assign(65536, 0);
     w.set_exec(all());

@@ -109,15 +109,65 @@ std::optional<Native> native(const std::string& processor, Type input, Type accu
 /// processors without matrix cores.
 std::vector<Shape> native_shapes(const std::string& processor, Type input, Type accumulator);
 
+/// A numerics model of mma: how the products of one C element are summed and rounded. Each is
+/// defined here once (docs/mma.md, "Numerics", states them with their sources); every executor
+/// implements the model it is given. i8 (exact products, wrapping i32 sums) and f32/f64 inputs
+/// (a chain of fmas in k order) are the same under every model; the models differ for f16 and
+/// bf16 inputs (f32 accumulators) only:
+/// - fma_chain: C plus the products in k order, one fma (one rounding) per product; subnormal
+///   inputs and results kept.
+/// - cdna2 (gfx90a): subnormal A, B and C values are read as zeros of their sign; the products
+///   are summed in pairs of consecutive k in step order (step_order()), each step
+///   acc = RN_f32(acc + p0 + p1) with one rounding of the exact sum, and a step whose rounded
+///   result is subnormal gives a zero of its sign.
+/// - cdna3 (gfx940-gfx950): subnormals kept; groups of four consecutive k in step order, each
+///   step acc = RN_f32(acc + p0 + p1 + p2 + p3), one rounding of the exact sum.
+/// RN is round to nearest, ties to even; an exact zero sum is -0 only when every term is -0;
+/// a NaN term or +inf plus -inf gives the quiet NaN 0x7fc00000, another infinity that infinity.
+enum class Model : uint8_t {
+  fma_chain,  ///< rocjit's first definition; WMMA processors (no characterisation published)
+  cdna2,      ///< gfx90a
+  cdna3,      ///< gfx940, gfx941, gfx942, gfx950
+};
+
+/// "fma_chain", "cdna2", "cdna3".
+std::string_view model_name(Model m);
+/// The model a processor's matrix instructions follow: gfx90a cdna2, gfx940-gfx950 cdna3,
+/// every other processor (WMMA, no matrix cores) and the host fma_chain.
+Model model_of(std::string_view processor);
+/// A model by name, or by a processor name (its model_of); nullopt for anything else.
+std::optional<Model> model_named(std::string_view name);
+
+/// How `model` sums products of `input`: `group` products per rounding (1: an fma chain) and
+/// whether subnormal inputs and step results are flushed to zero.
+struct Numerics {
+  unsigned group = 1;  ///< products summed exactly with the accumulator before one rounding
+  bool flush = false;  ///< subnormal A, B, C and step results become zeros of their sign
+};
+Numerics numerics(Model model, Type input);
+
+/// The order of k in which `model` sums the products of shape `s`: k order, except that under a
+/// model with groups (group > 1) a shape whose A fragment has 8 elements per lane (16x16x32,
+/// 32x32x16) runs as two passes of 4 elements per lane, as two MFMAs of half the k do on
+/// gfx90a and gfx942: first every lane's elements 0..3 (k = 8b + 0..3 for lane block b), then
+/// its elements 4..7. Groups are consecutive runs of this order.
+std::vector<unsigned> step_order(Model model, Type input, Shape s);
+
+/// The exact sum of `count` finite or infinite doubles rounded once to f32 (round to nearest,
+/// ties to even; the zero, NaN and infinity rules of Model); `flush`: a subnormal result becomes
+/// a zero of its sign. The one rounding step of the models with groups.
+float round_sum_f32(const double* terms, unsigned count, bool flush);
+
 /// What mma computes, for one wave: c[l * counts.c + e] (lane l's element e, as IR bit patterns
 /// of `accumulator`) += the dot product of row c_row of A and column c_col of B, where A and B are
-/// the wave's fragments a[l * counts.a + e] and b[l * counts.b + e] of `input`. The numerics
-/// (README, "mma"): products and the running sum in the accumulator's type, k in order, each
-/// step one fused multiply-add (f16 and bf16 products are exact in f32); i8 products and sums
-/// wrap in i32. Every executor follows this definition: the interpreter and the CPU device call
-/// it, AMDGPU processors without matrix cores compute its steps with cross-lane reads, and
-/// amdsim's MFMA and WMMA instructions use the same numerics.
+/// the wave's fragments a[l * counts.a + e] and b[l * counts.b + e] of `input`, under `model`
+/// (README, "mma"; fma_chain: products and the running sum in the accumulator's type, k in order,
+/// each step one fused multiply-add, f16 and bf16 products exact in f32; i8 products and sums
+/// wrap in i32). The interpreter calls it; the CPU device computes the same steps inline
+/// (its rounding of a group through round_sum_f32), AMDGPU processors without matrix cores
+/// compute fma_chain with cross-lane reads, and amdsim's MFMA and WMMA instructions implement
+/// their processor's model independently.
 void interpret(Shape s, Type input, Type accumulator, const uint64_t* a, const uint64_t* b, const uint64_t* c,
-               uint64_t* out);
+               uint64_t* out, Model model = Model::fma_chain);
 
 }  // namespace rocjit::ir::mma

@@ -30,6 +30,9 @@ struct Processor {
   int default_wave_size = 64;
   int max_waves_per_group = 16;  // 1024 work-items
   uint32_t lds_bytes = 65536;    // LDS a work-group may have (gfx950: 160 KiB)
+  // How f16/bf16 matrix instructions sum (rocjit's models, docs/mma.md): "cdna2" (gfx90a),
+  // "cdna3" (gfx942, gfx950), "fma_chain" (gfx1100 WMMA).
+  std::string matrix_numerics = "fma_chain";
   static Processor get(const std::string& name);  // throws Error for processors not simulated
   static std::vector<std::string> supported();
 };
