@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "rocjit/compiler/cache.hpp"
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/support/settings.h"
 
@@ -33,6 +34,9 @@ const char* build_stamp() { return ROCJIT_VERSION " " ROCJIT_BUILD_STAMP; }
 bool compiler_loaded() { return loaded.load(std::memory_order_acquire) != nullptr; }
 
 const CompilerInterface& compiler(const std::string& why) {
+  if (support::current_settings()->compile_never)
+    throw CompileError(fmt::format("{}: not in the kernel cache ({}), and ROCJIT_COMPILE=never forbids compiling it",
+                                   why, cache_directory().empty() ? "disabled" : cache_directory()));
   if (const CompilerInterface* c = loaded.load(std::memory_order_acquire)) return *c;
   static std::mutex lock;
   std::lock_guard<std::mutex> guard(lock);

@@ -42,7 +42,7 @@ const char* build_stamp();
 // The compiler, loaded on first use from Settings::compiler_library (ROCJIT_COMPILER_LIBRARY),
 // else librocjit-compiler.so next to librocjit, in the build tree, in the install prefix. Throws
 // CompileError naming `why` (the kernel and target, or the function that needs the compiler) and
-// where it looked when none loads.
+// where it looked when none loads, and at once under Settings::compile_never (ROCJIT_COMPILE=never).
 const CompilerInterface& compiler(const std::string& why);
 
 // Whether the compiler library is loaded in this process (tests, bench-compile).

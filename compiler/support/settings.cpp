@@ -148,6 +148,14 @@ Settings read_settings(const Lookup& lookup, std::vector<std::string>& warnings)
   r.string("ROCJIT_HIP_LIBRARY", s.hip_library);
   r.string("ROCJIT_SIM_LIBRARY", s.sim_library);
   r.string("ROCJIT_COMPILER_LIBRARY", s.compiler_library);
+  if (const char* v = r.text("ROCJIT_COMPILE")) {
+    if (std::string_view(v) == "never" || std::string_view(v) == "auto")
+      s.compile_never = std::string_view(v) == "never";
+    else
+      r.warn(fmt::format("ROCJIT_COMPILE='{}' is neither auto (compile what the kernel cache does not hold, the "
+                         "default) nor never; using auto",
+                         v));
+  }
   r.string("AMDSIM_PROCESSOR", s.sim_processors);
 
   if (const char* v = r.text("ROCJIT_BOUNDS_CHECK")) s.bounds_check = std::string_view(v) != "0";
@@ -286,6 +294,7 @@ std::vector<std::pair<const char*, std::string>> spelled(const Settings& s) {
           {"ROCJIT_HIP_LIBRARY", s.hip_library},
           {"ROCJIT_SIM_LIBRARY", s.sim_library},
           {"ROCJIT_COMPILER_LIBRARY", s.compiler_library},
+          {"ROCJIT_COMPILE", s.compile_never ? "never" : "auto"},
           {"AMDSIM_PROCESSOR", s.sim_processors},
           {"ROCJIT_BOUNDS_CHECK", flag(s.bounds_check)},
           {"ROCJIT_DEVICE_LIBS", s.device_libs},

@@ -95,6 +95,10 @@ struct Settings {
   /// next to librocjit, in the build tree and in the install prefix. Loaded at the first compile
   /// that the kernel cache does not answer; read then.
   std::string compiler_library;
+  /// ROCJIT_COMPILE=never: a compile the kernel cache does not answer is a CompileError naming the
+  /// kernel and the target, and the compiler library is never loaded (deployments that must run
+  /// from a warm cache only). Default (`auto`): such compiles load the compiler.
+  bool compile_never = false;
   /// AMDSIM_PROCESSOR: the processors the simulator's devices simulate (`all`, one processor, or
   /// a comma-separated list). rocjit passes it to libamdsim-hip when it loads it (as that
   /// library's AMDSIM_PROCESSOR). Read when the simulator is first loaded.

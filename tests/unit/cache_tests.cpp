@@ -807,3 +807,24 @@ TEST_CASE("a printing kernel's entry carries its print table: a disk hit has it 
     }
   }
 }
+
+TEST_CASE("ROCJIT_COMPILE=never: cached kernels still load; a kernel the cache lacks is a CompileError naming it") {
+  TemporaryCache cache;
+  compile(samples::saxpy(), Target::amdgpu("gfx90a"));
+  compile_host(samples::saxpy().ir());
+  clear_memory_cache();
+  ScopedSettings never([](Settings& s) { s.compile_never = true; });
+  CacheStats before = cache_stats();
+  CHECK(compile(samples::saxpy(), Target::amdgpu("gfx90a")).elf.size() > 0);
+  CHECK(compile_host(samples::saxpy().ir()).entry() != nullptr);
+  CHECK(delta(before).disk_hits == 2);
+  try {
+    compile(samples::reduce(), Target::amdgpu("gfx942"));
+    FAIL("compiled under ROCJIT_COMPILE=never");
+  } catch (const CompileError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("kernel 'reduce' for amdgpu:gfx942"));
+    CHECK_THAT(e.what(), Catch::Contains("ROCJIT_COMPILE=never"));
+  }
+  CHECK_THROWS_WITH(compile_host(samples::reduce().ir()),
+                    Catch::Contains("kernel 'reduce' for host") && Catch::Contains("not in the kernel cache"));
+}

@@ -62,6 +62,7 @@ TEST_CASE("settings: each variable sets its field") {
       {"ROCJIT_HIP_LIBRARY", "/opt/hip/libamdhip64.so"},
       {"ROCJIT_SIM_LIBRARY", "/tmp/libamdsim-hip.so"},
       {"ROCJIT_COMPILER_LIBRARY", "/opt/rocjit/librocjit-compiler.so"},
+      {"ROCJIT_COMPILE", "never"},
       {"AMDSIM_PROCESSOR", "gfx90a,gfx1100"},
       {"ROCJIT_BOUNDS_CHECK", "1"},
       {"ROCJIT_DEVICE_LIBS", "none"},
@@ -88,6 +89,7 @@ TEST_CASE("settings: each variable sets its field") {
   CHECK(s.hip_library == "/opt/hip/libamdhip64.so");
   CHECK(s.sim_library == "/tmp/libamdsim-hip.so");
   CHECK(s.compiler_library == "/opt/rocjit/librocjit-compiler.so");
+  CHECK(s.compile_never);
   CHECK(s.sim_processors == "gfx90a,gfx1100");
   CHECK(s.bounds_check);
   CHECK(s.device_libs == "none");
@@ -151,6 +153,7 @@ TEST_CASE("settings: a value that cannot be used is a warning through the log ha
       {"ROCJIT_TIME_TRACE_GRANULARITY_US", "-1", "is not a number of microseconds; using 500"},
       {"ROCJIT_LOG_LEVEL", "loud", "is not error, warning, info or debug; using info"},
       {"ROCJIT_MMA_MODEL", "native", "is not fma_chain, cdna2, cdna3 or a processor; using cdna3"},
+      {"ROCJIT_COMPILE", "sometimes", "is neither auto (compile what the kernel cache does not hold, the default) nor never; using auto"},
   };
   for (const Bad& b : bad) {
     INFO(b.name << "=" << b.value);
@@ -333,3 +336,4 @@ TEST_CASE("Settings::llvm_args reach LLVM at the next compile, a bad one is a Co
   }
   CHECK(compile(k, gfx90a, fresh).elf == plain);
 }
+
