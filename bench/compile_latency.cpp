@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
     environment_tunes = environment_tunes || std::getenv(v);
   if (!environment_tunes) update_settings([](Settings& s) { s.tune_malloc = true; });
   int repeats = 15;
-  bool phases_only = false, batch_only = false;
+  bool phases_only = false, batch_only = false, startup_only = false;
   // The first seven have HIP twins (hip_sources) for the hipRTC and start-up tables; gemm_mma and
   // attention_mma (sample-gemm and sample-attention, dsl::mma) are in the warm-compile and phase tables.
   Kernel (*makers[])() = {samples::saxpy,     samples::reverse,   samples::matmul,
@@ -219,6 +219,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--phases") == 0) phases_only = true;
     if (std::strcmp(argv[i], "--batch") == 0) batch_only = true;
+    if (std::strcmp(argv[i], "--startup") == 0) startup_only = true;
     if (std::strncmp(argv[i], "--repeat=", 9) == 0) repeats = std::max(1, std::atoi(argv[i] + 9));
     if (std::strncmp(argv[i], "--host-disk=", 12) == 0) {  // child of host_disk_ms: INDEX:FILE
       compile_host(samples::saxpy().ir(), uncached());  // the JIT's start-up out of the way
@@ -236,6 +237,10 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--start-only") == 0) return 0;  // child of the start-up table: loading alone
     if (std::strncmp(argv[i], "--disk-launch=", 14) == 0) {   // child of the start-up table: a cached kernel
       compile(makers[std::atoi(argv[i] + 14)](), Target::amdgpu("gfx90a"));
+      return 0;
+    }
+    if (std::strncmp(argv[i], "--disk-host=", 12) == 0) {  // child of the start-up table: a cached host kernel
+      compile_host(makers[std::atoi(argv[i] + 12)]().ir());
       return 0;
     }
     if (std::strncmp(argv[i], "--cold=", 7) == 0) {  // child of cold_process_ms
@@ -288,6 +293,63 @@ int main(int argc, char** argv) {
   disk_cache("");  // compiles measure compiling: no disk cache (the memory cache is cleared per run)
   char pattern[] = "/tmp/rocjit-bench-cache-XXXXXX";
   std::string disk_dir = std::string(mkdtemp(pattern)) + "/cache";
+  // What a process pays before its first kernel: a bare process (/bin/true), this binary started
+  // with an option that returns at once (dynamic loading of librocjit and its static
+  // initialisers: no LLVM, issue 37), against processes that compile a sample whose code object
+  // (gfx90a) or host shared object is already in the disk cache: librocjit-compiler.so is not
+  // loaded by either.
+  auto startup_table = [&] {
+    ChildEnvironment env(disk_dir + "-startup");
+    auto spawn_ms = [&](const std::string& arg) {
+      char* child[] = {argv[0], const_cast<char*>(arg.c_str()), nullptr};
+      auto t0 = Clock::now();
+      pid_t pid = 0;
+      if (posix_spawn(&pid, argv[0], nullptr, nullptr, child, env.data()) != 0) return -1.0;
+      int status = 0;
+      waitpid(pid, &status, 0);
+      double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ms : -1.0;
+    };
+    auto median_of = [&](const std::string& arg) {
+      std::vector<double> t;
+      for (int r = 0; r < std::max(5, std::min(repeats, 15)); ++r) t.push_back(spawn_ms(arg));
+      std::sort(t.begin(), t.end());
+      return t[t.size() / 2];
+    };
+    const double start_only = median_of("--start-only");
+    double bare = 0;
+    {
+      std::vector<double> t;
+      for (int r = 0; r < std::max(5, std::min(repeats, 15)); ++r) {
+        char* child[] = {const_cast<char*>("/bin/true"), nullptr};
+        auto t0 = Clock::now();
+        pid_t pid = 0;
+        if (posix_spawn(&pid, "/bin/true", nullptr, nullptr, child, env.data()) != 0) break;
+        int status = 0;
+        waitpid(pid, &status, 0);
+        t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      }
+      std::sort(t.begin(), t.end());
+      bare = t.empty() ? -1 : t[t.size() / 2];
+    }
+    std::printf("\nprocess start-up, median of %d fresh processes (milliseconds): this binary returning at once "
+                "(loading librocjit, static initialisers), and compiling one sample whose code object (gfx90a) or "
+                "host shared object is in the disk cache; bare = /bin/true\n",
+                std::max(5, std::min(repeats, 15)));
+    std::printf("%-10s %8s %12s %14s %14s\n", "kernel", "bare", "start only", "gfx90a hit", "host hit");
+    for (int index = 0; index < 7; ++index) {
+      spawn_ms("--disk-launch=" + std::to_string(index));  // fill the disk entries
+      spawn_ms("--disk-host=" + std::to_string(index));
+      std::printf("%-10s %8.1f %12.1f %14.1f %14.1f\n", makers[index]().name().c_str(), bare, start_only,
+                  median_of("--disk-launch=" + std::to_string(index)), median_of("--disk-host=" + std::to_string(index)));
+    }
+    };
+  if (startup_only) {  // --startup: the start-up table alone
+    startup_table();
+    std::error_code ec;
+    std::filesystem::remove_all(std::filesystem::path(disk_dir).parent_path(), ec);
+    return 0;
+  }
   auto first_start = Clock::now();
   compile(samples::saxpy(), Target::amdgpu("gfx90a"));
   double first = std::chrono::duration<double, std::milli>(Clock::now() - first_start).count();
@@ -393,39 +455,7 @@ int main(int argc, char** argv) {
     else
       std::printf("%-10s %12s %12s\n", makers[index]().name().c_str(), "failed", "failed");
   }
-  // What a process pays before its first kernel: this binary started with an option that returns
-  // at once (dynamic loading of librocjit and libLLVM, and their static initialisers), against a
-  // process that compiles a sample whose code object is already in the disk cache.
-  {
-    ChildEnvironment env(disk_dir + "-startup");
-    auto spawn_ms = [&](const std::string& arg) {
-      char* child[] = {argv[0], const_cast<char*>(arg.c_str()), nullptr};
-      auto t0 = Clock::now();
-      pid_t pid = 0;
-      if (posix_spawn(&pid, argv[0], nullptr, nullptr, child, env.data()) != 0) return -1.0;
-      int status = 0;
-      waitpid(pid, &status, 0);
-      double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-      return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ms : -1.0;
-    };
-    auto median_of = [&](const std::string& arg) {
-      std::vector<double> t;
-      for (int r = 0; r < std::max(5, std::min(repeats, 15)); ++r) t.push_back(spawn_ms(arg));
-      std::sort(t.begin(), t.end());
-      return t[t.size() / 2];
-    };
-    const double start_only = median_of("--start-only");
-    std::printf("\nprocess start-up, median of %d fresh processes (milliseconds): this binary returning at once "
-                "(loading librocjit and libLLVM, static initialisers) and compiling one sample for gfx90a whose code "
-                "object is in the disk cache\n",
-                std::max(5, std::min(repeats, 15)));
-    std::printf("%-10s %12s %14s\n", "kernel", "start only", "disk-hit run");
-    for (int index = 0; index < 7; ++index) {
-      spawn_ms("--disk-launch=" + std::to_string(index));  // fills the disk entry
-      std::printf("%-10s %12.1f %14.1f\n", makers[index]().name().c_str(), start_only,
-                  median_of("--disk-launch=" + std::to_string(index)));
-    }
-  }
+  startup_table();
   batch_table(std::span<Kernel (*const)()>(makers, 7), repeats);
   std::error_code ec;
   std::filesystem::remove_all(std::filesystem::path(disk_dir).parent_path(), ec);
