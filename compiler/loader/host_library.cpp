@@ -1,9 +1,12 @@
 // Host kernels' shared objects go into the process through a memfd: written there and opened with
-// dlopen("/proc/self/fd/<n>"), so loading touches no file system (nor a noexec /tmp).
+// dlopen, so no kernel code is written to a file system (nor needs an exec-allowed /tmp).
 //
 // glibc's dlopen returns an object already loaded under the same name without looking at the file,
-// and a closed memfd's number is reused: before opening, a name still held by a loaded kernel
-// (RTLD_NOLOAD finds it) is replaced by a duplicate descriptor's, whose number differs.
+// and a closed memfd's number is reused, so "/proc/self/fd/<n>" cannot be the name. Each kernel is
+// opened through a symbolic link of its own, "<private dir>/k<serial>" -> /proc/self/fd/<n>, in a
+// directory made once per process (mode 0700, under $TMPDIR or /tmp) and removed at exit; the link
+// goes as soon as the object is loaded. Without a usable directory, a name still held by a loaded
+// kernel (RTLD_NOLOAD finds it) is replaced by a duplicate descriptor's, whose number differs.
 #include "loader/host_library.h"
 
 #include <dlfcn.h>
@@ -34,6 +37,20 @@ struct Library {
     if (handle && !process_exiting.load(std::memory_order_relaxed)) dlclose(handle);
   }
 };
+
+// The per-process directory of the kernels' links, or "" when none can be made.
+const std::string& link_directory() {
+  static const std::string dir = [] {
+    std::string base = std::getenv("TMPDIR") && *std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+    std::string pattern = base + "/rocjit-kernels-XXXXXX";
+    if (!mkdtemp(pattern.data())) return std::string();
+    static std::string made;
+    made = pattern;
+    std::atexit([] { rmdir(made.c_str()); });
+    return pattern;
+  }();
+  return dir;
+}
 
 std::string last_dl_error() {
   const char* e = dlerror();
@@ -72,7 +89,22 @@ std::shared_ptr<void> load_host_library(const std::string& kernel, std::string_v
   static std::mutex names;
   std::lock_guard<std::mutex> guard(names);
   std::string path = fmt::format("/proc/self/fd/{}", fd);
-  while (void* loaded = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+  std::string link;
+  if (const std::string& dir = link_directory(); !dir.empty()) {
+    static uint64_t serial = 0;  // under `names`
+    std::string name = fmt::format("{}/k{}", dir, serial++);
+    if (symlink(path.c_str(), name.c_str()) == 0) link = std::move(name);
+  }
+  struct Unlink {
+    const std::string& link;
+    ~Unlink() {
+      if (!link.empty()) unlink(link.c_str());
+    }
+  } unlink_after{link};
+  if (!link.empty()) path = link;
+  while (link.empty()) {
+    void* loaded = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!loaded) break;
     dlclose(loaded);  // the reference RTLD_NOLOAD took
     const int other = dup(fd);
     if (other < 0)
