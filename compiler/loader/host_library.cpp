@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <vector>
 
@@ -41,8 +42,10 @@ struct Library {
 // The per-process directory of the kernels' links, or "" when none can be made.
 const std::string& link_directory() {
   static const std::string dir = [] {
-    std::string base = std::getenv("TMPDIR") && *std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
-    std::string pattern = base + "/rocjit-kernels-XXXXXX";
+    std::error_code error;
+    const std::filesystem::path base = std::filesystem::temp_directory_path(error);  // $TMPDIR, else /tmp
+    if (error) return std::string();
+    std::string pattern = (base / "rocjit-kernels-XXXXXX").string();
     if (!mkdtemp(pattern.data())) return std::string();
     static std::string made;
     made = pattern;
