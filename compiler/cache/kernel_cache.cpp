@@ -13,6 +13,9 @@
 // directory, from the settings of the compile that asks.
 #include "cache/kernel_cache.h"
 
+#include "cache/bundle.h"
+#include "loader/compiler.h"
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -72,7 +75,7 @@ struct Header {
 uint64_t checksum(std::string_view payload) { return XXH3_64bits(payload.data(), payload.size()); }
 
 struct Counters {
-  std::atomic<uint64_t> memory_hits{0}, disk_hits{0}, misses{0}, disk_writes{0}, disk_rejected{0};
+  std::atomic<uint64_t> memory_hits{0}, disk_hits{0}, bundle_hits{0}, misses{0}, disk_writes{0}, disk_rejected{0};
 };
 Counters counters;
 
@@ -295,7 +298,7 @@ void write_entry(const std::string& dir, const std::string& key, const char* ext
 // call reports the error again.
 template <class V>
 V two_levels(Level<V>& level, const std::string& key, const char* extension, const Settings& settings,
-             const std::function<std::optional<V>(const std::string&)>& decode,
+             const cache::EntryLabel& label, const std::function<std::optional<V>(const std::string&)>& decode,
              const std::function<std::pair<V, std::string>()>& build) {
   std::optional<time_trace::Phase> lookup_phase(std::in_place, "cache lookup");
   std::promise<V> promise;
@@ -341,24 +344,41 @@ V two_levels(Level<V>& level, const std::string& key, const char* extension, con
   lookup_phase.reset();
   try {
     std::optional<V> value;
-    const std::string dir = cache::directory(settings);
-    const std::string path = dir.empty() ? std::string() : fmt::format("{}/{}{}", dir, key, extension);
-    if (!dir.empty()) {
+    // Bundles (read-only, keyed by `key` itself), then the disk cache (named by the key and this
+    // binary's identity), then the build.
+    if (!settings.bundles.empty()) {
       time_trace::Phase phase("load");
-      if (std::optional<std::string> payload = read_entry(path, key)) {
+      if (std::optional<std::string> payload = cache::bundled(key, extension, settings)) {
         value = decode(*payload);
-        if (!value) reject(path);
+        if (value) {
+          ++counters.bundle_hits;
+          time_trace::current_record_cache("bundle");
+          cache::record(settings, key, extension, label, *payload);
+        }
       }
     }
-    if (value) {
-      ++counters.disk_hits;
-      time_trace::current_record_cache("disk");
-    } else {
+    const std::string dir = value ? std::string() : cache::directory(settings);
+    const std::string name = dir.empty() ? std::string() : cache::disk_name(key);
+    const std::string path = dir.empty() ? std::string() : fmt::format("{}/{}{}", dir, name, extension);
+    if (!dir.empty()) {
+      time_trace::Phase phase("load");
+      if (std::optional<std::string> payload = read_entry(path, name)) {
+        value = decode(*payload);
+        if (!value) reject(path);
+        else {
+          ++counters.disk_hits;
+          time_trace::current_record_cache("disk");
+          cache::record(settings, key, extension, label, *payload);
+        }
+      }
+    }
+    if (!value) {
       ++counters.misses;
       time_trace::current_record_cache("miss");
       auto [built, payload] = build();
       value = std::move(built);
-      if (!dir.empty() && ensure_directory(dir)) write_entry(dir, key, extension, payload, settings.cache_max_mb << 20);
+      if (!dir.empty() && ensure_directory(dir)) write_entry(dir, name, extension, payload, settings.cache_max_mb << 20);
+      cache::record(settings, key, extension, label, payload);
     }
     promise.set_value(*value);
     return *value;
@@ -383,6 +403,7 @@ CacheStats cache_stats() {
   stats.memory_code_objects = memory.entries.size();
   stats.memory_host_kernels = lasting.entries.size();
   stats.memory_evictions = memory_evictions;
+  stats.bundle_hits = counters.bundle_hits;
   return stats;
 }
 
@@ -411,19 +432,33 @@ std::string ir_fingerprint(const ir::Kernel& kernel) {
   return hash_key(ir::print(kernel, no_locations));
 }
 
+const std::string& portable_identity() {
+  static const std::string identity =
+      fmt::format("rocjit {}|LLVM {}|cache format {}", ROCJIT_VERSION, ROCJIT_LLVM_VERSION, format_version);
+  return identity;
+}
+
+std::string disk_name(const std::string& key) { return hash_key(build_identity() + "|" + key); }
+
+std::optional<std::vector<uint8_t>> code_object_elf(const std::string& payload) {
+  CodeObject co;
+  if (!deserialize(payload, Target{}, co)) return std::nullopt;
+  return std::move(co.elf);
+}
+
 std::string key(const std::string& ir_fingerprint, const std::string& target_identity, const CompileOptions& options) {
   const std::string block = options.block ? fmt::format("{}x{}x{}", options.block->x, options.block->y, options.block->z)
                                           : std::string("any");
-  return hash_key(fmt::format("{}|{}|cov{}|O{}|block {}|{}{}{}{}", build_identity(), target_identity,
+  return hash_key(fmt::format("{}|{}|cov{}|O{}|block {}|{}{}{}{}", portable_identity(), target_identity,
                               options.code_object_version, options.opt_level, block,
                               options.bounds_check ? "checked|" : "", options.check_races ? "races|" : "",
                               options.fast_math ? "fast|" : "", ir_fingerprint));
 }
 
 CodeObject lookup_or_compile(const std::string& key, const Target& target, const Settings& settings,
-                             const std::function<CodeObject()>& compile) {
+                             const EntryLabel& label, const std::function<CodeObject()>& compile) {
   return two_levels<CodeObject>(
-      memory, key, ".rjco", settings,
+      memory, key, ".rjco", settings, label,
       [&](const std::string& payload) -> std::optional<CodeObject> {
         CodeObject co;
         if (!deserialize(payload, target, co)) return std::nullopt;
@@ -443,7 +478,8 @@ const std::string& build_identity() {
     struct stat st {};
     if (dladdr(reinterpret_cast<void*>(&build_identity), &info) && info.dli_fname && stat(info.dli_fname, &st) == 0)
       id += fmt::format("|{} bytes, modified {}.{:09}", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-    return id;
+    // The code comes from the compiler library, which may be rebuilt alone.
+    return id + "|compiler " + loader::compiler_file_identity();
   }();
   return identity;
 }
@@ -456,10 +492,11 @@ std::string hash_key(const std::string& text) {
 namespace {
 
 bool on_disk(const std::string& key, const char* extension, const Settings& settings) {
+  if (in_bundles(key, extension, settings)) return true;
   const std::string dir = directory(settings);
   if (dir.empty()) return false;
   std::error_code ignored;
-  return std::filesystem::is_regular_file(fmt::format("{}/{}{}", dir, key, extension), ignored);
+  return std::filesystem::is_regular_file(fmt::format("{}/{}{}", dir, disk_name(key), extension), ignored);
 }
 
 template <class V>
@@ -488,10 +525,10 @@ bool code_object_cached(const std::string& key, const Settings& settings) {
 }
 
 AnyValue lookup_or_build(const std::string& key, const char* extension, const Settings& settings,
-                         const std::function<AnyValue(const std::string& payload)>& decode,
+                         const EntryLabel& label, const std::function<AnyValue(const std::string& payload)>& decode,
                          const std::function<std::pair<AnyValue, std::string>()>& build) {
   return two_levels<AnyValue>(
-      lasting, key, extension, settings,
+      lasting, key, extension, settings, label,
       [&](const std::string& payload) -> std::optional<AnyValue> {
         AnyValue value = decode(payload);
         if (!value) return std::nullopt;

@@ -26,10 +26,11 @@ class AmdgpuBackend final : public Backend {
     return job.target.str() + "|" + loader::amdgpu::math_library(job.settings.device_libs);
   }
   void check(const Job& job) const override { check_amdgpu(job); }
-  CodeObject build(const Job& job) const override { return loader::compiler(why(job)).build_amdgpu(job); }
+  CodeObject build(const Job& job) const override { return loader::compiler(why(job), job.kernel.name).build_amdgpu(job); }
   // Entries are the linked code object and its metadata (`<key>.rjco`).
   CodeObject build_cached(const Job& job, const std::string& key) const override {
-    return cache::lookup_or_compile(key, job.target, job.settings, [&] { return build(job); });
+    return cache::lookup_or_compile(key, job.target, job.settings, {job.kernel.name, job.target.str()},
+                                    [&] { return build(job); });
   }
   bool cached(const Job& job, const std::string& key) const override {
     return cache::code_object_cached(key, job.settings);
@@ -61,7 +62,7 @@ class HostBackend final : public Backend {
   CodeObject build(const Job& job) const override {
     auto impl = fresh(job);
     std::string symbol, shared_object;
-    loader::compiler(why(job)).build_host(job, *impl, symbol, shared_object);
+    loader::compiler(why(job), job.kernel.name).build_host(job, *impl, symbol, shared_object);
     if (job.options.jit) load(job, symbol, shared_object, *impl);
     CodeObject co = wrap(impl);
     // The kernel keeps the texts its caller asked for; those a dump needs are in `co`.
@@ -75,7 +76,7 @@ class HostBackend final : public Backend {
   // kernel found in memory is the same loaded code, never loaded twice.
   CodeObject build_cached(const Job& job, const std::string& key) const override {
     cache::AnyValue value = cache::lookup_or_build(
-        key, ".rjho", job.settings,
+        key, ".rjho", job.settings, {job.kernel.name, job.target.str()},
         [&](const std::string& payload) -> cache::AnyValue {
           auto impl = fresh(job);
           std::optional<loader::HostEntry> d = loader::decode_host_entry(payload, *impl);
@@ -90,7 +91,7 @@ class HostBackend final : public Backend {
         [&]() -> std::pair<cache::AnyValue, std::string> {
           auto impl = fresh(job);
           std::string symbol, shared_object;
-          loader::compiler(why(job)).build_host(job, *impl, symbol, shared_object);
+          loader::compiler(why(job), job.kernel.name).build_host(job, *impl, symbol, shared_object);
           load(job, symbol, shared_object, *impl);
           std::string payload = loader::encode_host_entry(*impl, symbol, shared_object);
           return {std::move(impl), std::move(payload)};

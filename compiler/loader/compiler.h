@@ -39,11 +39,18 @@ struct CompilerInterface {
 // What librocjit and the compiler library both hold: they must be equal.
 const char* build_stamp();
 
-// The compiler, loaded on first use from Settings::compiler_library (ROCJIT_COMPILER_LIBRARY),
-// else librocjit-compiler.so next to librocjit, in the build tree, in the install prefix. Throws
+// The compiler, loaded on first use from Settings::compiler_library (ROCJIT_COMPILER_LIBRARY, then
+// only it), else librocjit-compiler.so next to librocjit, in the build tree, in the install prefix. Throws
 // CompileError naming `why` (the kernel and target, or the function that needs the compiler) and
 // where it looked when none loads, and at once under Settings::compile_never (ROCJIT_COMPILE=never).
-const CompilerInterface& compiler(const std::string& why);
+// `kernel` (when known) picks what the error says the mounted bundles hold.
+const CompilerInterface& compiler(const std::string& why, const std::string& kernel = {});
+
+// What identifies the compiler library compiler() would load, without loading it: the first
+// candidate that exists, with its size and modification time ("no compiler library" if none).
+// Part of the disk cache's file names (cache::build_identity), so a rebuilt compiler library
+// never reads entries an earlier one wrote.
+std::string compiler_file_identity();
 
 // Whether the compiler library is loaded in this process (tests, bench-compile).
 bool compiler_loaded();

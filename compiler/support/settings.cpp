@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -56,6 +57,21 @@ class Reader {
       return;
     }
     warn(fmt::format("{}='{}' is not {}; using {}", name, v, what, fallback));
+  }
+  // One of two spellings, each with what it means (the default's meaning says so): true for
+  // `second`, false for `first`, nullopt when unset. Anything else is a warning naming both, and
+  // nullopt (the default stays).
+  std::optional<bool> either(const char* name, const char* first, const char* first_means, const char* second,
+                             const char* second_means, bool second_is_default) {
+    const char* v = text(name);
+    if (!v) return std::nullopt;
+    if (std::string_view(v) == first || std::string_view(v) == second) return std::string_view(v) == second;
+    auto spelled = [](const char* word, const char* means) {
+      return *means ? fmt::format("{} ({})", word, means) : std::string(word);
+    };
+    warn(fmt::format("{}='{}' is neither {} nor {}; using {}", name, v, spelled(first, first_means),
+                     spelled(second, second_means), second_is_default ? second : first));
+    return std::nullopt;
   }
   void warn(std::string message) { warnings_.push_back(std::move(message)); }
 
@@ -134,45 +150,33 @@ Settings read_settings(const Lookup& lookup, std::vector<std::string>& warnings)
   r.string("ROCJIT_DEVICE", s.device);
   r.integer("ROCJIT_CPU_THREADS", s.cpu_threads, 1, 1024, "a thread count from 1 to 1024",
             "one per hardware thread");
-  if (const char* v = r.text("ROCJIT_CPU_TIERING")) {
-    if (std::string_view(v) == "0" || std::string_view(v) == "1")
-      s.cpu_tiering = std::string_view(v) == "1";
-    else
-      r.warn(fmt::format("ROCJIT_CPU_TIERING='{}' is neither 0 (compile each work-group shape at O3 at its first "
-                         "launch) nor 1 (tiered compilation, the default); using 1",
-                         v));
-  }
+  if (std::optional<bool> v = r.either("ROCJIT_CPU_TIERING", "0", "compile each work-group shape at O3 at its first launch",
+                                       "1", "tiered compilation, the default", true))
+    s.cpu_tiering = *v;
   r.integer("ROCJIT_DEVICE_KERNELS", s.device_kernels, 1, INT64_MAX, "a count of at least 1", "1024");
   r.integer("ROCJIT_CODE_OBJECT_VERSION", s.code_object_version, 4, 5, "a code object version (4 or 5)",
             "the HIP runtime's");
   r.string("ROCJIT_HIP_LIBRARY", s.hip_library);
   r.string("ROCJIT_SIM_LIBRARY", s.sim_library);
   r.string("ROCJIT_COMPILER_LIBRARY", s.compiler_library);
-  if (const char* v = r.text("ROCJIT_COMPILE")) {
-    if (std::string_view(v) == "never" || std::string_view(v) == "auto")
-      s.compile_never = std::string_view(v) == "never";
-    else
-      r.warn(fmt::format("ROCJIT_COMPILE='{}' is neither auto (compile what the kernel cache does not hold, the "
-                         "default) nor never; using auto",
-                         v));
-  }
+  r.string("ROCJIT_BUNDLE", s.bundles);
+  r.string("ROCJIT_BUNDLE_RECORD", s.bundle_record);
+  if (std::optional<bool> v = r.either("ROCJIT_COMPILE", "auto",
+                                       "compile what no bundle or the kernel cache holds, the default", "never", "",
+                                       false))
+    s.compile_never = *v;
   r.string("AMDSIM_PROCESSOR", s.sim_processors);
 
   if (const char* v = r.text("ROCJIT_BOUNDS_CHECK")) s.bounds_check = std::string_view(v) != "0";
   r.string("ROCJIT_DEVICE_LIBS", s.device_libs);
   r.string("ROCJIT_LLVM_ARGS", s.llvm_args);
   read_disabled_workarounds(r, s.disabled_workarounds);
-  if (const char* v = r.text("ROCJIT_MALLOC_TUNING")) {
-    if (std::string_view(v) == "1") {
-      if (std::string by = malloc_tuned_by(r); !by.empty())
-        r.warn(fmt::format("ROCJIT_MALLOC_TUNING=1 ignored: {} already tunes glibc's malloc", by));
-      else
-        s.tune_malloc = true;
-    } else if (std::string_view(v) != "0") {
-      r.warn(fmt::format("ROCJIT_MALLOC_TUNING='{}' is neither 0 (leave glibc's malloc alone, the default) nor 1 "
-                         "(tune it for compiles); using 0",
-                         v));
-    }
+  if (r.either("ROCJIT_MALLOC_TUNING", "0", "leave glibc's malloc alone, the default", "1", "tune it for compiles",
+               false) == true) {
+    if (std::string by = malloc_tuned_by(r); !by.empty())
+      r.warn(fmt::format("ROCJIT_MALLOC_TUNING=1 ignored: {} already tunes glibc's malloc", by));
+    else
+      s.tune_malloc = true;
   }
 
   if (const char* spec = r.text("ROCJIT_CHECK"))
@@ -294,6 +298,8 @@ std::vector<std::pair<const char*, std::string>> spelled(const Settings& s) {
           {"ROCJIT_HIP_LIBRARY", s.hip_library},
           {"ROCJIT_SIM_LIBRARY", s.sim_library},
           {"ROCJIT_COMPILER_LIBRARY", s.compiler_library},
+          {"ROCJIT_BUNDLE", s.bundles},
+          {"ROCJIT_BUNDLE_RECORD", s.bundle_record},
           {"ROCJIT_COMPILE", s.compile_never ? "never" : "auto"},
           {"AMDSIM_PROCESSOR", s.sim_processors},
           {"ROCJIT_BOUNDS_CHECK", flag(s.bounds_check)},

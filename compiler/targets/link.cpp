@@ -12,6 +12,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
+#include <llvm/Support/TimeProfiler.h>
 #include <llvm/Support/raw_ostream.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -106,10 +107,16 @@ std::vector<uint8_t> link(const llvm::SmallVectorImpl<char>& object, const std::
   // while no compile reads them. The link runs on a thread of its own: lld allocates its sections
   // and symbols from thread_local arenas (lld/Common/Memory.h, makeThreadLocal) that only the
   // thread's exit frees, so a link on the compiling thread kept ~2.3 KiB per kernel for the life
-  // of the process (many-kernels-20000 measures it).
+  // of the process (many-kernels-20000 measures it). Under ROCJIT_TIME_TRACE it stays on the
+  // compiling thread, whose LLVM profiler (thread-local too) records lld's events in the link phase.
   run_resetting_llvm_options([&] {
-    std::thread linker([&] { result = lld::lldMain(args, out_stream, err_stream, {{lld::Gnu, &lld::elf::link}}); });
-    linker.join();
+    auto run = [&] { result = lld::lldMain(args, out_stream, err_stream, {{lld::Gnu, &lld::elf::link}}); };
+    if (llvm::timeTraceProfilerEnabled()) {
+      run();
+    } else {
+      std::thread linker(run);
+      linker.join();
+    }
   });
   if (result.retCode != 0)
     throw CompileError(fmt::format("kernel '{}': lld failed to link the {}: {}", kernel,

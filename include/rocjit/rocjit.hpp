@@ -23,6 +23,7 @@
 /// Checks a kernel's structure and types; throws CompileError naming the kernel, the op's file:line and what is allowed.
 #pragma once
 
+#include "rocjit/compiler/bundle.hpp"
 #include "rocjit/compiler/cache.hpp"
 #include "rocjit/compiler/code_object.hpp"
 #include "rocjit/compiler/compile.hpp"

@@ -91,10 +91,16 @@ struct Settings {
   /// next to librocjit, in the build tree and in the install prefix. Read when the simulator is
   /// first loaded.
   std::string sim_library;
-  /// ROCJIT_COMPILER_LIBRARY: rocjit's compiler (librocjit-compiler.so), tried before the one
-  /// next to librocjit, in the build tree and in the install prefix. Loaded at the first compile
-  /// that the kernel cache does not answer; read then.
+  /// ROCJIT_COMPILER_LIBRARY: rocjit's compiler (librocjit-compiler.so). When set, only this path
+  /// is tried; else the one next to librocjit, in the build tree and in the install prefix. Loaded
+  /// at the first compile that no bundle or the kernel cache answers; read then.
   std::string compiler_library;
+  /// ROCJIT_BUNDLE: kernel bundles (rocjit/compiler/bundle.hpp), colon-separated paths, searched
+  /// in order ahead of the disk cache, read-only. Each is opened once per process.
+  std::string bundles;
+  /// ROCJIT_BUNDLE_RECORD: a bundle file to which every kernel the process compiles or loads
+  /// through the kernel cache is added (for the device it runs on); created if missing.
+  std::string bundle_record;
   /// ROCJIT_COMPILE=never: a compile the kernel cache does not answer is a CompileError naming the
   /// kernel and the target, and the compiler library is never loaded (deployments that must run
   /// from a warm cache only). Default (`auto`): such compiles load the compiler.

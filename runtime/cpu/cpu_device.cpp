@@ -290,6 +290,8 @@ struct CpuKernel : HostRunKernel {
       try {
         CompileOptions options;
         options.block = shape->block;
+        // Under ROCJIT_COMPILE=never only a bundled or cached O3 kernel can replace the O1 one.
+        options.cached_only = support::current_settings()->compile_never;
         better = compile(ir, Target::host(), options).host;
       } catch (const std::exception& e) {  // keep running the O1 kernel
         ++tier_ups_failed;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rocjit/support/library_search.h"
 #include "rocjit/support/settings.h"
 #include "rocjit/compiler/error.hpp"
 
@@ -61,15 +62,6 @@ bool open_first(Api& api, const std::vector<std::string>& candidates, std::strin
   return true;
 }
 
-// The directory of the library this code is in (librocjit.so), with a trailing '/'.
-std::string own_directory() {
-  Dl_info info{};
-  if (!dladdr(reinterpret_cast<void*>(&own_directory), &info) || !info.dli_fname) return {};
-  std::string_view path = info.dli_fname;
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash + 1));
-}
-
 }  // namespace
 
 const Api* load(std::string& why) {
@@ -97,17 +89,15 @@ const Api* load_simulator(std::string& why) {
   static Api& api = *new Api;
   static std::string failure;
   static bool loaded = [] {
-    std::vector<std::string> candidates;
-    if (std::string path = support::current_settings()->sim_library; !path.empty()) candidates.push_back(path);
-    // Next to librocjit.so first: in a build tree that is the build tree's lib/, and an installed
-    // librocjit must not pick up the simulator of the tree it was built in.
-    if (std::string dir = own_directory(); !dir.empty()) candidates.push_back(dir + "libamdsim-hip.so");
-#ifdef ROCJIT_SIM_BUILD_LIBRARY
-    candidates.push_back(ROCJIT_SIM_BUILD_LIBRARY);
+#ifndef ROCJIT_SIM_BUILD_LIBRARY
+#define ROCJIT_SIM_BUILD_LIBRARY nullptr
 #endif
-#ifdef ROCJIT_SIM_INSTALL_LIBRARY
-    candidates.push_back(ROCJIT_SIM_INSTALL_LIBRARY);
+#ifndef ROCJIT_SIM_INSTALL_LIBRARY
+#define ROCJIT_SIM_INSTALL_LIBRARY nullptr
 #endif
+    const std::vector<std::string> candidates =
+        support::own_library_candidates(support::current_settings()->sim_library, false, "libamdsim-hip.so",
+                                        ROCJIT_SIM_BUILD_LIBRARY, ROCJIT_SIM_INSTALL_LIBRARY);
     if (open_first(api, candidates, failure)) return true;
     failure = "the AMDGPU simulator library libamdsim-hip.so was " + failure +
               "; build the amdsim-hip target or set ROCJIT_SIM_LIBRARY";

@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 
+#include "rocjit/compiler/bundle.hpp"
 #include "rocjit/compiler/compile.hpp"
 #include "rocjit/compiler/error.hpp"
 #include "src/backend.hpp"
@@ -180,6 +181,15 @@ Module load_code_object(std::vector<uint8_t> elf, const Device& device, const st
     throw DeviceError(fmt::format("load_code_object({}): device '{}' runs rocjit's IR, not AMDGPU code objects; load "
                                   "it on a HIP device (hip:N) or the simulator (sim:<processor>)",
                                   source, d.id()));
+  if (bundle::is_fat_binary(elf.data(), elf.size())) {
+    // A clang-offload-bundler fat binary (hipcc's, or rocjit::bundle::fat_binary's): the entry
+    // for this device's processor.
+    try {
+      elf = bundle::fat_binary_entry(elf.data(), elf.size(), d.processor());
+    } catch (const Error& e) {
+      throw DeviceError(fmt::format("load_code_object({}): {}", source, e.what()));
+    }
+  }
   CodeObject co;
   try {
     co = read_code_object(std::move(elf));

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <numeric>
 
 #include "e2e.hpp"
@@ -84,4 +86,38 @@ TEST_CASE("prebuilt code objects: a clang-compiled OpenCL C kernel runs with che
   CHECK_THROWS_WITH(load_code_object_file(object_for(other), d),
                     Contains("is for " + other) && Contains("is " + d.processor()));
   CHECK_THROWS_WITH(load_code_object_file("/nonexistent/k.hsaco", d), Contains("cannot open '/nonexistent/k.hsaco'"));
+}
+
+TEST_CASE("prebuilt code objects: a fat binary loads the entry for the device's processor") {
+  const Device d = test_device();
+  if (d.kind() == "cpu" || d.kind() == "interp") return;  // no code objects there (above)
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> objects;
+  for (const char* processor : {"gfx90a", "gfx942", "gfx1100"}) {
+    std::ifstream in(object_for(processor), std::ios::binary);
+    if (in) objects.emplace_back(processor, std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {}));
+  }
+  const bool present = std::any_of(objects.begin(), objects.end(), [&](const auto& o) { return o.first == d.processor(); });
+  if (!present) {
+    WARN("no prebuilt object for " << d.processor());
+    return;
+  }
+  const std::vector<uint8_t> fat = bundle::fat_binary_of(objects);
+  Module m = load_code_object(fat, d, "the fat binary");
+  CHECK(m.code().target.processor == d.processor());
+  PrebuiltKernel saxpy = m.kernel("saxpy");
+  const int n = 300;
+  std::vector<float> xs(n), ones(n, 1.0f);
+  std::iota(xs.begin(), xs.end(), 0.0f);
+  auto x = to_device(xs), y = to_device(ones);
+  saxpy[{{(n + 63) / 64}, {64}}](3.0f, x, y, n);
+  HostArray<float> h = y.copy_to_host();
+  for (int i = 0; i < n; ++i) REQUIRE(h(i) == 3.0f * i + 1.0f);
+
+  // Without an entry for this processor: an error listing what the fat binary holds.
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> others;
+  for (auto& o : objects)
+    if (o.first != d.processor()) others.push_back(o);
+  CHECK_THROWS_WITH(load_code_object(bundle::fat_binary_of(others), d, "the fat binary"),
+                    Contains("the fat binary") && Contains("no code object for " + d.processor()) &&
+                        Contains("host-x86_64-unknown-linux-gnu-"));
 }

@@ -29,6 +29,7 @@
 using namespace rocjit;
 namespace fs = std::filesystem;
 using rocjit::testing::ChildEnvironment;
+using rocjit::testing::LogCapture;
 using rocjit::testing::ScopedSettings;
 using rocjit::testing::TemporaryCache;
 
@@ -40,6 +41,8 @@ CacheStats delta(const CacheStats& before) {
                     now.misses - before.misses, now.disk_writes - before.disk_writes,
                     now.disk_rejected - before.disk_rejected};
 }
+
+uint64_t bundle_hits_since(const CacheStats& before) { return cache_stats().bundle_hits - before.bundle_hits; }
 
 }  // namespace
 
@@ -824,7 +827,185 @@ TEST_CASE("ROCJIT_COMPILE=never: cached kernels still load; a kernel the cache l
   } catch (const CompileError& e) {
     CHECK_THAT(e.what(), Catch::Contains("kernel 'reduce' for amdgpu:gfx942"));
     CHECK_THAT(e.what(), Catch::Contains("ROCJIT_COMPILE=never"));
+    CHECK_THAT(e.what(), Catch::Contains("no bundle is mounted (ROCJIT_BUNDLE)"));
   }
   CHECK_THROWS_WITH(compile_host(samples::reduce().ir()),
-                    Catch::Contains("kernel 'reduce' for host") && Catch::Contains("not in the kernel cache"));
+                    Catch::Contains("kernel 'reduce' for host") && Catch::Contains("not in a bundle or the kernel cache"));
+}
+
+namespace {
+
+// A bundle file in a fresh directory, removed afterwards.
+struct TemporaryBundle {
+  std::string dir = [] {
+    char pattern[] = "/tmp/rocjit-bundle-test-XXXXXX";
+    return std::string(mkdtemp(pattern));
+  }();
+  std::string path = dir + "/kernels.rjb";
+  ~TemporaryBundle() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+};
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+}  // namespace
+
+TEST_CASE("bundles: a recorded bundle serves compiles without the disk cache, under ROCJIT_COMPILE=never") {
+  TemporaryBundle bundle;
+  CodeObject recorded;
+  {
+    TemporaryCache cache;
+    ScopedSettings record([&](Settings& s) { s.bundle_record = bundle.path; });
+    recorded = compile(samples::saxpy(), Target::amdgpu("gfx90a"));
+    compile_host(samples::saxpy().ir());
+    compile(samples::saxpy(), Target::amdgpu("gfx90a"));  // a memory hit: recorded once
+    clear_memory_cache();
+    compile(samples::saxpy(), Target::amdgpu("gfx90a"));  // a disk hit: recorded once
+  }
+  std::vector<bundle::Entry> entries = bundle::list(bundle.path);
+  REQUIRE(entries.size() == 2);
+  CHECK(entries[0].kernel == "saxpy");
+  CHECK(entries[0].target == "amdgpu:gfx90a");
+  CHECK_FALSE(entries[0].host);
+  CHECK(entries[1].target == "host");
+  CHECK(entries[1].host);
+  CHECK(entries[0].key.size() == 32);
+
+  TemporaryCache empty;  // nothing on disk, nothing in memory
+  ScopedSettings mounted([&](Settings& s) {
+    s.bundles = "/nonexistent/first.rjb:" + bundle.path;
+    s.compile_never = true;
+  });
+  LogCapture log;
+  const CacheStats before = cache_stats();
+  CodeObject co = compile(samples::saxpy(), Target::amdgpu("gfx90a"));
+  CHECK(co.elf == recorded.elf);
+  HostKernel host = compile_host(samples::saxpy().ir());
+  CHECK(host.entry() != nullptr);
+  CHECK(bundle_hits_since(before) == 2);
+  CHECK(delta(before).misses == 0);
+  CHECK(delta(before).disk_writes == 0);  // bundle hits are not copied into the disk cache
+  CHECK(log.has(LogLevel::warning, "/nonexistent/first.rjb"));
+  try {
+    compile(samples::saxpy(), Target::amdgpu("gfx942"));
+    FAIL("compiled under ROCJIT_COMPILE=never");
+  } catch (const CompileError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("kernel 'saxpy' for amdgpu:gfx942"));
+    CHECK_THAT(e.what(), Catch::Contains("holds kernel 'saxpy' for amdgpu:gfx90a, host"));
+    CHECK_THAT(e.what(), Catch::Contains("'/nonexistent/first.rjb' is not used"));
+  }
+  CHECK_THROWS_WITH(compile(samples::reduce(), Target::amdgpu("gfx90a")),
+                    Catch::Contains("kernel 'reduce' for amdgpu:gfx90a") &&
+                        Catch::Contains("holds no kernel 'reduce' (2 entries)"));
+}
+
+TEST_CASE("bundles: merge, list and fat binaries; damaged and foreign bundles are refused with their name") {
+  TemporaryBundle a, b;
+  CodeObject gfx90a, gfx942;
+  {
+    TemporaryCache cache;
+    ScopedSettings record([&](Settings& s) { s.bundle_record = a.path; });
+    gfx90a = compile(samples::saxpy(), Target::amdgpu("gfx90a"));
+    compile(samples::reduce(), Target::amdgpu("gfx90a"));
+  }
+  {
+    TemporaryCache cache;
+    ScopedSettings record([&](Settings& s) { s.bundle_record = b.path; });
+    gfx942 = compile(samples::saxpy(), Target::amdgpu("gfx942"));
+    compile(samples::saxpy(), Target::amdgpu("gfx90a"));  // also in a: merged once
+  }
+  const std::string merged = a.dir + "/merged.rjb";
+  bundle::merge(merged, {a.path, b.path});
+  std::vector<bundle::Entry> entries = bundle::list(merged);
+  REQUIRE(entries.size() == 3);
+  CHECK(entries[2].target == "amdgpu:gfx942");
+
+  // The fat binary of saxpy: one entry per processor, each the code object compiled for it.
+  std::vector<uint8_t> fat = bundle::fat_binary(merged, "saxpy");
+  CHECK(bundle::is_fat_binary(fat.data(), fat.size()));
+  CHECK(std::string(fat.begin(), fat.begin() + 24) == "__CLANG_OFFLOAD_BUNDLE__");
+  CHECK(bundle::fat_binary_entry(fat.data(), fat.size(), "gfx90a") == gfx90a.elf);
+  CHECK(bundle::fat_binary_entry(fat.data(), fat.size(), "gfx942") == gfx942.elf);
+  CHECK_THROWS_WITH(bundle::fat_binary_entry(fat.data(), fat.size(), "gfx1100"),
+                    Catch::Contains("no code object for gfx1100") &&
+                        Catch::Contains("hipv4-amdgcn-amd-amdhsa--gfx90a") &&
+                        Catch::Contains("host-x86_64-unknown-linux-gnu-"));
+  CHECK_THROWS_WITH(bundle::fat_binary(merged, "transpose"),
+                    Catch::Contains("holds no AMDGPU code object of kernel 'transpose'") &&
+                        Catch::Contains("reduce, saxpy"));
+  CHECK_THROWS_WITH(bundle::fat_binary_entry(gfx90a.elf.data(), gfx90a.elf.size(), "gfx90a"),
+                    Catch::Contains("not a clang-offload-bundler fat binary"));
+  // The fat binary read back by load_code_object's path lies outside the image when truncated.
+  std::vector<uint8_t> cut(fat.begin(), fat.begin() + static_cast<long>(fat.size() / 2));
+  CHECK_THROWS_WITH(bundle::fat_binary_entry(cut.data(), cut.size(), "gfx942"), Catch::Contains("outside the image"));
+
+  // Not a bundle; truncated; one payload byte changed; written by another rocjit.
+  const std::string bytes = file_bytes(merged);
+  const std::string junk = a.dir + "/junk.rjb", truncated = a.dir + "/truncated.rjb",
+                    damaged = a.dir + "/damaged.rjb", foreign = a.dir + "/foreign.rjb";
+  write_bytes(junk, "hello");
+  write_bytes(truncated, bytes.substr(0, bytes.size() - 10));
+  std::string flipped = bytes;
+  flipped[flipped.size() - 100] ^= 0x20;
+  write_bytes(damaged, flipped);
+  std::string other = bytes;
+  other[12 + 4 + 7] ^= 1;  // a character of the identity ("rocjit <version>|...")
+  write_bytes(foreign, other);
+  CHECK_THROWS_WITH(bundle::list(junk), Catch::Contains(junk) && Catch::Contains("not a rocjit kernel bundle"));
+  CHECK_THROWS_WITH(bundle::list(truncated), Catch::Contains(truncated) && Catch::Contains("truncated"));
+  CHECK_THROWS_WITH(bundle::list(foreign), Catch::Contains(foreign) && Catch::Contains("written by"));
+  CHECK_THROWS_WITH(bundle::list(a.dir + "/none.rjb"), Catch::Contains("cannot open"));
+  CHECK_THROWS_WITH(bundle::merge(a.dir + "/out.rjb", {damaged}), Catch::Contains("corrupt"));
+
+  // Mounted, the damaged entry (the last one: saxpy for gfx942) is skipped with a warning and
+  // compiled afresh; the others still serve.
+  TemporaryCache cache;
+  LogCapture log;
+  ScopedSettings mounted([&](Settings& s) { s.bundles = damaged; });
+  const CacheStats before = cache_stats();
+  CHECK(compile(samples::saxpy(), Target::amdgpu("gfx942")).elf == gfx942.elf);
+  CHECK(log.has(LogLevel::warning, "is corrupt; not used"));
+  CHECK(compile(samples::saxpy(), Target::amdgpu("gfx90a")).elf == gfx90a.elf);
+  CHECK(bundle_hits_since(before) == 1);
+  CHECK(delta(before).misses == 1);
+}
+
+TEST_CASE("the disk cache's entries belong to one compiler library: another one (rebuilt, or elsewhere) does not read them") {
+  TemporaryCache cache;
+  const fs::path library = fs::path(ROCJIT_CACHE_FILLER).parent_path().parent_path() / "lib" / "librocjit-compiler.so";
+  REQUIRE(fs::exists(library));
+  const fs::path other = fs::path(cache.dir).parent_path() / "elsewhere" / "librocjit-compiler.so";
+  fs::create_directories(other.parent_path());
+  fs::create_symlink(library, other);  // the same file under another name: a different library to the cache
+  auto fill = [&](const fs::path& compiler) {
+    ChildEnvironment env = cache.child_environment();
+    env.set("ROCJIT_COMPILER_LIBRARY", compiler.string());
+    const std::string stats = (fs::path(cache.dir).parent_path() / "stats.txt").string();
+    pid_t pid = 0;
+    char mode[] = "host";
+    std::string file = stats;
+    char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), mode, file.data(), nullptr};
+    REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, env.data()) == 0);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    std::ifstream in(stats);
+    uint64_t memory = 0, disk = 0, misses = 0, rejected = 0;
+    in >> memory >> disk >> misses >> rejected;
+    return std::make_pair(disk, misses);
+  };
+  CHECK(fill(library) == std::make_pair(uint64_t(0), uint64_t(7)));
+  CHECK(fill(library) == std::make_pair(uint64_t(7), uint64_t(0)));
+  CHECK(fill(other) == std::make_pair(uint64_t(0), uint64_t(7)));
+  CHECK(fill(other) == std::make_pair(uint64_t(7), uint64_t(0)));
 }

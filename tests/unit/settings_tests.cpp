@@ -62,6 +62,8 @@ TEST_CASE("settings: each variable sets its field") {
       {"ROCJIT_HIP_LIBRARY", "/opt/hip/libamdhip64.so"},
       {"ROCJIT_SIM_LIBRARY", "/tmp/libamdsim-hip.so"},
       {"ROCJIT_COMPILER_LIBRARY", "/opt/rocjit/librocjit-compiler.so"},
+      {"ROCJIT_BUNDLE", "/opt/app/a.rjb:b.rjb"},
+      {"ROCJIT_BUNDLE_RECORD", "rec.rjb"},
       {"ROCJIT_COMPILE", "never"},
       {"AMDSIM_PROCESSOR", "gfx90a,gfx1100"},
       {"ROCJIT_BOUNDS_CHECK", "1"},
@@ -89,6 +91,8 @@ TEST_CASE("settings: each variable sets its field") {
   CHECK(s.hip_library == "/opt/hip/libamdhip64.so");
   CHECK(s.sim_library == "/tmp/libamdsim-hip.so");
   CHECK(s.compiler_library == "/opt/rocjit/librocjit-compiler.so");
+  CHECK(s.bundles == "/opt/app/a.rjb:b.rjb");
+  CHECK(s.bundle_record == "rec.rjb");
   CHECK(s.compile_never);
   CHECK(s.sim_processors == "gfx90a,gfx1100");
   CHECK(s.bounds_check);
@@ -153,7 +157,7 @@ TEST_CASE("settings: a value that cannot be used is a warning through the log ha
       {"ROCJIT_TIME_TRACE_GRANULARITY_US", "-1", "is not a number of microseconds; using 500"},
       {"ROCJIT_LOG_LEVEL", "loud", "is not error, warning, info or debug; using info"},
       {"ROCJIT_MMA_MODEL", "native", "is not fma_chain, cdna2, cdna3 or a processor; using cdna3"},
-      {"ROCJIT_COMPILE", "sometimes", "is neither auto (compile what the kernel cache does not hold, the default) nor never; using auto"},
+      {"ROCJIT_COMPILE", "sometimes", "is neither auto (compile what no bundle or the kernel cache holds, the default) nor never; using auto"},
   };
   for (const Bad& b : bad) {
     INFO(b.name << "=" << b.value);

@@ -30,10 +30,15 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "amdsim/amdsim.hpp"
+
+#include <llvm/Object/OffloadBundle.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 #define AMDSIM_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -307,6 +312,53 @@ hipError_t submit(hipStream_t stream, ihipStream_t::Operation op) {
 
 bool device_range(const void* p, size_t bytes) {
   return state().memory.contains(reinterpret_cast<uint64_t>(p), std::max<size_t>(bytes, 1));
+}
+
+constexpr std::string_view offload_bundle_magic = "__CLANG_OFFLOAD_BUNDLE__";
+
+bool is_offload_bundle(const void* image) {
+  return image && std::memcmp(image, offload_bundle_magic.data(), offload_bundle_magic.size()) == 0;
+}
+
+// The code object for `processor` in a clang-offload-bundler fat binary (uncompressed; its entries
+// read by LLVM's OffloadBundleFatBin), or null with `why`. The image's extent is the end of its
+// furthest entry, found from the header first (hipModuleLoadData is given no size).
+const void* offload_bundle_entry(const uint8_t* p, const std::string& processor, std::string& why) {
+  auto u64 = [&](size_t off) { uint64_t v; std::memcpy(&v, p + off, 8); return v; };
+  constexpr uint64_t kLimit = uint64_t(1) << 32;
+  const uint64_t count = u64(offload_bundle_magic.size());
+  uint64_t at = offload_bundle_magic.size() + 8, end = at;
+  if (count > 4096) {
+    why = "the fat binary's entry count is implausible";
+    return nullptr;
+  }
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t offset = u64(at), size = u64(at + 8), id = u64(at + 16);
+    if (offset > kLimit || size > kLimit || id > 4096) {
+      why = "the fat binary's header is malformed";
+      return nullptr;
+    }
+    at += 24 + id;
+    end = std::max({end, at, offset + size});
+  }
+  llvm::MemoryBufferRef buffer(llvm::StringRef(reinterpret_cast<const char*>(p), end), "hipModuleLoadData image");
+  auto fat = llvm::object::OffloadBundleFatBin::create(buffer, 0, "hipModuleLoadData image");
+  if (!fat) {
+    why = "not a readable fat binary: " + llvm::toString(fat.takeError());
+    return nullptr;
+  }
+  std::string ids;
+  for (const llvm::object::OffloadBundleEntry& e : (*fat)->getEntries()) {
+    ids += (ids.empty() ? "" : ", ") + e.ID;
+    // "hipv4-amdgcn-amd-amdhsa--gfx90a[:sramecc+:xnack-]": the target id after the triple.
+    const size_t triple = e.ID.find("amdgcn-amd-amdhsa-");
+    const size_t dash = triple == std::string::npos ? std::string::npos : e.ID.find('-', triple + 18);
+    if (dash == std::string::npos || e.Size == 0) continue;
+    const std::string target_id = e.ID.substr(dash + 1);
+    if (target_id.substr(0, target_id.find(':')) == processor) return p + e.Offset;
+  }
+  why = "the fat binary has no code object for " + processor + " (entries: " + (ids.empty() ? "none" : ids) + ")";
+  return nullptr;
 }
 
 size_t elf_size(const uint8_t* p, std::string& why) {
@@ -839,6 +891,11 @@ AMDSIM_EXPORT hipError_t hipModuleLoadData(hipModule_t* module, const void* imag
   AMDSIM_INIT();
   if (!module) return hipErrorInvalidValue;
   std::string why;
+  if (is_offload_bundle(image)) {
+    // A fat binary, as HIP's runtime takes: its entry for this device's processor.
+    image = offload_bundle_entry(static_cast<const uint8_t*>(image), device(current_device).processor.name, why);
+    if (!image) return fail(hipErrorNoBinaryForGpu, "amdsim-hip: hipModuleLoadData: " + why);
+  }
   size_t size = elf_size(static_cast<const uint8_t*>(image), why);
   if (size == 0) return fail(hipErrorInvalidImage, "amdsim-hip: hipModuleLoadData: " + why);
   auto m = std::make_unique<ihipModule_t>();

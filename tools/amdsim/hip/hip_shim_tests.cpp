@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "rocjit/compiler/bundle.hpp"
 #include "sample_kernels.hpp"
 
 extern "C" const char* amdsimLastError();
@@ -344,4 +345,22 @@ TEST_CASE("race checking: a launch with findings fails with the report, or keeps
   HIP_OK(launch(k, b, 1.0f, nullptr));
   CHECK(b.result() == b.expected(1.0f, 1));
   amdsimSetLaunchChecks(0);
+}
+
+TEST_CASE("modules: a clang-offload-bundler fat binary loads the entry for the simulated processor") {
+  HIP_OK(hipInit(0));
+  const std::string mine = processor(), other = mine == "gfx942" ? "gfx90a" : "gfx942";
+  const rocjit::CodeObject code = rocjit::compile(rocjit::samples::saxpy().ir(), rocjit::Target::amdgpu(mine));
+  const rocjit::CodeObject foreign = rocjit::compile(rocjit::samples::saxpy().ir(), rocjit::Target::amdgpu(other));
+  // The wrong processor's code object first: picking by position would load it and fail.
+  const std::vector<uint8_t> fat = rocjit::bundle::fat_binary_of({{other, foreign.elf}, {mine, code.elf}});
+  hipModule_t m = nullptr;
+  HIP_OK(hipModuleLoadData(&m, fat.data()));
+  hipFunction_t f = nullptr;
+  HIP_OK(hipModuleGetFunction(&f, m, "saxpy"));
+  HIP_OK(hipModuleUnload(m));
+
+  const std::vector<uint8_t> without = rocjit::bundle::fat_binary_of({{other, foreign.elf}});
+  CHECK(hipModuleLoadData(&m, without.data()) == hipErrorNoBinaryForGpu);
+  CHECK_THAT(amdsimLastError(), Contains("no code object for " + mine) && Contains("hipv4-amdgcn-amd-amdhsa--" + other));
 }

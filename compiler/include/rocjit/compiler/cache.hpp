@@ -26,6 +26,8 @@ struct CacheStats {
   uint64_t memory_host_kernels = 0;
   /// Entries the memory level has forgotten so far (least recently used first).
   uint64_t memory_evictions = 0;
+  /// Compiles answered from a mounted bundle (Settings::bundles, ROCJIT_BUNDLE).
+  uint64_t bundle_hits = 0;
 };
 
 /// The cache's counters and sizes now.

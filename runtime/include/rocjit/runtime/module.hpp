@@ -46,7 +46,9 @@ class Module {
 };
 
 /// Loads an AMDGPU code object (the bytes of an .hsaco / .co file) on `device` (default: the
-/// default device), which must be a HIP or simulator device of the object's processor. `source`
+/// default device), which must be a HIP or simulator device of the object's processor. A
+/// clang-offload-bundler fat binary (hipcc's, rocjit::bundle::fat_binary's) gives the entry for the
+/// device's processor; a fat binary without one is a DeviceError listing its entries. `source`
 /// names it in messages. Not an AMDGPU code object, another processor, or a device that cannot run
 /// AMDGPU code (cpu, interp) is a DeviceError.
 Module load_code_object(std::vector<uint8_t> elf, const Device& device = {}, const std::string& source = "bytes");
