@@ -1,11 +1,12 @@
 // CPU backend throughput: each sample kernel on rocjit's host JIT next to the same algorithm as
 // a plain C++ loop over the same number of threads and the same kernel in OpenCL C on PoCL.
-//   build/bin/bench-cpu [--repeat=N] [--quick] [--any-shape] [--check=races]
+//   build/bin/bench-cpu [--repeat=N] [--quick] [--any-shape] [--check=races] [--only=kernel,...]
 // --any-shape compiles the kernels for any work-group shape (read at launch) instead of the one
 // they are launched with, to see what shape specialisation is worth. --check=races compiles them
 // with the race checker (CompileOptions::check_races): the rocjit column is then the checked
 // run, and a finding fails the row (the samples are race-free).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -563,7 +564,7 @@ Row bench_jacobi(int rows, int cols, Pocl& pocl) {
   return row;
 }
 
-constexpr const char* row_format = "{:<12} {:<16} {:<20} {:>10} {:>10} {:>10} {:>11} {:>12}\n";
+constexpr const char* row_format = "{:<13} {:<16} {:<20} {:>10} {:>10} {:>10} {:>11} {:>12}\n";
 
 // ---- Barrier-heavy kernels (issue goal: each within 3x of the plain C++ loop) ------------------
 // Kernels whose work between barriers is a step or two: a barrier per tree level, per scan step,
@@ -654,6 +655,112 @@ Kernel tile_stencil_kernel() {
   }, {.max_block_size = 256});
 }
 
+// ---- Wave-heavy kernels (issue 38: each within 3x of the same algorithm in plain C++) ----------
+// A decoupled look-back scan (single pass, as CUB and rocPRIM do it; tests/e2e/lookback_scan.hpp's
+// look-back, with the group's scan done by wave scans) and one pass of an LSD radix sort (4-bit
+// digits: ranks from wave ballots and popcounts, the digit counts scanned by the look-back scan,
+// then a scatter). The C++ baselines run the same algorithms on as many std::threads, taking
+// blocks in ascending chunks as rocjit's worker pool takes work-groups.
+
+constexpr int radix_bits = 4, radix_buckets = 1 << radix_bits;
+
+// y = inclusive scan of x. Per group: wave scans, a wave scan of the waves' totals, then work-item
+// 0 publishes the group's aggregate (flag 1), looks back over lower groups and publishes its
+// inclusive prefix (flag 2). `flag` must be zero before a launch.
+Kernel lookback_kernel() {
+  return kernel("lookback_scan", [](Array<int32_t> x, Array<int32_t> y, Array<int32_t> aggregate,
+                                    Array<int32_t> inclusive, Array<uint32_t> flag) {
+    auto wave_totals = shared::array<int32_t>({heavy_block / 32}, "wave_totals");
+    auto prefix = shared::array<int32_t>({1}, "prefix");
+    Int t = local_id(0), g = group_id(0), i = global_id(0), n = x.shape(0);
+    Var<int32_t> v = 0;
+    If(i < n, [&] { v = x(i); });
+    Int scanned = wave::inclusive_scan_add(v);
+    Int wave = t / wave_size();
+    If(lane_id() == wave_size() - 1, [&] { wave_totals(wave) = scanned; });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Int waves = dsl::local_size(0) / wave_size();
+    Var<int32_t> total = 0;
+    If(lane_id() < waves, [&] { total = wave_totals(lane_id()); });
+    Int offset = wave::broadcast(wave::exclusive_scan_add(total), wave);
+    Int block_total = wave::reduce_add(total);
+    If(t == 0, [&] {
+      aggregate(g) = block_total;
+      atomic::store(flag, g, 1u, memory_order::release);
+      Var<int32_t> before = 0;
+      Var<int32_t> p = g - 1;
+      While([&] { return p >= 0; }, [&] {
+        Var<uint32_t> f = 0u;
+        While([&] { return f == 0u; }, [&] { f = atomic::load(flag, p, memory_order::acquire); });
+        If(f == 2u, [&] {
+          before += inclusive(p);
+          p = -1;
+        }).Else([&] {
+          before += aggregate(p);
+          p = p - 1;
+        });
+      });
+      inclusive(g) = before + block_total;
+      atomic::store(flag, g, 2u, memory_order::release);
+      prefix(0) = before;
+    });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(i < n, [&] { y(i) = prefix(0) + offset + scanned; });
+  }, {.max_block_size = heavy_block});
+}
+
+// Radix pass, step 1: each key's rank among the keys of its group with the same digit (wave
+// ballots give the lanes with my digit, a popcount below my lane my rank in the wave, per-wave
+// counts in shared memory the rest), and the group's count of each digit at
+// counts(digit * groups + group).
+Kernel radix_rank_kernel() {
+  return kernel("radix_rank", [](Array<uint32_t> keys, Array<int32_t> ranks, Array<int32_t> counts, Int shift) {
+    auto wave_counts = shared::array<int32_t>({heavy_block / 32 * radix_buckets}, "wave_counts");
+    Int t = local_id(0), g = group_id(0), i = global_id(0), n = keys.shape(0), groups = num_groups(0);
+    Int waves = dsl::local_size(0) / wave_size();
+    Int wave = t / wave_size();
+    For(t, waves * radix_buckets, dsl::local_size(0), [&](Int c) { wave_counts(c) = 0; });
+    Var<uint32_t> key = 0u;
+    If(i < n, [&] { key = keys(i); });
+    Int digit = cast<int32_t>((key >> cast<uint32_t>(shift)) & uint32_t{radix_buckets - 1});
+    Var<uint64_t> same = wave::ballot(i < n);
+    for (int b = 0; b < radix_bits; ++b) {  // unrolled while tracing: one ballot per digit bit
+      Bool set = ((digit >> b) & 1) == 1;
+      ULong bits = wave::ballot(set);
+      same = same & select(set, bits, ~bits);
+    }
+    ULong below = (uint64_t{1} << cast<uint64_t>(lane_id())) - uint64_t{1};
+    Int rank = cast<int32_t>(popcount(same & below));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(i < n && rank == 0, [&] { wave_counts(wave * radix_buckets + digit) = cast<int32_t>(popcount(same)); });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(i < n, [&] {
+      Var<int32_t> offset = 0;
+      For(0, wave, 1, [&](Int w) { offset += wave_counts(w * radix_buckets + digit); });
+      ranks(i) = offset + rank;
+    });
+    If(t < radix_buckets, [&] {
+      Var<int32_t> sum = 0;
+      For(0, waves, 1, [&](Int w) { sum += wave_counts(w * radix_buckets + t); });
+      counts(t * groups + g) = sum;
+    });
+  }, {.max_block_size = heavy_block});
+}
+
+// Radix pass, step 3: out(exclusive start of (digit, group) + rank) = key, where `starts` is the
+// inclusive scan of counts.
+Kernel radix_scatter_kernel() {
+  return kernel("radix_scatter", [](Array<uint32_t> keys, Array<int32_t> ranks, Array<int32_t> counts,
+                                    Array<int32_t> starts, Array<uint32_t> out, Int shift) {
+    Int i = global_id(0), g = group_id(0), groups = num_groups(0);
+    If(i < keys.shape(0), [&] {
+      UInt key = keys(i);
+      Int c = cast<int32_t>((key >> cast<uint32_t>(shift)) & uint32_t{radix_buckets - 1}) * groups + g;
+      out(starts(c) - counts(c) + ranks(i)) = key;
+    });
+  }, {.max_block_size = heavy_block});
+}
+
 Row bench_block_scan(int n, Pocl& pocl) {
   Dim3 grid{ceil_div(n, heavy_block)}, block{heavy_block};
   const int groups = int(grid.x);
@@ -742,6 +849,135 @@ Row bench_tile_stencil(int rows, int cols, Pocl& pocl) {
   return row;
 }
 
+// The C++ look-back scan: blocks of heavy_block, taken in ascending chunks by each thread (as
+// run_host hands out work-groups); per block a sequential scan, the aggregate published (flag 1),
+// the look-back, the inclusive prefix published (flag 2), the prefix added.
+void cxx_lookback_scan(const int32_t* x, int32_t* y, int64_t n, int32_t* aggregate, int32_t* inclusive,
+                       uint32_t* flag) {
+  const int64_t blocks = ceil_div(n, heavy_block);
+  const unsigned count = host_thread_count();
+  const int64_t chunk = std::max<int64_t>(1, blocks / (int64_t(count) * 8));
+  std::atomic<int64_t> next{0};
+  auto work = [&] {
+    for (int64_t begin = next.fetch_add(chunk); begin < blocks; begin = next.fetch_add(chunk))
+      for (int64_t g = begin; g < std::min(blocks, begin + chunk); ++g) {
+        const int64_t first = g * heavy_block, last = std::min<int64_t>(n, first + heavy_block);
+        int32_t sum = 0;
+        for (int64_t i = first; i < last; ++i) y[i] = sum += x[i];
+        aggregate[g] = sum;
+        std::atomic_ref<uint32_t>(flag[g]).store(1, std::memory_order_release);
+        int32_t before = 0;
+        for (int64_t p = g - 1; p >= 0;) {
+          uint32_t f;
+          while ((f = std::atomic_ref<uint32_t>(flag[p]).load(std::memory_order_acquire)) == 0) {
+          }
+          if (f == 2) {
+            before += inclusive[p];
+            break;
+          }
+          before += aggregate[p--];
+        }
+        inclusive[g] = before + sum;
+        std::atomic_ref<uint32_t>(flag[g]).store(2, std::memory_order_release);
+        for (int64_t i = first; i < last; ++i) y[i] += before;
+      }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < count; ++t) threads.emplace_back(work);
+  for (auto& thread : threads) thread.join();
+}
+
+// The look-back scan's per-block bookkeeping, for rocjit and C++ alike.
+struct LookbackState {
+  explicit LookbackState(int64_t n) : aggregate(ceil_div(n, heavy_block)), inclusive(aggregate.size()), flag(aggregate.size()) {}
+  void reset() { std::fill(flag.begin(), flag.end(), 0u); }
+  std::vector<int32_t> aggregate, inclusive;
+  std::vector<uint32_t> flag;
+};
+
+Row bench_lookback_scan(int n) {
+  Dim3 grid{ceil_div(n, heavy_block)}, block{heavy_block};
+  Row row{"lookback-scan", fmt::format("n={}", n), launch_text(grid, block)};
+  std::vector<int32_t> in(n), reference(n), out(n);
+  for (int i = 0; i < n; ++i) in[i] = (i * 37 + i / 1000) % 201 - 100;
+  LookbackState cxx(n), jit(n);
+  row.cxx = measure([&] {
+    cxx_lookback_scan(in.data(), reference.data(), n, cxx.aggregate.data(), cxx.inclusive.data(), cxx.flag.data());
+  }, [&] {
+    int32_t sum = 0;  // the C++ scan checked against a sequential one
+    for (int i = 0; i < n; ++i)
+      if (reference[i] != (sum += in[i])) fail(row.kernel, fmt::format("the C++ look-back scan is wrong at {}", i));
+  }, [&] { cxx.reset(); });
+  HostKernel k = compile_host(lookback_kernel().ir(), shaped(block));
+  Args args;
+  args.array(in, {n}).array(out, {n}).array(jit.aggregate, {int32_t(jit.flag.size())})
+      .array(jit.inclusive, {int32_t(jit.flag.size())}).array(jit.flag, {int32_t(jit.flag.size())});
+  row.rocjit = measure([&] { run_host(k, grid, block, args.data()); }, [&] { verify(row.kernel, "rocjit", out, reference); },
+                       [&] { jit.reset(); });
+  return row;
+}
+
+// One LSD radix-sort pass over 4-bit digit `shift / 4`: ranks and per-group digit counts, the
+// look-back scan of the counts (digit-major), the scatter. Both sides time all three steps.
+Row bench_radix_pass(int n) {
+  const int shift = 4;
+  Dim3 grid{ceil_div(n, heavy_block)}, block{heavy_block};
+  const int groups = int(grid.x), cells = radix_buckets * groups;
+  Row row{"radix-pass", fmt::format("n={}", n), launch_text(grid, block)};
+  std::vector<uint32_t> keys(n), reference(n), out(n);
+  for (int i = 0; i < n; ++i) keys[i] = uint32_t(i) * 2654435761u;
+  std::vector<int32_t> cxx_ranks(n), cxx_counts(cells), cxx_starts(cells);
+  LookbackState cxx(cells), jit(cells);
+  row.cxx = measure([&] {
+    parallel_for(groups, [&](unsigned, int64_t b, int64_t e) {
+      for (int64_t g = b; g < e; ++g) {
+        int32_t count[radix_buckets] = {};
+        for (int64_t i = g * heavy_block; i < std::min<int64_t>(n, (g + 1) * heavy_block); ++i)
+          cxx_ranks[i] = count[(keys[i] >> shift) & (radix_buckets - 1)]++;
+        for (int d = 0; d < radix_buckets; ++d) cxx_counts[d * groups + g] = count[d];
+      }
+    });
+    cxx.reset();
+    cxx_lookback_scan(cxx_counts.data(), cxx_starts.data(), cells, cxx.aggregate.data(), cxx.inclusive.data(),
+                      cxx.flag.data());
+    parallel_for(n, [&](unsigned, int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t c = int64_t((keys[i] >> shift) & (radix_buckets - 1)) * groups + i / heavy_block;
+        reference[cxx_starts[c] - cxx_counts[c] + cxx_ranks[i]] = keys[i];
+      }
+    });
+  }, [&] {
+    // The C++ pass checked against a stable sort by the digit.
+    std::vector<uint32_t> sorted = keys;
+    std::stable_sort(sorted.begin(), sorted.end(), [&](uint32_t a, uint32_t b) {
+      return ((a >> shift) & (radix_buckets - 1)) < ((b >> shift) & (radix_buckets - 1));
+    });
+    if (sorted != reference) fail(row.kernel, "the C++ radix pass is not a stable sort by the digit");
+  });
+  HostKernel rank = compile_host(radix_rank_kernel().ir(), shaped(block));
+  HostKernel scan = compile_host(lookback_kernel().ir(), shaped(block));
+  HostKernel scatter = compile_host(radix_scatter_kernel().ir(), shaped(block));
+  std::vector<int32_t> ranks(n), counts(cells), starts(cells);
+  const int32_t scan_blocks = int32_t(jit.flag.size());
+  Args rank_args, scan_args, scatter_args;
+  rank_args.array(keys, {n}).array(ranks, {n}).array(counts, {cells}).scalar(int32_t{shift});
+  scan_args.array(counts, {cells}).array(starts, {cells}).array(jit.aggregate, {scan_blocks})
+      .array(jit.inclusive, {scan_blocks}).array(jit.flag, {scan_blocks});
+  scatter_args.array(keys, {n}).array(ranks, {n}).array(counts, {cells}).array(starts, {cells}).array(out, {n})
+      .scalar(int32_t{shift});
+  row.rocjit = measure([&] {
+    run_host(rank, grid, block, rank_args.data());
+    jit.reset();
+    run_host(scan, Dim3{ceil_div(cells, heavy_block)}, block, scan_args.data());
+    run_host(scatter, grid, block, scatter_args.data());
+  }, [&] {
+    verify(row.kernel, "rocjit (ranks)", ranks, cxx_ranks);
+    verify(row.kernel, "rocjit (counts)", counts, cxx_counts);
+    verify(row.kernel, "rocjit", out, reference);
+  });
+  return row;
+}
+
 void print_header(const Pocl& pocl) {
   unsigned threads = host_thread_count();
   fmt::print("rocjit CPU backend: median of {} timed runs after one warm-up run checked against the C++ result; ms\n",
@@ -795,6 +1031,16 @@ void print_goals(const std::vector<Row>& rows) {
   if (heavy)
     fmt::print("  barrier-heavy kernels within 3x of the plain C++ loop: {}\n",
                heavy_over.empty() ? "met" : fmt::format("not met ({})", fmt::join(heavy_over, ", ")));
+  std::vector<std::string> wave_over;
+  bool wave_heavy = false;
+  for (const Row& r : rows)
+    if (r.kernel == "lookback-scan" || r.kernel == "radix-pass") {
+      wave_heavy = true;
+      if (r.rocjit > 3 * r.cxx) wave_over.push_back(fmt::format("{} {:.2f}x", r.kernel, r.rocjit / r.cxx));
+    }
+  if (wave_heavy)
+    fmt::print("  wave-heavy kernels within 3x of the same algorithm in C++: {}\n",
+               wave_over.empty() ? "met" : fmt::format("not met ({})", fmt::join(wave_over, ", ")));
   for (const Row& r : rows)
     if (r.kernel == "saxpy")
       fmt::print("  saxpy within 1.25x of the plain C++ loop: {} ({:.2f}x)\n",
@@ -802,7 +1048,7 @@ void print_goals(const std::vector<Row>& rows) {
 }
 
 [[noreturn]] void usage(const char* bad) {
-  std::fprintf(stderr, "bench-cpu: unknown option '%s'\nusage: bench-cpu [--repeat=N] [--quick] [--any-shape] [--check=races]\n", bad);
+  std::fprintf(stderr, "bench-cpu: unknown option '%s'\nusage: bench-cpu [--repeat=N] [--quick] [--any-shape] [--check=races] [--only=kernel,...]\n", bad);
   std::exit(2);
 }
 
@@ -810,6 +1056,7 @@ void print_goals(const std::vector<Row>& rows) {
 
 int main(int argc, char** argv) {
   bool quick = false;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--repeat=", 9) == 0) {
       repeats = std::atoi(argv[i] + 9);
@@ -818,6 +1065,8 @@ int main(int argc, char** argv) {
       any_shape = true;
     } else if (std::strcmp(argv[i], "--check=races") == 0) {
       check_races = true;
+    } else if (std::strncmp(argv[i], "--only=", 7) == 0) {
+      only = argv[i] + 7;  // comma-separated kernel names: only those rows run
     } else if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;  // tiny, ragged sizes: checks every result quickly, timings mean nothing
     } else {
@@ -835,19 +1084,23 @@ int main(int argc, char** argv) {
     const int rows = quick ? 70 : 4096, cols = quick ? 45 : 4096;
     print_header(pocl);
     std::vector<Row> table;
-    for (auto bench : std::vector<std::function<Row()>>{
-             [&] { return bench_saxpy(n, pocl); },
-             [&] { return bench_reverse(n, pocl); },
-             [&] { return bench_matmul(matmul_n, pocl); },
-             [&] { return bench_block_sums("reduce", samples::reduce(), "reduce", n, pocl); },
-             [&] { return bench_scan(n, pocl); },
-             [&] { return bench_transpose(rows, cols, pocl); },
-             [&] { return bench_histogram(n, quick ? 3 : 64, pocl); },
-             [&] { return bench_jacobi(rows, cols, pocl); },
-             [&] { return bench_block_sums("tree-reduce", tree_reduce_kernel(), "tree_reduce", n, pocl); },
-             [&] { return bench_block_scan(n, pocl); },
-             [&] { return bench_bitonic_sort(quick ? n : 1 << 22, pocl); },
-             [&] { return bench_tile_stencil(rows, cols, pocl); }}) {
+    const std::vector<std::pair<const char*, std::function<Row()>>> benches{
+             {"saxpy", [&] { return bench_saxpy(n, pocl); }},
+             {"reverse", [&] { return bench_reverse(n, pocl); }},
+             {"matmul", [&] { return bench_matmul(matmul_n, pocl); }},
+             {"reduce", [&] { return bench_block_sums("reduce", samples::reduce(), "reduce", n, pocl); }},
+             {"scan", [&] { return bench_scan(n, pocl); }},
+             {"transpose", [&] { return bench_transpose(rows, cols, pocl); }},
+             {"histogram", [&] { return bench_histogram(n, quick ? 3 : 64, pocl); }},
+             {"jacobi", [&] { return bench_jacobi(rows, cols, pocl); }},
+             {"tree-reduce", [&] { return bench_block_sums("tree-reduce", tree_reduce_kernel(), "tree_reduce", n, pocl); }},
+             {"block-scan", [&] { return bench_block_scan(n, pocl); }},
+             {"bitonic-sort", [&] { return bench_bitonic_sort(quick ? n : 1 << 22, pocl); }},
+             {"tile-stencil", [&] { return bench_tile_stencil(rows, cols, pocl); }},
+             {"lookback-scan", [&] { return bench_lookback_scan(n); }},
+             {"radix-pass", [&] { return bench_radix_pass(n); }}};
+    for (const auto& [name, bench] : benches) {
+      if (!only.empty() && ("," + only + ",").find("," + std::string(name) + ",") == std::string::npos) continue;
       table.push_back(bench());
       print_row(table.back());
     }

@@ -377,7 +377,8 @@ class HostLowering : public KernelLowering {
   llvm::Value* float_min_max(bool max, llvm::Value* a, llvm::Value* b) override {
     if (!workaround(Workaround::host_min_max)) return KernelLowering::float_min_max(max, a, b);
     llvm::Value* r = builder_.CreateBinaryIntrinsic(max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, a, b);
-    llvm::Type* bits = builder_.getIntNTy(a->getType()->getPrimitiveSizeInBits());
+    llvm::Type* bits = builder_.getIntNTy(a->getType()->getScalarSizeInBits());
+    if (auto* v = llvm::dyn_cast<llvm::VectorType>(a->getType())) bits = llvm::VectorType::get(bits, v->getElementCount());
     llvm::Value* ia = builder_.CreateBitCast(a, bits);
     llvm::Value* ib = builder_.CreateBitCast(b, bits);
     llvm::Value* zeros = builder_.CreateBitCast(max ? builder_.CreateAnd(ia, ib) : builder_.CreateOr(ia, ib), a->getType());
@@ -797,7 +798,21 @@ class HostLowering : public KernelLowering {
         }, outer_loop_vectorizable(2));
       };
       std::vector<Guard> guards = version_guards ? guards_.group_wide_guards(run) : std::vector<Guard>{};
-      if (guards.empty()) {
+      if (const ir::Op* loop = interchangeable_loop(run)) {
+        // Where the loop's bounds allow (interchange_holds), its iterations run in lock step over
+        // the group's work-items (interchanged_loops), else the work-item loops as written.
+        auto* lock_step = llvm::BasicBlock::Create(context_, "interchange.holds", function_);
+        auto* as_written = llvm::BasicBlock::Create(context_, "interchange.not", function_);
+        auto* join = llvm::BasicBlock::Create(context_, "interchange.join", function_);
+        builder_.CreateCondBr(interchange_holds(*loop), lock_step, as_written);
+        builder_.SetInsertPoint(lock_step);
+        interchanged_loops(run, *loop);
+        builder_.CreateBr(join);
+        builder_.SetInsertPoint(as_written);
+        work_item_loops();
+        builder_.CreateBr(join);
+        builder_.SetInsertPoint(join);
+      } else if (guards.empty()) {
         work_item_loops();
       } else {
         // The guards' check for the whole group (at group level), then the region twice: with
@@ -830,6 +845,103 @@ class HostLowering : public KernelLowering {
     }
     segment_ = group_segment;
     run.clear();
+  }
+
+  // ---- loop interchange: grid-stride loops in lock step -----------------------------------
+  // A region that is one For loop whose counter starts at an affine function of the local x id
+  // with coefficient 1 (global_id(0), local_id(0), plus group-level terms) and steps by a
+  // group-uniform amount up to a group-uniform end, e.g. For(global_id(0), n, global_size(0)),
+  // runs work-item by work-item as written: each work-item walks the whole range with its
+  // stride (histogram: 64 KiB apart) before the next starts. Interchanged, iteration k of every
+  // work-item runs before iteration k + 1 of any: the loop over k outside, the work-items inside,
+  // so consecutive work-items touch consecutive elements. Work-items of a group between barriers
+  // are unordered, so this is one of the executions the kernel already allows; each work-item's
+  // own iterations keep their order. Kept to regions whose work-items share nothing the
+  // interleaving could mix up: no variables (slots), private arrays, loops with Break/Continue,
+  // Return, prints, asserts, fences or other loops than For; one-dimensional groups of a fixed
+  // shape; not under bounds or race checking (their reports name the first access in program
+  // order). The ops before the loop must be pure and used by no later region.
+  const ir::Op* interchangeable_loop(const std::vector<const ir::Op*>& run) const {
+    if (bounds_check_ || check_races || wave_returns_ || in_wave_ || !version_guards) return nullptr;
+    if (fixed_block_[0] <= 0 || fixed_block_[1] != 1 || fixed_block_[2] != 1) return nullptr;
+    const ir::Op* loop = run.back();
+    if (loop->kind != OpKind::for_ || loop->type != ir::Type::i32) return nullptr;
+    auto pure = [](const ir::Op& o) {
+      switch (o.kind) {
+        case OpKind::constant: case OpKind::binary: case OpKind::unary: case OpKind::compare: case OpKind::select:
+        case OpKind::cast: case OpKind::bitcast: case OpKind::math: case OpKind::workitem: case OpKind::shape:
+        case OpKind::make_vector: case OpKind::extract:
+          return true;
+        default:
+          return false;
+      }
+    };
+    for (size_t j = 0; j + 1 < run.size(); ++j)
+      if (!pure(*run[j]) || (run[j]->result && spilled_[run[j]->result])) return nullptr;
+    bool ok = true;
+    ir::walk(loop->regions[0], [&](const ir::Op& o) {
+      if (pure(o) || o.kind == OpKind::if_ || o.kind == OpKind::for_) return;
+      if (o.kind == OpKind::load || o.kind == OpKind::store || o.kind == OpKind::atomic) {
+        ok &= kernel_.memories[o.memory()].space != ir::MemorySpace::local;
+        return;
+      }
+      ok = false;
+    });
+    if (!ok) return nullptr;
+    const Affine begin = affine(loop->operands[0]), end = affine(loop->operands[1]), step = affine(loop->operands[2]);
+    auto uniform = [](const Affine& a) { return a.ok && !a.coefficient[0] && !a.coefficient[1] && !a.coefficient[2]; };
+    if (!begin.ok || begin.coefficient[0] != 1 || begin.coefficient[1] || begin.coefficient[2]) return nullptr;
+    return uniform(end) && uniform(step) ? loop : nullptr;
+  }
+
+  // At group level: the step is positive and the bounds' i32 arithmetic is exact over the group
+  // (at_corner's i64 values are then the work-items' values).
+  llvm::Value* interchange_holds(const ir::Op& loop) {
+    const std::array<bool, 3> low{false, false, false};
+    llvm::Value* positive = builder_.CreateICmpSGT(at_corner(loop.operands[2], low), builder_.getInt64(0));
+    llvm::Value* ok = builder_.CreateAnd(positive, in_i32_range(loop.operands[0]));
+    ok = builder_.CreateAnd(ok, in_i32_range(loop.operands[1]));
+    return builder_.CreateAnd(ok, in_i32_range(loop.operands[2]));
+  }
+
+  // for (base = begin(x = 0); base < end; base += step) for each work-item x: i = base + x, and
+  // if i < end the loop's body with counter i (after the region's pure ops for x). Work-item x
+  // runs i = begin(x) + k * step for k = 0, 1, ... while i < end, as the loop says; in i64, where
+  // nothing wraps (end <= INT32_MAX and a positive step: the loop as written ends where i + step
+  // would overflow, which is past end).
+  void interchanged_loops(const std::vector<const ir::Op*>& run, const ir::Op& loop) {
+    auto* i64 = builder_.getInt64Ty();
+    const std::array<bool, 3> low{false, false, false};
+    llvm::Value* first = at_corner(loop.operands[0], low);
+    llvm::Value* end = at_corner(loop.operands[1], low);
+    llvm::Value* step = at_corner(loop.operands[2], low);
+    llvm::BasicBlock* pre = builder_.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(context_, "lockstep.header", function_);
+    auto* body = llvm::BasicBlock::Create(context_, "lockstep.body", function_);
+    auto* exit = llvm::BasicBlock::Create(context_, "lockstep.exit", function_);
+    builder_.CreateBr(header);
+    builder_.SetInsertPoint(header);
+    llvm::PHINode* base = builder_.CreatePHI(i64, 2, "lockstep.base");
+    base->addIncoming(first, pre);
+    builder_.CreateCondBr(builder_.CreateICmpSLT(base, end), body, exit);
+    builder_.SetInsertPoint(body);
+    counted_loop(block_[0], "wi.x", [&](llvm::Value* x, llvm::BasicBlock* next) {
+      item_next_ = next;
+      local_[0] = x;
+      local_[1] = builder_.getInt32(0);
+      local_[2] = builder_.getInt32(0);
+      work_item_ = builder_.CreateZExt(x, i64);
+      for (size_t j = 0; j + 1 < run.size(); ++j) operation(*run[j]);
+      llvm::Value* i = builder_.CreateNSWAdd(base, work_item_);
+      auto* then = llvm::BasicBlock::Create(context_, "lockstep.item", function_);
+      builder_.CreateCondBr(builder_.CreateICmpSLT(i, end), then, next);
+      builder_.SetInsertPoint(then);
+      define(loop, builder_.CreateTrunc(i, builder_.getInt32Ty()));
+      region(loop.regions[0]);
+    });
+    base->addIncoming(builder_.CreateNSWAdd(base, step), builder_.GetInsertBlock());
+    builder_.CreateBr(header);
+    builder_.SetInsertPoint(exit);
   }
 
   void return_(const ir::Op&) override {
@@ -890,10 +1002,23 @@ class HostLowering : public KernelLowering {
     };
     auto store_result = [&](llvm::Value* item, llvm::Value* v) { builder_.CreateStore(v, item_ptr(out, out_stride, item)); };
     const unsigned width = host_wave_size;
+    const bool full_path = full_wave_lowerable(op, a_stride, b_stride);
     // for (w0 = 0; w0 < items; w0 += width), active = min(width, items - w0)
     lane_loop(builder_.getInt32(0), items, builder_.getInt32(width), "waveop", [&](llvm::Value* w0) {
       llvm::Value* active = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, builder_.CreateSub(items, w0),
                                                            builder_.getInt32(width));
+      // A full wave runs as straight-line vector code (full_wave); a partial one, the loops below.
+      llvm::BasicBlock* join = nullptr;
+      if (full_path) {
+        auto* full = llvm::BasicBlock::Create(context_, "waveop.full", function_);
+        auto* partial = llvm::BasicBlock::Create(context_, "waveop.partial", function_);
+        join = llvm::BasicBlock::Create(context_, "waveop.join", function_);
+        builder_.CreateCondBr(builder_.CreateICmpEQ(active, builder_.getInt32(width)), full, partial);
+        builder_.SetInsertPoint(full);
+        full_wave(op, a, a_stride, b, b_stride, out, w0, x);
+        builder_.CreateBr(join);
+        builder_.SetInsertPoint(partial);
+      }
       lane_loop(builder_.getInt32(0), active, builder_.getInt32(1), "waveop.in", [&](llvm::Value* l) {
         builder_.CreateStore(builder_.CreateLoad(lt, item_ptr(a, a_stride, builder_.CreateAdd(w0, l))), lane_ptr(x, l));
       });
@@ -975,7 +1100,194 @@ class HostLowering : public KernelLowering {
           break;
         }
       }
+      if (join) {
+        builder_.CreateBr(join);
+        builder_.SetInsertPoint(join);
+      }
     });
+  }
+
+  // Whether wave() may lower a full wave of `op` as straight-line code on one LLVM vector of
+  // host_wave_size lanes (full_wave): its operand and result are scalars of 32 or 64 bits (or a
+  // vote's bool) whose per-work-item storage is contiguous, or a uniform operand (stride 0); a
+  // move's lane operand is a constant (a constant shuffle), uniform for shuffle/broadcast (one
+  // lane's value), or per lane (a gather from the lanes array `lanes`).
+  bool full_wave_lowerable(const ir::Op& op, llvm::Value* a_stride, llvm::Value* b_stride) const {
+    namespace sem = ir::semantics;
+    const ir::WaveOp w = op.wave_op();
+    const sem::WaveForm form = sem::wave_rule(w).form;
+    const ir::Type at = kernel_.value_type(op.operands[0]);
+    auto plain = [](ir::Type t) {
+      return !t.is_vector() && (ir::byte_size(t) == 4 || ir::byte_size(t) == 8) && item_bytes(t) == ir::byte_size(t);
+    };
+    auto is_zero = [](llvm::Value* v) {
+      auto* c = llvm::dyn_cast<llvm::ConstantInt>(v);
+      return c && c->isZero();
+    };
+    if (at.is_vector() || op.type.is_vector()) return false;
+    if (form == sem::WaveForm::vote) {
+      if (at != ir::Type::i1 || (item_bytes(at) != 4 && !is_zero(a_stride))) return false;
+      return op.type == ir::Type::i1 ? item_bytes(op.type) == 4 : plain(op.type);
+    }
+    if (!plain(at) || !plain(op.type) || op.type != at) return false;
+    if (form != sem::WaveForm::move || w == ir::WaveOp::read_first || is_constant(op.operands[1])) return true;
+    // Any other lane operand: uniform for shuffle/broadcast, else per lane (an i32 in 4-byte items).
+    if ((w == ir::WaveOp::shuffle || w == ir::WaveOp::broadcast) && is_zero(b_stride)) return true;
+    return item_bytes(kernel_.value_type(op.operands[1])) == 4;
+  }
+
+  // A full wave of wave op `op` (full_wave_lowerable) for the lanes w0 .. w0 + host_wave_size - 1:
+  // the operand as one vector, the rule of rocjit/compiler/semantics.hpp on it, the result stored
+  // as one vector. The same combinations in the same order as wave()'s loops with active =
+  // width: the reduction tree combines lane l with lane l + k at step k (the lanes that are not
+  // multiples of 2k compute partials nobody reads), the scan's step k combines (lane l - k, lane
+  // l) where l >= k and keeps the rest, so float results are bit-identical; integer reductions
+  // (any order gives the same value) use LLVM's reduction intrinsics.
+  void full_wave(const ir::Op& op, llvm::Value* a, llvm::Value* a_stride, llvm::Value* b, llvm::Value* b_stride,
+                 llvm::Value* out, llvm::Value* w0, llvm::Value* lanes) {
+    using W = ir::WaveOp;
+    namespace sem = ir::semantics;
+    const unsigned width = host_wave_size;
+    auto* i32 = builder_.getInt32Ty();
+    auto* i64 = builder_.getInt64Ty();
+    const W w = op.wave_op();
+    const sem::WaveRule rule = sem::wave_rule(w);
+    const ir::Type at = kernel_.value_type(op.operands[0]);
+    llvm::Type* lt = llvm_type(at);
+    auto is_zero = [](llvm::Value* v) {
+      auto* c = llvm::dyn_cast<llvm::ConstantInt>(v);
+      return c && c->isZero();
+    };
+    // The lanes' values of operand `v` (element type et) from (base, stride).
+    auto load_lanes = [&](llvm::Value* base, llvm::Value* stride, ir::ValueId v, llvm::Type* et) -> llvm::Value* {
+      if (is_zero(stride)) return builder_.CreateVectorSplat(width, builder_.CreateLoad(et, base));
+      const ir::Type t = kernel_.value_type(v);
+      const uint64_t item = item_bytes(t);
+      llvm::Value* p = builder_.CreateInBoundsGEP(builder_.getInt8Ty(), base,
+                                                  builder_.CreateNUWMul(builder_.CreateZExt(w0, i64), builder_.getInt64(item)));
+      if (t == ir::Type::i1) {
+        // A bool is stored as an i1 at the start of each 4-byte item: bit 0 of each i32 (the
+        // other bits are not the bool's). A test of bit 0 rather than a truncation of every 4th
+        // byte, which x86 lowered lane by lane (the ballots of bench-cpu's radix-pass got slower).
+        auto* words = llvm::FixedVectorType::get(i32, width);
+        llvm::Value* all = builder_.CreateAlignedLoad(words, p, llvm::Align(4));
+        return builder_.CreateICmpNE(builder_.CreateAnd(all, builder_.CreateVectorSplat(width, builder_.getInt32(1))),
+                                     llvm::Constant::getNullValue(words));
+      }
+      return builder_.CreateAlignedLoad(llvm::FixedVectorType::get(et, width), p, llvm::Align(ir::byte_size(t)));
+    };
+    auto store_lanes = [&](llvm::Value* r) {
+      const uint64_t item = item_bytes(op.type);
+      llvm::Value* p = builder_.CreateInBoundsGEP(builder_.getInt8Ty(), out,
+                                                  builder_.CreateNUWMul(builder_.CreateZExt(w0, i64), builder_.getInt64(item)));
+      // A bool result: a 4-byte item whose first byte is the bool (0 or 1).
+      if (op.type == ir::Type::i1) r = builder_.CreateZExt(r, llvm::FixedVectorType::get(i32, width));
+      builder_.CreateAlignedStore(r, p, llvm::Align(op.type == ir::Type::i1 ? 4 : ir::byte_size(op.type)));
+    };
+    llvm::Value* x = load_lanes(a, a_stride, op.operands[0], lt);
+    switch (rule.form) {
+      case sem::WaveForm::read_first:
+        store_lanes(builder_.CreateVectorSplat(width, builder_.CreateExtractElement(x, uint64_t{0})));
+        return;
+      case sem::WaveForm::move: {
+        if (is_constant(op.operands[1])) {
+          // shuffle_source per lane, at compile time; a source outside the wave reads the lane's own.
+          const auto c = static_cast<int64_t>(static_cast<int32_t>(kernel_.values[op.operands[1]].def->int_value()));
+          llvm::SmallVector<int, 64> mask;
+          for (unsigned l = 0; l < width; ++l) {
+            const int64_t src = sem::shuffle_source(w, l, c);
+            mask.push_back(src >= 0 && src < int64_t{width} ? static_cast<int>(src) : static_cast<int>(l));
+          }
+          store_lanes(builder_.CreateShuffleVector(x, mask));
+          return;
+        }
+        if (!is_zero(b_stride) || (w != W::shuffle && w != W::broadcast)) {
+          // Per-lane sources (or a uniform offset of shuffle_xor/up/down): shuffle_source on the vectors, then a gather from the lanes array.
+          llvm::Value* operand = load_lanes(b, b_stride, op.operands[1], i32);
+          llvm::SmallVector<llvm::Constant*, 64> ids;
+          for (unsigned l = 0; l < width; ++l) ids.push_back(builder_.getInt32(l));
+          llvm::Value* lane = llvm::ConstantVector::get(ids);
+          llvm::Value* src = w == W::shuffle_xor    ? builder_.CreateXor(lane, operand)
+                             : w == W::shuffle_up   ? builder_.CreateSub(lane, operand)
+                             : w == W::shuffle_down ? builder_.CreateAdd(lane, operand)
+                                                    : operand;
+          // An unsigned compare: a negative source is outside too, and reads the lane's own value.
+          src = builder_.CreateSelect(builder_.CreateICmpULT(src, builder_.CreateVectorSplat(width, builder_.getInt32(width))),
+                                      src, lane);
+          builder_.CreateAlignedStore(x, lanes, llvm::Align(ir::byte_size(at)));
+          llvm::Value* from = builder_.CreateInBoundsGEP(lt, lanes, builder_.CreateZExt(src, llvm::FixedVectorType::get(i64, width)));
+          store_lanes(builder_.CreateMaskedGather(x->getType(), from, llvm::Align(ir::byte_size(at))));
+          return;
+        }
+        // shuffle or broadcast from a uniform lane: that lane's value everywhere, if it exists.
+        llvm::Value* src = builder_.CreateLoad(i32, b);
+        llvm::Value* inside = builder_.CreateICmpULT(src, builder_.getInt32(width));
+        llvm::Value* picked = builder_.CreateExtractElement(x, builder_.CreateSelect(inside, src, builder_.getInt32(0)));
+        store_lanes(builder_.CreateSelect(inside, builder_.CreateVectorSplat(width, picked), x));
+        return;
+      }
+      case sem::WaveForm::vote: {
+        llvm::Value* mask = builder_.CreateBitCast(x, builder_.getIntNTy(width));
+        if (width < 64) mask = builder_.CreateZExt(mask, i64);
+        const uint64_t all = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+        llvm::Value* r = w == W::ballot ? mask
+                         : w == W::any  ? builder_.CreateICmpNE(mask, builder_.getInt64(0))
+                         : w == W::all  ? builder_.CreateICmpEQ(mask, builder_.getInt64(all))
+                                        : builder_.CreateTrunc(builder_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mask), i32);
+        store_lanes(builder_.CreateVectorSplat(width, r));
+        return;
+      }
+      case sem::WaveForm::reduce: {
+        llvm::Value* r = nullptr;
+        if (!ir::is_float(at)) {
+          const bool s = ir::is_signed(at);
+          switch (rule.combine) {
+            case ir::BinaryOp::add: r = builder_.CreateAddReduce(x); break;
+            case ir::BinaryOp::and_: r = builder_.CreateAndReduce(x); break;
+            case ir::BinaryOp::or_: r = builder_.CreateOrReduce(x); break;
+            case ir::BinaryOp::xor_: r = builder_.CreateXorReduce(x); break;
+            case ir::BinaryOp::min: r = builder_.CreateIntMinReduce(x, s); break;
+            case ir::BinaryOp::max: r = builder_.CreateIntMaxReduce(x, s); break;
+            case ir::BinaryOp::sub: case ir::BinaryOp::mul: case ir::BinaryOp::div: case ir::BinaryOp::rem:
+            case ir::BinaryOp::shl: case ir::BinaryOp::shr:
+              throw rocjit::Error(fmt::format("internal error: wave reduction by {}", ir::binary_op_name(rule.combine)));
+          }
+        } else {
+          // reduce_tree: step k, lane l = combine(lane l, lane l + k); lane 0 holds the result.
+          for (unsigned k = 1; k < width; k <<= 1) {
+            llvm::SmallVector<int, 64> up;
+            for (unsigned l = 0; l < width; ++l) up.push_back(static_cast<int>(l + k < width ? l + k : l));
+            x = wave_combine(rule.combine, at, x, builder_.CreateShuffleVector(x, up));
+          }
+          r = builder_.CreateExtractElement(x, uint64_t{0});
+        }
+        store_lanes(builder_.CreateVectorSplat(width, r));
+        return;
+      }
+      case sem::WaveForm::scan: {
+        // scan_tree (Hillis-Steele): step k, lane l >= k = combine(lane l - k, lane l). Integer
+        // additions shift in zeros (x + 0 = x); floats keep lanes below k as they are (-0 + 0
+        // would be +0).
+        llvm::Value* zero = llvm::Constant::getNullValue(x->getType());
+        for (unsigned k = 1; k < width; k <<= 1) {
+          llvm::SmallVector<int, 64> down;
+          llvm::SmallVector<llvm::Constant*, 64> moved;
+          for (unsigned l = 0; l < width; ++l) {
+            down.push_back(static_cast<int>(l >= k ? l - k : width + l));
+            moved.push_back(builder_.getInt1(l >= k));
+          }
+          llvm::Value* combined = wave_combine(rule.combine, at, builder_.CreateShuffleVector(x, zero, down), x);
+          x = ir::is_float(at) ? builder_.CreateSelect(llvm::ConstantVector::get(moved), combined, x) : combined;
+        }
+        if (rule.exclusive) {
+          llvm::SmallVector<int, 64> shift{static_cast<int>(width)};
+          for (unsigned l = 0; l + 1 < width; ++l) shift.push_back(static_cast<int>(l));
+          x = builder_.CreateShuffleVector(x, zero, shift);
+        }
+        store_lanes(x);
+        return;
+      }
+    }
   }
 
   // for (i = begin; i < end; i += step) body(i), with i32 values; `end` may be below `begin`
