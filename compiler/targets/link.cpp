@@ -100,6 +100,10 @@ std::vector<uint8_t> link(const llvm::SmallVectorImpl<char>& object, const std::
     args.insert(args.end(), {"-Bsymbolic", "-z", "noexecstack", "--hash-style=gnu"});
   }
   args.insert(args.end(), {input_path.c_str(), "-o", output_path.c_str()});
+#ifdef ROCJIT_HOST_BUILTINS
+  // The compiler-rt functions the kernel calls (an archive: only those members are linked in).
+  if (what == LinkFor::host) args.push_back(ROCJIT_HOST_BUILTINS);
+#endif
   std::string out, err;
   llvm::raw_string_ostream out_stream(out), err_stream(err);
   lld::Result result;

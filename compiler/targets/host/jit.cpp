@@ -104,6 +104,11 @@ HostJit& host_jit() {
     h->cpu = llvm::sys::getHostCPUName().str();
     llvm::SubtargetFeatures features;
     for (const auto& [name, on] : llvm::sys::getHostCPUFeatures()) features.AddFeature(name, on);
+    // x86's bf16 conversions (VCVTNEPS2BF16, AVX512-BF16 and AVX-NE-CONVERT) treat subnormal
+    // inputs as zero and flush subnormal results, whatever MXCSR says; rocjit's bf16 rounds them
+    // correctly (docs/kernel-language.md), so LLVM rounds in integer code instead.
+    features.AddFeature("avx512bf16", false);
+    features.AddFeature("avxneconvert", false);
     h->features = features.getString();
     std::string error;
     h->target = llvm::TargetRegistry::lookupTarget(llvm::Triple(h->triple), error);
