@@ -147,9 +147,10 @@ void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const
   HostBoundsReport report;
   // ROCJIT_CHECK=races: the launch's shadow memory (race_checker.hpp), one state per worker.
   const std::shared_ptr<const Settings> now = support::current_settings();
-  std::unique_ptr<RaceLaunch> races;
-  if (kernel.races_checked()) races = std::make_unique<RaceLaunch>(kernel, grid, block, now->check_same_value);
   WorkerPool& workers = pool();
+  std::unique_ptr<RaceLaunch> races;
+  if (kernel.races_checked())
+    races = std::make_unique<RaceLaunch>(kernel, grid, block, now->check_same_value, workers.size());
   // Chunks small enough to balance, large enough to amortise the call.
   const int64_t chunk = std::max<int64_t>(1, groups / (static_cast<int64_t>(workers.size()) * 8));
   std::atomic<int64_t> next{0};
@@ -167,12 +168,12 @@ void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const
     context.report = &report_out_of_bounds;
     context.report_state = &report;
     context.scratch = buffers.scratch;
-    std::unique_ptr<HostRaceState> race_state;
     if (races) {
-      race_state = races->worker(context.shared, shared_bytes, context.scratch);
+      HostRaceState* race_state = races->worker(context.shared, shared_bytes, context.scratch);
       context.race_access = &RaceLaunch::access;
       context.race_sync = &RaceLaunch::sync;
-      context.race_state = race_state.get();
+      context.race_state = race_state;
+      context.race_fast = &race_state->fast;
     }
     for (int64_t begin = next.fetch_add(chunk); begin < groups; begin = next.fetch_add(chunk))
       entry(args, &context, begin, std::min(groups, begin + chunk));

@@ -1,5 +1,17 @@
 // The CPU device's race and sync checker; see race_checker.hpp and the README's "Race checking".
 //
+// Shadow memory: a 48-byte cell per element (HostRaceCell: three stamps), global cells in pages
+// of host_race_page_cells found through a two-level table (mmap'd, NORESERVE, so memory grows
+// with the pages touched; the pages' arenas are pooled between launches), shared cells in a flat
+// array per worker. A stamp names a context, a
+// number per worker thread made at each group, barrier, wavebarrier, fence and release, which
+// decodes to the group, its barrier counts and its place in the group's order; shared cells of
+// an earlier group's contexts count as empty, so nothing is reset between groups. The JIT'd code
+// checks scalar non-atomic accesses inline (compiler/targets/host/lower.cpp, race_inline): when
+// each stamp the rules compare with is empty, of the same work-item, or of the same group before
+// its last barrier (with a global fence, for global memory), no rule below can report and it
+// updates the cell itself; otherwise it calls RaceLaunch::access, which decides as before.
+//
 // Two accesses to one element conflict when different work-items make them, at least one
 // writes, and not both are atomic. They are ordered (no race) when:
 //   - shared memory: a barrier of the group lies between them, or both work-items are lanes of
@@ -24,8 +36,14 @@
 
 #include <fmt/format.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 
 namespace rocjit {
 namespace {
@@ -59,14 +77,43 @@ bool covers(const RaceClock& clock, const RaceAccess& a) {
   return at != it->second.items.end() && at->first == a.item && a.tick < at->second;
 }
 
+// Zeroed memory the system provides on first touch (MAP_NORESERVE: only touched pages count).
+// Not MADV_HUGEPAGE: first touches of huge pages cost 5 times those of 4 KiB pages on this
+// machine (a VM), 11 s a GiB.
+void* map_zeroed(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    support::log(LogLevel::error, "race check: cannot map {} bytes of shadow memory", bytes);
+    std::abort();
+  }
+  return p;
+}
+
+void unmap(void* p, size_t bytes) { munmap(p, bytes); }
+
+// Shadow arenas kept between launches (first touches of fresh pages cost about 20 times a
+// memset of the same bytes here): a launch takes arenas from the pool, and stamps of earlier
+// launches in them count as empty (their serial is lower), so nothing is cleared. Serials wrap
+// after 2^20 launches; the pool then starts again from fresh memory (`cycle`).
+struct ArenaPool {
+  std::mutex lock;
+  std::vector<std::byte*> free;
+  uint64_t cycle = 0;
+  uint64_t next_serial = 1;
+};
+ArenaPool& arena_pool() {
+  static ArenaPool* pool = new ArenaPool;  // never destroyed: launches may end during exit
+  return *pool;
+}
+
 bool releases(ir::MemoryOrder o) {
   return o == ir::MemoryOrder::release || o == ir::MemoryOrder::acq_rel || o == ir::MemoryOrder::seq_cst;
 }
 
 }  // namespace
 
-RaceLaunch::RaceLaunch(const HostKernel& kernel, Dim3 grid, Dim3 block, bool same_value)
-    : kernel_(kernel), grid_(grid), block_(block), same_value_(same_value) {
+RaceLaunch::RaceLaunch(const HostKernel& kernel, Dim3 grid, Dim3 block, bool same_value, unsigned max_workers)
+    : kernel_(kernel), grid_(grid), block_(block), same_value_(same_value), max_workers_(std::max(1u, max_workers)) {
   for (size_t i = 0; i < kernel.access_site_count(); ++i) {
     const HostAccessSite site = kernel.access_site(static_cast<int32_t>(i));
     Site f;
@@ -80,16 +127,85 @@ RaceLaunch::RaceLaunch(const HostKernel& kernel, Dim3 grid, Dim3 block, bool sam
     facts_.push_back(f);
     sites_.push_back(site);
   }
+  granule_ = std::bit_floor(granule_);
+  granule_shift_ = static_cast<uint32_t>(std::countr_zero(granule_));
+  workers_ = std::make_unique<std::atomic<HostRaceState*>[]>(max_workers_);
+  top_ = static_cast<void**>(map_zeroed(host_race_top_entries * sizeof(void*)));
+  mappings_.emplace_back(top_, host_race_top_entries * sizeof(void*));
+  ArenaPool& pool = arena_pool();
+  std::lock_guard<std::mutex> g(pool.lock);
+  if (pool.next_serial >= (uint64_t{1} << (64 - context_launch_shift))) {
+    for (std::byte* a : pool.free) unmap(a, arena_bytes);
+    pool.free.clear();
+    ++pool.cycle;
+    pool.next_serial = 1;
+  }
+  cycle_ = pool.cycle;
+  launch_first_ = pool.next_serial++ << context_launch_shift;
 }
 
-std::unique_ptr<HostRaceState> RaceLaunch::worker(const void* shared, size_t shared_bytes, const void* scratch) {
-  auto s = std::make_unique<HostRaceState>();
+RaceLaunch::~RaceLaunch() {
+  for (unsigned i = 0; i < worker_count_.load() && i < max_workers_; ++i) delete workers_[i].load();
+  for (auto [p, bytes] : mappings_) unmap(p, bytes);
+  ArenaPool& pool = arena_pool();
+  std::lock_guard<std::mutex> g(pool.lock);
+  for (std::byte* a : arenas_) {
+    if (pool.cycle == cycle_ && pool.free.size() < pooled_arenas)
+      pool.free.push_back(a);
+    else
+      unmap(a, arena_bytes);
+  }
+}
+
+HostRaceState::~HostRaceState() {
+  if (contexts)
+    for (size_t i = 0; i < chunk_count; ++i) delete[] contexts[i].load(std::memory_order_relaxed);
+}
+
+HostRaceState* RaceLaunch::worker(const void* shared, size_t shared_bytes, const void* scratch) {
+  const unsigned index = worker_count_.fetch_add(1);
+  if (index >= max_workers_ || index + 1 >= (1u << (context_launch_shift - context_worker_shift))) {
+    support::log(LogLevel::error, "race check: more worker threads than the launch can name ({})", max_workers_);
+    std::abort();
+  }
+  auto* s = new HostRaceState();
   s->launch = this;
+  s->worker = index;
   s->shared = static_cast<const std::byte*>(shared);
   s->shared_bytes = shared_bytes;
   s->scratch = static_cast<const std::byte*>(scratch);
+  s->contexts = std::make_unique<std::atomic<RaceContext*>[]>(HostRaceState::chunk_count);
   if (shared_bytes <= HostRaceState::flat_shared_limit) s->shared_cells.resize(shared_bytes);
+  s->fast.shared = shared;
+  s->fast.shared_cells = s->shared_cells.size();
+  s->fast.shared_shadow = s->shared_cells.data();
+  s->fast.global_top = top_;
+  s->fast.granule_shift = granule_shift_;
+  workers_[index].store(s, std::memory_order_release);
   return s;
+}
+
+// A new context for the worker's current group, epochs and tick.
+void RaceLaunch::new_context(HostRaceState& s) {
+  const uint64_t n = ++s.context_count;
+  const size_t chunk = n >> HostRaceState::chunk_bits;
+  if (chunk >= HostRaceState::chunk_count) {
+    support::log(LogLevel::error, "race check: more than {} barriers and fences on one worker thread in one launch",
+                 HostRaceState::chunk_count << HostRaceState::chunk_bits);
+    std::abort();
+  }
+  RaceContext* c = s.contexts[chunk].load(std::memory_order_relaxed);
+  if (!c) {
+    c = new RaceContext[size_t(1) << HostRaceState::chunk_bits];
+    s.contexts[chunk].store(c, std::memory_order_release);
+  }
+  RaceContext& at = c[n & ((uint64_t{1} << HostRaceState::chunk_bits) - 1)];
+  at.group = s.group;
+  at.barrier_epoch = s.barrier_epoch;
+  at.global_epoch = s.global_epoch;
+  at.wave_epoch = s.wave_epoch;
+  at.tick = s.tick;
+  s.fast.context = launch_first_ | (uint64_t{s.worker} + 1) << context_worker_shift | n;
 }
 
 void RaceLaunch::enter_group(HostRaceState& s, int64_t group) {
@@ -97,13 +213,36 @@ void RaceLaunch::enter_group(HostRaceState& s, int64_t group) {
   s.group = group;
   s.barrier_epoch = s.global_epoch = s.wave_epoch = 0;
   s.tick = 0;
-  for (uint32_t offset : s.touched) s.shared_cells[offset] = RaceCell{};
-  s.touched.clear();
+  new_context(s);
+  s.fast.group_first = s.fast.barrier_floor = s.fast.global_floor = s.fast.context;
   s.shared_map.clear();
   s.group_known.clear();
   s.item_known.clear();
   s.item_pending.clear();
   s.item_fenced.clear();
+}
+
+// A stamp as an access: none for an empty stamp (of an earlier launch, or never written), and in
+// shared memory for one of an earlier group.
+RaceAccess RaceLaunch::decode(const HostRaceState& s, const HostRaceStamp& stamp, bool global) const {
+  RaceAccess a;
+  if (stamp.context < launch_first_ || (!global && stamp.context < s.fast.group_first)) return a;
+  const uint64_t worker = (stamp.context >> context_worker_shift) & ((uint64_t{1} << (context_launch_shift - context_worker_shift)) - 1);
+  const HostRaceState* owner = workers_[worker - 1].load(std::memory_order_acquire);
+  const uint64_t n = stamp.context & ((uint64_t{1} << context_worker_shift) - 1);
+  const RaceContext& c = owner->contexts[n >> HostRaceState::chunk_bits].load(
+      std::memory_order_acquire)[n & ((uint64_t{1} << HostRaceState::chunk_bits) - 1)];
+  a.site = stamp.site;
+  a.item = stamp.item;
+  a.group = c.group;
+  a.barrier_epoch = c.barrier_epoch;
+  a.global_epoch = c.global_epoch;
+  a.wave_epoch = c.wave_epoch;
+  a.tick = c.tick;
+  const Site& f = facts_[static_cast<size_t>(stamp.site)];
+  a.write = f.write;
+  a.atomic = f.atomic;
+  return a;
 }
 
 // What a release by `item` now publishes: what it knows, its own accesses so far, and its
@@ -144,6 +283,8 @@ void RaceLaunch::sync(HostRaceState* s, int32_t kind, int64_t group, int32_t ite
   RaceLaunch& l = *s->launch;
   l.enter_group(*s, group);
   switch (static_cast<HostSync>(kind)) {
+    case HostSync::group_begin:
+      return;
     case HostSync::acquired:
       l.synchronises_.store(true, std::memory_order_relaxed);
       [[fallthrough]];
@@ -152,6 +293,8 @@ void RaceLaunch::sync(HostRaceState* s, int32_t kind, int64_t group, int32_t ite
       return;
     case HostSync::wavebarrier:
       ++s->wave_epoch;
+      ++s->tick;
+      l.new_context(*s);
       return;
     case HostSync::barrier_global:
       ++s->global_epoch;
@@ -160,11 +303,18 @@ void RaceLaunch::sync(HostRaceState* s, int32_t kind, int64_t group, int32_t ite
       [[fallthrough]];
     case HostSync::barrier:
       ++s->barrier_epoch;
+      ++s->tick;
+      l.new_context(*s);
+      s->fast.barrier_floor = s->fast.context;
+      if (kind == static_cast<int32_t>(HostSync::barrier_global)) s->fast.global_floor = s->fast.context;
       return;
     case HostSync::fence_acquire:
     case HostSync::fence_release:
     case HostSync::fence_acq_rel:
       l.synchronises_.store(true, std::memory_order_relaxed);
+      // Accesses before the fence are those of earlier contexts (a release covers them by tick).
+      ++s->tick;
+      l.new_context(*s);
       if (kind != static_cast<int32_t>(HostSync::fence_release)) {
         if (auto it = s->item_pending.find(item); it != s->item_pending.end()) {
           join(s->item_known[item], it->second);
@@ -176,17 +326,58 @@ void RaceLaunch::sync(HostRaceState* s, int32_t kind, int64_t group, int32_t ite
   }
 }
 
-RacePage& RaceLaunch::page(HostRaceState& s, uintptr_t number) {
-  if (s.page_number == number) return *s.page;
-  std::lock_guard<std::mutex> g(pages_lock_);
-  std::unique_ptr<RacePage>& p = pages_[number];
-  if (!p) {
-    p = std::make_unique<RacePage>();
-    p->cells.resize(page_cells);
+// The global shadow page `number` (the cells of granules number * host_race_page_cells and on),
+// made on first use.
+std::byte* RaceLaunch::page(uintptr_t number) {
+  const uintptr_t high = number >> host_race_leaf_bits;
+  const uintptr_t low = number & (leaf_entries - 1);
+  if (high >= host_race_top_entries) {  // beyond 48-bit addresses: a map (the inline checks call)
+    std::lock_guard<std::mutex> g(pages_lock_);
+    std::byte*& p = far_pages_[number];
+    if (!p) p = new_page();
+    return p;
   }
-  s.page_number = number;
-  s.page = p.get();
-  return *p;
+  auto* top = reinterpret_cast<std::atomic<void**>*>(top_);
+  void** leaf = top[high].load(std::memory_order_acquire);
+  if (leaf) {
+    if (void* p = reinterpret_cast<std::atomic<void*>*>(leaf)[low].load(std::memory_order_acquire))
+      return static_cast<std::byte*>(p);
+  }
+  std::lock_guard<std::mutex> g(pages_lock_);
+  leaf = top[high].load(std::memory_order_acquire);
+  if (!leaf) {
+    leaf = static_cast<void**>(map_zeroed(leaf_entries * sizeof(void*)));
+    mappings_.emplace_back(leaf, leaf_entries * sizeof(void*));
+    top[high].store(leaf, std::memory_order_release);
+  }
+  auto* slot = reinterpret_cast<std::atomic<void*>*>(leaf) + low;
+  if (void* p = slot->load(std::memory_order_acquire)) return static_cast<std::byte*>(p);
+  std::byte* p = new_page();
+  slot->store(p, std::memory_order_release);
+  return p;
+}
+
+// A page from the current arena (under pages_lock_): zeroed memory, or a pooled arena's, whose
+// stamps are of earlier launches (empty to this one) and whose lock words are free.
+std::byte* RaceLaunch::new_page() {
+  if (arena_left_ < page_bytes) {
+    arena_ = nullptr;
+    {
+      ArenaPool& pool = arena_pool();
+      std::lock_guard<std::mutex> g(pool.lock);
+      if (!pool.free.empty() && pool.cycle == cycle_) {
+        arena_ = pool.free.back();
+        pool.free.pop_back();
+      }
+    }
+    if (!arena_) arena_ = static_cast<std::byte*>(map_zeroed(arena_bytes));
+    arena_left_ = arena_bytes;
+    arenas_.push_back(arena_);
+  }
+  std::byte* p = arena_;
+  arena_ += page_bytes;
+  arena_left_ -= page_bytes;
+  return p;
 }
 
 void RaceLaunch::access(HostRaceState* s, int32_t site, const void* address, int64_t group, int32_t item,
@@ -204,31 +395,36 @@ void RaceLaunch::access(HostRaceState* s, int32_t site, const void* address, int
   now.barrier_epoch = s->barrier_epoch;
   now.global_epoch = s->global_epoch;
   now.wave_epoch = s->wave_epoch;
-  now.tick = s->tick++;
+  now.tick = s->tick;
   now.write = where.write;
   now.atomic = where.atomic;
+  const HostRaceStamp stamp{s->fast.context, item, site};
   const auto location = reinterpret_cast<uintptr_t>(address);
   for (uint32_t at = 0; at < where.bytes; at += where.unit) {
     const std::byte* element = p + at;
     if (!where.global && element >= s->shared && element < s->shared + s->shared_bytes) {
       const auto offset = static_cast<uint32_t>(element - s->shared);
-      if (s->shared_cells.empty()) {
-        l.check(*s, s->shared_map[offset], now, element, value, where.unit, false);
-        continue;
-      }
-      RaceCell& cell = s->shared_cells[offset];
-      if (cell.write.site < 0 && cell.read.site < 0) s->touched.push_back(offset);
-      l.check(*s, cell, now, element, value, where.unit, false);
+      HostRaceCell& cell = s->shared_cells.empty() ? s->shared_map[offset] : s->shared_cells[offset];
+      l.check(*s, cell, now, stamp, element, value, where.unit, false);
     } else if (where.global) {
-      const uintptr_t index = reinterpret_cast<uintptr_t>(element) / l.granule_;
-      RacePage& page = l.page(*s, index / page_cells);
-      const size_t cell = index % page_cells;
-      std::lock_guard<std::mutex> g(page.locks[cell / RacePage::stripe_cells]);
-      l.check(*s, page.cells[cell], now, element, value, where.unit, true);
+      const uintptr_t index = reinterpret_cast<uintptr_t>(element) >> l.granule_shift_;
+      std::byte* page = l.page(index / host_race_page_cells);
+      const size_t cell = index % host_race_page_cells;
+      auto* lock = reinterpret_cast<std::atomic<uint32_t>*>(page) + cell / host_race_lock_cells;
+      while (lock->exchange(1, std::memory_order_acquire) != 0)
+        while (lock->load(std::memory_order_relaxed) != 0) std::this_thread::yield();
+      l.check(*s, reinterpret_cast<HostRaceCell*>(page + host_race_page_header)[cell], now, stamp, element, value,
+              where.unit, true);
+      lock->store(0, std::memory_order_release);
     }
   }
   if (where.release || (where.atomic && where.write && !s->item_fenced.empty())) {
-    if (where.release) l.synchronises_.store(true, std::memory_order_relaxed);
+    if (where.release) {
+      l.synchronises_.store(true, std::memory_order_relaxed);
+      // Later accesses of the group are not covered by what this release publishes.
+      ++s->tick;
+      l.new_context(*s);
+    }
     l.release(*s, item, location, !where.release);
   }
 }
@@ -254,31 +450,38 @@ bool RaceLaunch::concurrent(const HostRaceState& s, const RaceAccess& a, const R
   return unordered;
 }
 
-void RaceLaunch::check(HostRaceState& s, RaceCell& cell, const RaceAccess& now, const void* address, uint64_t value,
-                       uint32_t bytes, bool global) {
+// The full check of one cell (the inline checks took none of the cases that report here).
+void RaceLaunch::check(HostRaceState& s, HostRaceCell& cell, const RaceAccess& now, const HostRaceStamp& stamp,
+                       const void* address, uint64_t value, uint32_t bytes, bool global) {
+  const RaceAccess written = decode(s, cell.write, global);
+  const RaceAccess read = decode(s, cell.read, global);
   if (!now.write) {
-    if (!global && cell.write.site < 0) {
+    if (!global && written.site < 0) {
       RaceAccess none;
       record(none, now, address, global, s);  // a shared element nobody wrote in this group
-    } else if (concurrent(s, cell.write, now, global)) {
-      record(cell.write, now, address, global, s);
+    } else if (concurrent(s, written, now, global)) {
+      record(written, now, address, global, s);
     }
-    if (cell.read.site >= 0 && (cell.read.item != now.item || cell.read.group != now.group)) cell.other_read = cell.read;
-    cell.read = now;
+    if (read.site >= 0 && (read.item != now.item || read.group != now.group)) cell.other_read = cell.read;
+    cell.read = stamp;
     return;
   }
-  if (concurrent(s, cell.write, now, global)) {
+  if (concurrent(s, written, now, global)) {
     // Two plain writes of the bytes the element already holds race harmlessly (the answer is
     // the same in every order) unless the same-value setting asks for them.
     uint64_t held = 0;
     std::memcpy(&held, address, std::min<uint32_t>(bytes, 8));
     const uint64_t mask = bytes >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * bytes)) - 1;
-    const bool same = !cell.write.atomic && !now.atomic && (held & mask) == (value & mask);
-    if (!same || same_value_) record(cell.write, now, address, global, s);
+    const bool same = !written.atomic && !now.atomic && (held & mask) == (value & mask);
+    if (!same || same_value_) record(written, now, address, global, s);
   }
-  if (concurrent(s, cell.read, now, global)) record(cell.read, now, address, global, s);
-  else if (concurrent(s, cell.other_read, now, global)) record(cell.other_read, now, address, global, s);
-  cell.write = now;
+  if (concurrent(s, read, now, global)) {
+    record(read, now, address, global, s);
+  } else {
+    const RaceAccess other = decode(s, cell.other_read, global);
+    if (concurrent(s, other, now, global)) record(other, now, address, global, s);
+  }
+  cell.write = stamp;
 }
 
 std::string RaceLaunch::describe(const RaceAccess& a) const {

@@ -1,7 +1,9 @@
 // The CPU device's race and sync checker (ROCJIT_CHECK=races): kernels compiled with
-// CompileOptions::check_races call race_access before each access of shared or global memory and
-// race_sync at each barrier and fence (HostLaunchContext); this file keeps the launch's shadow memory and
-// reports what conflicts. Internal to the runtime.
+// CompileOptions::check_races check each scalar access of shared or global memory inline against
+// its shadow cell (HostRaceFast, HostRaceCell) and call race_access when the cell shows a possible
+// conflict (or for atomics, vector accesses and cells without a page yet), and race_sync at each
+// group's start, barrier and fence (HostLaunchContext); this file keeps the launch's shadow memory
+// and reports what conflicts. Internal to the runtime.
 #pragma once
 
 #include <array>
@@ -19,7 +21,7 @@
 
 namespace rocjit {
 
-// One access as the shadow memory remembers it.
+// One access as the checker reasons about it (a HostRaceStamp decoded through its context).
 struct RaceAccess {
   int32_t site = -1;  // -1: none
   int32_t item = 0;   // linear local id
@@ -27,14 +29,17 @@ struct RaceAccess {
   uint32_t barrier_epoch = 0;  // barriers the group had passed
   uint32_t global_epoch = 0;   // of them, barriers with a global fence
   uint32_t wave_epoch = 0;     // wavebarriers passed
-  uint32_t tick = 0;           // the group's accesses before this one (its work-items' program order)
+  uint32_t tick = 0;           // the group's contexts before this one (its work-items' program order)
   bool write = false, atomic = false;
 };
 
-// The shadow of one element: its last write, its last read, and the last read by another
-// work-item than that one.
-struct RaceCell {
-  RaceAccess write, read, other_read;
+// What a context stands for: the group, its barrier counts and its place in the group's order
+// (a new context starts at each barrier, wavebarrier, fence and release, so accesses before a
+// release are exactly those of earlier contexts).
+struct RaceContext {
+  int64_t group = 0;
+  uint32_t barrier_epoch = 0, global_epoch = 0, wave_epoch = 0;
+  uint32_t tick = 0;
 };
 
 // Acquire/release (race_checker.cpp): what one work-item's accesses are known to happen before.
@@ -48,57 +53,54 @@ struct RaceCoverage {
 using RaceClock = std::unordered_map<int64_t, RaceCoverage>;
 
 class RaceLaunch;
-struct RacePage;
 
 }  // namespace rocjit
 
-// Per worker thread of a launch: the group it runs, its barrier counts and its shared memory's
-// shadow (reset when the worker moves to another group).
+// Per worker thread of a launch: the group it runs, its barrier counts, its contexts and its
+// shared memory's shadow (valid for contexts of the current group, so never reset).
 struct rocjit::HostRaceState {
   RaceLaunch* launch = nullptr;
+  HostRaceFast fast;  // what the inline checks read
+  uint32_t worker = 0;  // index in RaceLaunch::workers_; contexts are (worker + 1) << 40 | n
   int64_t group = -1;
   uint32_t barrier_epoch = 0, global_epoch = 0, wave_epoch = 0;
   uint32_t tick = 0;
   const std::byte* shared = nullptr;  // the worker's shared buffer
   size_t shared_bytes = 0;
   const std::byte* scratch = nullptr;  // where bounds-checked code redirects bad accesses
-  std::vector<RaceCell> shared_cells;  // by byte offset of an element's first byte
-  std::vector<uint32_t> touched;       // offsets with a cell in use
+  std::vector<HostRaceCell> shared_cells;  // by byte offset of an element's first byte
   // Shared memory beyond flat_shared_limit bytes: cells in a map instead (a cell per byte of a
-  // 64 MiB group would be 6 GiB).
+  // 64 MiB group would be 3 GiB).
   static constexpr size_t flat_shared_limit = size_t(1) << 20;
-  std::unordered_map<uint32_t, RaceCell> shared_map;
-  // The global shadow page this worker used last (RaceLaunch::page).
-  uintptr_t page_number = ~uintptr_t{0};
-  RacePage* page = nullptr;
+  std::unordered_map<uint32_t, HostRaceCell> shared_map;
+  // The contexts this worker made, by number (chunks that never move: other workers decode
+  // stamps through them).
+  static constexpr unsigned chunk_bits = 14;
+  static constexpr size_t chunk_count = size_t(1) << 16;
+  std::unique_ptr<std::atomic<RaceContext*>[]> contexts;
+  uint64_t context_count = 0;
   // Acquire/release: what the group's work-items all know (joined at barriers with a global
   // fence), what each knows besides since then, what each read with relaxed atomics (a later
   // acquire fence makes it known), and each one's release fence not yet followed by an atomic
   // write (that write then publishes what the fence saw).
   RaceClock group_known;
   std::unordered_map<int32_t, RaceClock> item_known, item_pending, item_fenced;
+  ~HostRaceState();
 };
 
 namespace rocjit {
 
-// A page of the global shadow: the cells of page_cells consecutive elements' first bytes
-// (RaceLaunch::granule bytes apart); a cell is checked under the lock of its stripe of
-// stripe_cells (workers contending for a few hot words, as histogram bins are, rarely share one).
-struct RacePage {
-  static constexpr size_t stripe_cells = 16;
-  std::array<std::mutex, 64> locks;
-  std::vector<RaceCell> cells;
-};
-
 class RaceLaunch {
  public:
-  RaceLaunch(const HostKernel& kernel, Dim3 grid, Dim3 block, bool same_value);
+  RaceLaunch(const HostKernel& kernel, Dim3 grid, Dim3 block, bool same_value, unsigned max_workers);
+  ~RaceLaunch();
   // The hooks the JIT'd code calls (HostLaunchContext::race_access / race_sync).
   static void access(HostRaceState* s, int32_t site, const void* address, int64_t group, int32_t item,
                      uint64_t value);
   static void sync(HostRaceState* s, int32_t kind, int64_t group, int32_t item, const void* address);
   // The per-worker state for a worker whose shared buffer and scratch are these.
-  std::unique_ptr<HostRaceState> worker(const void* shared, size_t shared_bytes, const void* scratch);
+  // The launch keeps it (other workers decode its contexts until the end).
+  HostRaceState* worker(const void* shared, size_t shared_bytes, const void* scratch);
   // After the launch: "" when nothing was found, else one line per pair of sites and a summary.
   std::string report() const;
 
@@ -108,12 +110,21 @@ class RaceLaunch {
     bool global = false, write = false, atomic = false, release = false;
     uint32_t bytes = 0, unit = 1;
   };
-  static constexpr size_t page_cells = 1024;
+  static constexpr size_t page_bytes = host_race_page_header + host_race_page_cells * sizeof(HostRaceCell);
+  static constexpr size_t leaf_entries = size_t(1) << host_race_leaf_bits;
 
   void enter_group(HostRaceState& s, int64_t group);
-  RacePage& page(HostRaceState& s, uintptr_t address);
-  void check(HostRaceState& s, RaceCell& cell, const RaceAccess& now, const void* address, uint64_t value,
-             uint32_t bytes, bool global);
+  void new_context(HostRaceState& s);
+  RaceAccess decode(const HostRaceState& s, const HostRaceStamp& stamp, bool global) const;
+  std::byte* page(uintptr_t number);
+  std::byte* new_page();
+  // A context: the launch's serial (bits host_race_launch_shift and up), the worker + 1 (bits 32
+  // to 43), its number on the worker.
+  static constexpr unsigned context_worker_shift = 32, context_launch_shift = host_race_launch_shift;
+  static constexpr size_t arena_bytes = size_t(64) << 20;
+  static constexpr size_t pooled_arenas = 64;  // 4 GiB of shadow kept for later launches
+  void check(HostRaceState& s, HostRaceCell& cell, const RaceAccess& now, const HostRaceStamp& stamp,
+             const void* address, uint64_t value, uint32_t bytes, bool global);
   bool concurrent(const HostRaceState& s, const RaceAccess& a, const RaceAccess& b, bool global) const;
   bool known(const HostRaceState& s, const RaceAccess& earlier, int32_t item) const;
   RaceClock published(HostRaceState& s, int32_t item) const;
@@ -129,8 +140,22 @@ class RaceLaunch {
   std::vector<HostAccessSite> sites_;
   std::vector<Site> facts_;
   uint32_t granule_ = 4;  // bytes per global cell: the smallest element a global site accesses, up to 4
+  uint32_t granule_shift_ = 2;
+  // The workers' states (contexts name them), at most max_workers_.
+  unsigned max_workers_;
+  std::unique_ptr<std::atomic<HostRaceState*>[]> workers_;
+  std::atomic<unsigned> worker_count_{0};
+  // The global shadow: host_race_top_entries pointers to leaves of page pointers (mmap'd, zero
+  // until touched); pages come from mmap'd arenas.
+  void** top_ = nullptr;
   std::mutex pages_lock_;
-  std::unordered_map<uintptr_t, std::unique_ptr<RacePage>> pages_;
+  std::vector<std::pair<void*, size_t>> mappings_;  // the tables, unmapped at the end
+  std::unordered_map<uintptr_t, std::byte*> far_pages_;  // pages beyond the tables' reach
+  std::byte* arena_ = nullptr;
+  size_t arena_left_ = 0;
+  std::vector<std::byte*> arenas_;  // back to the pool at the end
+  uint64_t cycle_ = 0;              // ArenaPool::cycle when the launch began
+  uint64_t launch_first_ = 0;       // contexts of this launch are this and above
   // Acquire/release: the clock each atomic location holds (what its releases published).
   std::atomic<bool> synchronises_{false};  // an acquire or release ran: consult the clocks
   std::atomic<bool> released_{false};      // a location holds a clock

@@ -602,6 +602,70 @@ TEST_CASE("race check: global memory within a group needs a barrier with a globa
   CHECK(race_report([&] { global[{{1}, {128}}](x); }).empty());
 }
 
+TEST_CASE("race check: accesses checked inline on the CPU still report every instance of a race") {
+  using namespace rocjit::dsl;
+  // The CPU device checks a scalar access inline and calls the checker only for a possible
+  // conflict: each work-item's own element (same work-item) and its neighbour's after a barrier
+  // (ordered) stay inline; the neighbour's read before the owner writes again must not. Items of
+  // a group run in order on the CPU, so the count is exact: every item's second write follows its
+  // left neighbour's read (items 1 to 63), and item 63's read follows item 0's write.
+  if (test_device().id() != "cpu") return;
+  const int shared_read = __LINE__ + 8, shared_write = __LINE__ + 9;
+  Kernel in_shared = kernel("inline_shared", [](Array<int32_t> x, Array<int32_t>) {
+    auto s = shared::array<int32_t>({64}, "s");
+    Int t = local_id(0), i = global_id(0);
+    s(t) = x(i);
+    s(t) = s(t) + 1;
+    Int mine = s(t);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Int next = s((t + 1) % 64);
+    s(t) = mine + next;
+    x(i) = s(t);
+  });
+  const int global_read = __LINE__ + 7, global_write = __LINE__ + 8;
+  Kernel in_global = kernel("inline_global", [](Array<int32_t> x, Array<int32_t> g) {
+    Int t = local_id(0), i = global_id(0), base = i - t;
+    g(i) = x(i);
+    g(i) = g(i) + 1;
+    Int mine = g(i);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    Int next = g(base + (t + 1) % 64);
+    g(i) = mine + next;
+    x(i) = g(i);
+  });
+  for (bool global : {false, true}) {
+    INFO((global ? "global" : "shared"));
+    auto x = to_device(std::vector<int32_t>(8 * 64, 1));
+    auto g = device_array<int32_t>({8 * 64});
+    Kernel& k = global ? in_global : in_shared;
+    const std::string report = race_report([&] { k[{{8}, {64}}](x, g); });
+    INFO(report);
+    CHECK_THAT(report, Contains("lanes of one wavefront with no barrier or wavebarrier() between them (rocjit does not "
+                                       "promise lockstep) (512 times)"));
+    CHECK_THAT(report, Contains("debug_tests.cpp:" + std::to_string(global ? global_read : shared_read)) &&
+                           Contains("debug_tests.cpp:" + std::to_string(global ? global_write : shared_write)));
+    CHECK_THAT(report, Contains("1 race and 0 uninitialised shared reads between pairs of sites, 512 instances in all"));
+  }
+}
+
+TEST_CASE("race check: shared memory written by an earlier group on the same worker counts as unwritten") {
+  using namespace rocjit::dsl;
+  // Shared cells are not reset between groups: the checker ignores stamps of earlier groups, in
+  // its calls and in the inline checks, so every group but group 0 reads unwritten elements.
+  if (test_device().id() != "cpu") return;
+  Kernel k = kernel("shared_earlier_group", [](Array<float> out) {
+    auto s = shared::array<float>({64}, "s");
+    If(group_id(0) == 0, [&] { s(local_id(0)) = 1.0f; });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out(global_id(0)) = s(local_id(0));
+  });
+  auto out = device_array<float>({16 * 64});
+  const std::string report = race_report([&] { k[{{16}, {64}}](out); });
+  INFO(report);
+  CHECK_THAT(report, Contains("reads an element no work-item of the group wrote before (960 times)") &&
+                         Contains("0 races and 1 uninitialised shared read between pairs of sites, 960 instances"));
+}
+
 TEST_CASE("race check: groups with more than 1 MiB of shared memory are checked too") {
   using namespace rocjit::dsl;
   if (test_device().id() != "cpu") return;  // the simulator's groups have at most 64 KiB of LDS

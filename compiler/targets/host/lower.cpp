@@ -116,6 +116,19 @@ class HostLowering : public KernelLowering {
       race_access_ = field(ptr, offsetof(LaunchContext, race_access), "race_access");
       race_sync_ = field(ptr, offsetof(LaunchContext, race_sync), "race_sync");
       race_state_ = field(ptr, offsetof(LaunchContext, race_state), "race_state");
+      race_fast_ = field(ptr, offsetof(LaunchContext, race_fast), "race_fast");
+      // What the inline checks read that stays fixed for the launch.
+      auto fast_field = [&](llvm::Type* t, unsigned offset, const char* n) -> llvm::Value* {
+        auto* load = builder_.CreateLoad(t, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), race_fast_, offset), n);
+        load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(context_, {}));
+        return load;
+      };
+      race_shared_ = fast_field(ptr, offsetof(HostRaceFast, shared), "race.shared");
+      race_shared_cells_ = fast_field(i64, offsetof(HostRaceFast, shared_cells), "race.shared_cells");
+      race_shared_shadow_ = fast_field(ptr, offsetof(HostRaceFast, shared_shadow), "race.shared_shadow");
+      race_top_ = fast_field(ptr, offsetof(HostRaceFast, global_top), "race.top");
+      race_granule_shift_ = builder_.CreateZExt(
+          fast_field(builder_.getInt32Ty(), offsetof(HostRaceFast, granule_shift), "race.granule_shift"), i64);
     }
     threads_ = builder_.CreateZExt(builder_.CreateNUWMul(builder_.CreateNUWMul(block_[0], block_[1]), block_[2]), i64);
 
@@ -156,6 +169,7 @@ class HostLowering : public KernelLowering {
     llvm::Value* rest = builder_.CreateUDiv(g, gx64);
     group_[1] = builder_.CreateTrunc(builder_.CreateURem(rest, gy64), builder_.getInt32Ty(), "group.y");
     group_[2] = builder_.CreateTrunc(builder_.CreateUDiv(rest, gy64), builder_.getInt32Ty(), "group.z");
+    race_sync(HostSync::group_begin, nullptr, nullptr);  // the inline checks read the group's contexts
     region(kernel_.body);
     builder_.CreateBr(group_next_);
     builder_.SetInsertPoint(group_next_);
@@ -1528,7 +1542,9 @@ class HostLowering : public KernelLowering {
     KernelLowering::fence(op);
   }
 
-  // The race checker's hook before an access of shared or global memory at `address` (site `id`).
+  // The race checker's hook before an access of shared or global memory at `address` (site `id`):
+  // a scalar load or store of a kernel without bounds checks is checked inline (race_inline),
+  // which calls race_access only for a possible conflict; other accesses call it always.
   void race_access(const ir::Op& op, const ir::Memory& m, int32_t id, llvm::Value* address) {
     auto* i64 = builder_.getInt64Ty();
     llvm::Value* stored = builder_.getInt64(0);
@@ -1540,11 +1556,152 @@ class HostLowering : public KernelLowering {
         stored = builder_.CreateZExtOrTrunc(v, i64);
       }
     }
+    const bool inline_check = !bounds_check_ && (op.kind == OpKind::load || op.kind == OpKind::store) &&
+                              ir::access_lanes(kernel_, op) == 1;
+    llvm::BasicBlock* done = nullptr;
+    if (inline_check) {
+      done = llvm::BasicBlock::Create(context_, "race.done", function_);
+      auto* slow = llvm::BasicBlock::Create(context_, "race.slow", function_);
+      race_inline(m.space == ir::MemorySpace::global, op.kind == OpKind::store, id, address, slow, done);
+      builder_.SetInsertPoint(slow);
+    }
     auto* type = llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy(), builder_.getInt32Ty(),
                                                                 builder_.getPtrTy(), i64, builder_.getInt32Ty(), i64},
                                          false);
     builder_.CreateCall(type, race_access_, {race_state_, builder_.getInt32(id), address, group_linear_,
                                              builder_.CreateTrunc(work_item_, builder_.getInt32Ty()), stored});
+    if (done) {
+      builder_.CreateBr(done);
+      builder_.SetInsertPoint(done);
+    }
+  }
+
+  // The inline race check of a scalar non-atomic access (the rules are race_checker.cpp's): the
+  // cell's stamps that the access is compared with (a read: the last write; a write: the last
+  // write, read and read by another work-item) must each be empty, of this work-item, or of this
+  // group before its last barrier (shared memory) or last barrier with a global fence (global
+  // memory; there also of this group at all: its contexts are group_first to context). Then no
+  // rule reports and the cell is updated here; otherwise, or when the cell has no page yet or
+  // its lock is taken, `slow` (the call). Global cells are updated under their page's lock word.
+  void race_inline(bool global, bool write, int32_t id, llvm::Value* address, llvm::BasicBlock* slow,
+                   llvm::BasicBlock* done) {
+    auto* i8 = builder_.getInt8Ty();
+    auto* i32 = builder_.getInt32Ty();
+    auto* i64 = builder_.getInt64Ty();
+    auto* ptr = builder_.getPtrTy();
+    auto block = [&](const char* n) { return llvm::BasicBlock::Create(context_, n, function_); };
+    auto at = [&](llvm::Value* base, uint64_t offset) { return builder_.CreateConstInBoundsGEP1_64(i8, base, offset); };
+    llvm::Value* item = builder_.CreateTrunc(work_item_, i32);
+    llvm::Value* context = builder_.CreateLoad(i64, at(race_fast_, offsetof(HostRaceFast, context)), "race.context");
+    llvm::Value* first = builder_.CreateLoad(i64, at(race_fast_, offsetof(HostRaceFast, group_first)), "race.first");
+    llvm::Value* floor = builder_.CreateLoad(
+        i64, at(race_fast_, global ? offsetof(HostRaceFast, global_floor) : offsetof(HostRaceFast, barrier_floor)),
+        "race.floor");
+    llvm::Value* cell = nullptr, * lock = nullptr;
+    if (!global) {
+      llvm::Value* offset = builder_.CreateSub(builder_.CreatePtrToInt(address, i64), builder_.CreatePtrToInt(race_shared_, i64));
+      auto* found = block("race.cell");
+      builder_.CreateCondBr(builder_.CreateICmpULT(offset, race_shared_cells_), found, slow);
+      builder_.SetInsertPoint(found);
+      cell = builder_.CreateInBoundsGEP(i8, race_shared_shadow_,
+                                        builder_.CreateNUWMul(offset, builder_.getInt64(sizeof(HostRaceCell))));
+    } else {
+      llvm::Value* index = builder_.CreateLShr(builder_.CreatePtrToInt(address, i64), race_granule_shift_);
+      llvm::Value* number = builder_.CreateLShr(index, builder_.getInt64(std::countr_zero(host_race_page_cells)));
+      llvm::Value* high = builder_.CreateLShr(number, builder_.getInt64(host_race_leaf_bits));
+      auto* near = block("race.top");
+      builder_.CreateCondBr(builder_.CreateICmpULT(high, builder_.getInt64(host_race_top_entries)), near, slow);
+      builder_.SetInsertPoint(near);
+      auto* leaf = builder_.CreateAlignedLoad(ptr, builder_.CreateInBoundsGEP(ptr, race_top_, high), llvm::Align(8), "race.leaf");
+      leaf->setAtomic(llvm::AtomicOrdering::Acquire);
+      auto* has_leaf = block("race.leaf");
+      builder_.CreateCondBr(builder_.CreateIsNull(leaf), slow, has_leaf);
+      builder_.SetInsertPoint(has_leaf);
+      llvm::Value* low = builder_.CreateAnd(number, builder_.getInt64((uint64_t{1} << host_race_leaf_bits) - 1));
+      auto* page = builder_.CreateAlignedLoad(ptr, builder_.CreateInBoundsGEP(ptr, leaf, low), llvm::Align(8), "race.page");
+      page->setAtomic(llvm::AtomicOrdering::Acquire);
+      auto* has_page = block("race.page");
+      builder_.CreateCondBr(builder_.CreateIsNull(page), slow, has_page);
+      builder_.SetInsertPoint(has_page);
+      llvm::Value* in_page = builder_.CreateAnd(index, builder_.getInt64(host_race_page_cells - 1));
+      lock = builder_.CreateInBoundsGEP(i32, page, builder_.CreateLShr(in_page, builder_.getInt64(std::countr_zero(host_race_lock_cells))));
+      llvm::Value* held = builder_.CreateAtomicRMW(llvm::AtomicRMWInst::Xchg, lock, builder_.getInt32(1), llvm::Align(4),
+                                                   llvm::AtomicOrdering::Acquire);
+      auto* locked = block("race.locked");
+      builder_.CreateCondBr(builder_.CreateICmpEQ(held, builder_.getInt32(0)), locked, slow);
+      builder_.SetInsertPoint(locked);
+      cell = builder_.CreateInBoundsGEP(i8, at(page, host_race_page_header),
+                                        builder_.CreateNUWMul(in_page, builder_.getInt64(sizeof(HostRaceCell))));
+    }
+    // Per stamp at `offset` in the cell: (its context, its work-item).
+    auto stamp = [&](uint64_t offset) {
+      return std::make_pair(builder_.CreateLoad(i64, at(cell, offset)),
+                            builder_.CreateLoad(i32, at(cell, offset + offsetof(HostRaceStamp, item))));
+    };
+    // Of this group (shared: contexts of earlier groups count as empty).
+    auto this_group = [&](llvm::Value* c) {
+      return global ? builder_.CreateAnd(builder_.CreateICmpUGE(c, first), builder_.CreateICmpULE(c, context))
+                    : builder_.CreateICmpUGE(c, first);
+    };
+    auto ordered = [&](std::pair<llvm::Value*, llvm::Value*> s) {  // of this group, and ordered or this work-item's
+      return builder_.CreateAnd(this_group(s.first), builder_.CreateOr(builder_.CreateICmpULT(s.first, floor),
+                                                                       builder_.CreateICmpEQ(s.second, item)));
+    };
+    // Global: of an earlier launch (pooled shadow pages keep their stamps) or never written.
+    llvm::Value* launch_first =
+        global ? builder_.CreateAnd(first, builder_.getInt64(~((uint64_t{1} << host_race_launch_shift) - 1))) : nullptr;
+    auto empty = [&](llvm::Value* c) {
+      return global ? builder_.CreateICmpULT(c, launch_first) : builder_.CreateNot(this_group(c));
+    };
+    const uint64_t write_at = offsetof(HostRaceCell, write), read_at = offsetof(HostRaceCell, read),
+                   other_at = offsetof(HostRaceCell, other_read);
+    llvm::Value* ok;
+    const auto written = stamp(write_at);
+    if (!write) {  // a shared read of an element the group has not written is reported: slow
+      ok = global ? builder_.CreateOr(empty(written.first), ordered(written)) : ordered(written);
+    } else {
+      ok = builder_.getTrue();
+      for (uint64_t offset : {write_at, read_at, other_at}) {
+        const auto s = offset == write_at ? written : stamp(offset);
+        ok = builder_.CreateAnd(ok, builder_.CreateOr(empty(s.first), ordered(s)));
+      }
+    }
+    auto* update = block("race.update");
+    llvm::BasicBlock* refused = slow;
+    if (lock) {  // release the lock before the call
+      refused = block("race.unlock");
+      builder_.CreateCondBr(ok, update, refused);
+      builder_.SetInsertPoint(refused);
+      builder_.CreateAlignedStore(builder_.getInt32(0), lock, llvm::Align(4))->setAtomic(llvm::AtomicOrdering::Release);
+      builder_.CreateBr(slow);
+    } else {
+      builder_.CreateCondBr(ok, update, slow);
+    }
+    builder_.SetInsertPoint(update);
+    auto put = [&](uint64_t offset) {
+      builder_.CreateStore(context, at(cell, offset));
+      builder_.CreateStore(item, at(cell, offset + offsetof(HostRaceStamp, item)));
+      builder_.CreateStore(builder_.getInt32(id), at(cell, offset + offsetof(HostRaceStamp, site)));
+    };
+    if (!write) {
+      // The last read moves to other_read when another work-item (or group) made it.
+      const auto read = stamp(read_at);
+      llvm::Value* same = builder_.CreateAnd(this_group(read.first), builder_.CreateICmpEQ(read.second, item));
+      llvm::Value* move = builder_.CreateAnd(builder_.CreateNot(empty(read.first)), builder_.CreateNot(same));
+      auto* moving = block("race.other");
+      auto* store = block("race.store");
+      builder_.CreateCondBr(move, moving, store);
+      builder_.SetInsertPoint(moving);
+      builder_.CreateStore(read.first, at(cell, other_at));
+      builder_.CreateStore(builder_.CreateLoad(i64, at(cell, read_at + 8)), at(cell, other_at + 8));
+      builder_.CreateBr(store);
+      builder_.SetInsertPoint(store);
+      put(read_at);
+    } else {
+      put(write_at);
+    }
+    if (lock) builder_.CreateAlignedStore(builder_.getInt32(0), lock, llvm::Align(4))->setAtomic(llvm::AtomicOrdering::Release);
+    builder_.CreateBr(done);
   }
 
   // One thread runs a whole work-group (its waves too): narrower scopes are that thread's.
@@ -1645,7 +1802,9 @@ class HostLowering : public KernelLowering {
   bool check_races = false;  // CompileOptions::check_races: hooks before accesses and at barriers
 
  private:
-  llvm::Value* race_access_ = nullptr, * race_sync_ = nullptr, * race_state_ = nullptr;
+  llvm::Value* race_access_ = nullptr, * race_sync_ = nullptr, * race_state_ = nullptr, * race_fast_ = nullptr;
+  llvm::Value* race_shared_ = nullptr, * race_shared_cells_ = nullptr, * race_shared_shadow_ = nullptr;
+  llvm::Value* race_top_ = nullptr, * race_granule_shift_ = nullptr;  // HostRaceFast's fixed fields
   llvm::Value* group_linear_ = nullptr;  // the group loop's counter (i64)
   std::unordered_map<const ir::Op*, int> segment_of_;
   std::vector<bool> segment_in_loop_;

@@ -34,6 +34,52 @@ struct Dim3 {
 struct HostBoundsReport;
 struct HostRaceState;
 
+/// Race checking's shadow memory as the JIT'd code's inline checks read it (ROCJIT_CHECK=races;
+/// runtime/cpu/race_checker.cpp keeps it). An access is a stamp: the checker's context (a number
+/// per worker thread, new at each group, barrier, wavebarrier, fence and release, so a context
+/// names the group, its barrier counts and its place in program order), the work-item and the site.
+/// Contexts below the launch's first (bits host_race_launch_shift and up of any of its contexts)
+/// are no access: never written, or written by an earlier launch.
+struct HostRaceStamp {
+  uint64_t context;  ///< the context the access was made in
+  int32_t item;      ///< the work-item's linear local id
+  int32_t site;      ///< the access site (HostKernel::access_site)
+};
+/// Where a context holds its launch's serial.
+inline constexpr unsigned host_race_launch_shift = 44;
+/// The shadow of one element: its last write, its last read, and the last read by another work-item.
+struct HostRaceCell {
+  HostRaceStamp write;       ///< the last write
+  HostRaceStamp read;        ///< the last read
+  HostRaceStamp other_read;  ///< the last read by another work-item than `read`'s
+};
+/// A page of the global shadow: lock words (a 32-bit word per host_race_lock_cells cells, 0 when
+/// free), then the cells of host_race_page_cells consecutive granules.
+inline constexpr uint64_t host_race_page_cells = 1024;
+/// Cells per lock word.
+inline constexpr uint64_t host_race_lock_cells = 16;
+/// Bytes of lock words before a page's cells.
+inline constexpr uint64_t host_race_page_header = 4 * (host_race_page_cells / host_race_lock_cells);
+/// Pages are found through two tables: the first (host_race_top_entries pointers) indexed by the page
+/// number's bits above host_race_leaf_bits, then a leaf of 2^host_race_leaf_bits page pointers.
+inline constexpr unsigned host_race_leaf_bits = 18;
+/// Entries of the first page table.
+inline constexpr uint64_t host_race_top_entries = uint64_t{1} << 20;
+
+/// What a worker's inline race checks read (HostLaunchContext::race_fast). Contexts of one worker
+/// grow; those of the group it runs are group_first and above, up to context.
+struct HostRaceFast {
+  uint64_t context = 0;        ///< the current context (stamps of this worker's accesses now)
+  uint64_t group_first = 0;    ///< the group's first context
+  uint64_t barrier_floor = 0;  ///< the first context after the group's last barrier
+  uint64_t global_floor = 0;   ///< ... after its last barrier with a global fence
+  const void* shared = nullptr;    ///< the worker's shared buffer
+  uint64_t shared_cells = 0;       ///< bytes of it with a flat shadow (a cell per byte offset), or 0
+  HostRaceCell* shared_shadow = nullptr;  ///< the cells of the shared buffer, by byte offset
+  void* const* global_top = nullptr;  ///< the first page table
+  uint32_t granule_shift = 2;         ///< log2 of the bytes a global cell stands for
+};
+
 /// The block of launch state a host kernel's generated code reads: one per worker thread per
 /// launch. Field offsets are part of the generated code's ABI (the host lowering reads them).
 struct HostLaunchContext {
@@ -55,6 +101,9 @@ struct HostLaunchContext {
   /// element, else null).
   void (*race_sync)(HostRaceState*, int32_t kind, int64_t group, int32_t item, const void* address);
   HostRaceState* race_state;  ///< passed to both
+  /// What inline checks read (a scalar load or store checks its cell in the kernel's code and
+  /// calls race_access only when the cell shows a possible conflict or has no page yet).
+  HostRaceFast* race_fast;
 };
 
 /// What HostLaunchContext::race_sync is told (its `kind`).
@@ -67,6 +116,7 @@ enum class HostSync : int32_t {
   fence_acq_rel = 5,   ///< fence(acq_rel or seq_cst)
   acquired = 6,        ///< an atomic read with acquire, acq_rel or seq_cst order has read `address`
   read_relaxed = 7,    ///< a relaxed atomic read has read `address` (an acquire fence may follow)
+  group_begin = 8,     ///< a work-group starts (before its first access)
 };
 
 /// One array access of a host kernel compiled with bounds or race checks (HostKernel::access_site).
