@@ -880,15 +880,10 @@ class HostLowering : public KernelLowering {
     if (fixed_block_[0] <= 0 || fixed_block_[1] != 1 || fixed_block_[2] != 1) return nullptr;
     const ir::Op* loop = run.back();
     if (loop->kind != OpKind::for_ || loop->type != ir::Type::i32) return nullptr;
+    // Values only, from the op registry: no effect, no variable (slot), no nested region.
     auto pure = [](const ir::Op& o) {
-      switch (o.kind) {
-        case OpKind::constant: case OpKind::binary: case OpKind::unary: case OpKind::compare: case OpKind::select:
-        case OpKind::cast: case OpKind::bitcast: case OpKind::math: case OpKind::workitem: case OpKind::shape:
-        case OpKind::make_vector: case OpKind::extract:
-          return true;
-        default:
-          return false;
-      }
+      const ir::OpInfo& info = ir::op_info(o.kind);
+      return info.effect == ir::OpEffect::none && info.reference != ir::OpReference::slot && info.regions == 0;
     };
     for (size_t j = 0; j + 1 < run.size(); ++j)
       if (!pure(*run[j]) || (run[j]->result && spilled_[run[j]->result])) return nullptr;
