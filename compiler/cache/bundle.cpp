@@ -27,14 +27,12 @@
 #include <mutex>
 #include <set>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include "cache/kernel_cache.h"
 #include "rocjit/compiler/bundle.hpp"
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/support/bytes.h"
 #include "rocjit/support/log.h"
+#include "rocjit/support/text.h"
 #include "support/atomic_file.h"
 
 namespace rocjit {
@@ -51,26 +49,11 @@ struct StoredEntry {
   std::string payload;
 };
 
-uint64_t checksum(std::string_view payload) { return XXH3_64bits(payload.data(), payload.size()); }
-
 // The file's bytes; throws Error naming it.
 std::string read_whole(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(fmt::format("bundle '{}': cannot open it: {}", path, std::strerror(errno)));
   std::string bytes;
-  char chunk[1 << 16];
-  for (;;) {
-    const ssize_t n = read(fd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int e = errno;
-      close(fd);
-      throw Error(fmt::format("bundle '{}': cannot read it: {}", path, std::strerror(e)));
-    }
-    if (n == 0) break;
-    bytes.append(chunk, static_cast<size_t>(n));
-  }
-  close(fd);
+  if (std::string failed = read_whole_file(path, bytes); !failed.empty())
+    throw Error(fmt::format("bundle '{}': {}", path, failed));
   return bytes;
 }
 
@@ -137,12 +120,9 @@ std::map<std::string, std::shared_ptr<const Mounted>> mounted_paths;
 
 std::vector<std::string> split_paths(const std::string& list) {
   std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t colon = std::min(list.find(':', start), list.size());
-    if (colon > start) out.push_back(list.substr(start, colon - start));
-    start = colon + 1;
-  }
+  support::for_each_list_item(list, ':', [&](std::string_view path) {
+    if (!path.empty()) out.emplace_back(path);
+  });
   return out;
 }
 
@@ -189,7 +169,7 @@ std::optional<std::string> bundled(const std::string& key, const char* extension
     auto it = m->index.find(key + extension);
     if (it == m->index.end()) continue;
     const StoredEntry& e = m->entries[it->second];
-    if (checksum(e.payload) != e.checksum) {
+    if (cache::payload_checksum(e.payload) != e.checksum) {
       support::log(LogLevel::warning, "ROCJIT_BUNDLE: bundle '{}': the entry of kernel '{}' for {} is corrupt; not used",
                    m->path, e.kernel, e.target);
       continue;
@@ -234,7 +214,7 @@ void record(const Settings& settings, const std::string& key, const char* extens
     const bool held = std::any_of(entries.begin(), entries.end(),
                                   [&](const StoredEntry& e) { return e.key == key && e.extension == extension; });
     if (!held) {
-      entries.push_back({key, extension, label.kernel, label.target, checksum(payload), payload});
+      entries.push_back({key, extension, label.kernel, label.target, cache::payload_checksum(payload), payload});
       const std::string bytes = serialize(entries);
       // In place, under the lock: other recorders wait for it; a rename would leave them holding
       // the lock of a file no longer in place.
@@ -290,7 +270,7 @@ void merge(const std::string& output, const std::vector<std::string>& inputs) {
   for (const std::string& in : inputs)
     for (StoredEntry& e : parse(read_whole(in), in))
       if (keys.insert(e.key + e.extension).second) {
-        if (checksum(e.payload) != e.checksum)
+        if (cache::payload_checksum(e.payload) != e.checksum)
           throw Error(fmt::format("bundle '{}': the entry of kernel '{}' for {} is corrupt", in, e.kernel, e.target));
         all.push_back(std::move(e));
       }
@@ -320,7 +300,7 @@ std::vector<uint8_t> fat_binary(const std::string& path, const std::string& kern
   std::vector<std::pair<std::string, std::vector<uint8_t>>> code_objects;
   for (const auto& [processor, e] : by_processor) {
     std::optional<std::vector<uint8_t>> elf = cache::code_object_elf(e->payload);
-    if (!elf || checksum(e->payload) != e->checksum)
+    if (!elf || cache::payload_checksum(e->payload) != e->checksum)
       throw Error(fmt::format("bundle '{}': the entry of kernel '{}' for {} is corrupt", path, kernel, e->target));
     code_objects.emplace_back(processor, std::move(*elf));
   }

@@ -72,7 +72,6 @@ struct Header {
   uint64_t checksum;
 };
 
-uint64_t checksum(std::string_view payload) { return XXH3_64bits(payload.data(), payload.size()); }
 
 struct Counters {
   std::atomic<uint64_t> memory_hits{0}, disk_hits{0}, bundle_hits{0}, misses{0}, disk_writes{0}, disk_rejected{0};
@@ -225,30 +224,14 @@ bool ensure_directory(const std::string& dir) {
 // compile replaces it).
 std::optional<std::string> read_entry(const std::string& path, const std::string& key) {
   std::string bytes;
-  {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return std::nullopt;
-    struct stat st {};
-    bool read_all = fstat(fd, &st) == 0 && st.st_size >= 0;
-    if (read_all) {
-      bytes.resize(static_cast<size_t>(st.st_size));
-      for (size_t done = 0; read_all && done < bytes.size();) {
-        const ssize_t n = read(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) read_all = false;
-        else done += static_cast<size_t>(n);
-      }
-    }
-    close(fd);
-    if (!read_all) return std::nullopt;
-  }
+  if (!read_whole_file(path, bytes).empty()) return std::nullopt;
   Header h{};
   bool ok = bytes.size() >= sizeof h;
   if (ok) std::memcpy(&h, bytes.data(), sizeof h);
   ok = ok && std::memcmp(h.magic, magic, sizeof magic) == 0 && h.version == format_version &&
        std::memcmp(h.key, key.data(), 32) == 0 && h.payload_bytes == bytes.size() - sizeof h;
   std::string payload = ok ? bytes.substr(sizeof h) : std::string();
-  if (!ok || checksum(payload) != h.checksum) {
+  if (!ok || cache::payload_checksum(payload) != h.checksum) {
     reject(path);
     return std::nullopt;
   }
@@ -256,7 +239,29 @@ std::optional<std::string> read_entry(const std::string& path, const std::string
   return payload;
 }
 
-void evict(const std::string& dir, uint64_t limit) {
+// What this process knows of a directory's size under one bound: the total its last scan found
+// after evicting, plus what it wrote since. A scan (a stat of every entry) is made by the first
+// write under a (directory, bound), and then only when this estimate passes the bound or this
+// process has written a sixteenth of it since the last scan, so the files other processes write
+// are counted at the latest then: together they may pass the bound by that much per process
+// until the next scan.
+struct DirectoryEstimate {
+  uint64_t total = 0, written_since_scan = 0;
+};
+std::mutex estimates_lock;
+std::map<std::pair<std::string, uint64_t>, DirectoryEstimate> estimates;  // under estimates_lock
+
+void evict(const std::string& dir, uint64_t limit, uint64_t written) {
+  {
+    std::lock_guard<std::mutex> g(estimates_lock);
+    auto found = estimates.find({dir, limit});
+    if (found != estimates.end()) {
+      DirectoryEstimate& e = found->second;
+      e.total += written;
+      e.written_since_scan += written;
+      if (e.total <= limit && e.written_since_scan <= limit / 16) return;
+    }
+  }
   std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> entries;
   uint64_t total = 0;
@@ -265,13 +270,16 @@ void evict(const std::string& dir, uint64_t limit) {
     total += e.file_size(ec);
     entries.emplace_back(e.last_write_time(ec), e.path());
   }
-  if (total <= limit) return;
-  std::sort(entries.begin(), entries.end());
-  for (const auto& [time, path] : entries) {
-    if (total <= limit) break;
-    uint64_t size = fs::file_size(path, ec);
-    if (fs::remove(path, ec)) total -= size;
+  if (total > limit) {
+    std::sort(entries.begin(), entries.end());
+    for (const auto& [time, path] : entries) {
+      if (total <= limit) break;
+      uint64_t size = fs::file_size(path, ec);
+      if (fs::remove(path, ec)) total -= size;
+    }
   }
+  std::lock_guard<std::mutex> g(estimates_lock);
+  estimates[{dir, limit}] = DirectoryEstimate{total, 0};
 }
 
 void write_entry(const std::string& dir, const std::string& key, const char* extension, const std::string& payload,
@@ -281,7 +289,7 @@ void write_entry(const std::string& dir, const std::string& key, const char* ext
   h.version = format_version;
   std::memcpy(h.key, key.data(), 32);
   h.payload_bytes = payload.size();
-  h.checksum = checksum(payload);
+  h.checksum = cache::payload_checksum(payload);
   std::string bytes(reinterpret_cast<const char*>(&h), sizeof h);
   bytes += payload;
   if (std::string failure = write_file_atomically(fmt::format("{}/{}{}", dir, key, extension), bytes); !failure.empty()) {
@@ -289,7 +297,7 @@ void write_entry(const std::string& dir, const std::string& key, const char* ext
     return;
   }
   ++counters.disk_writes;
-  evict(dir, max_bytes);
+  evict(dir, max_bytes, bytes.size());
 }
 
 // Memory (`level`; concurrent callers of one key wait for the first), then <dir>/<key><extension>
@@ -483,6 +491,8 @@ const std::string& build_identity() {
   }();
   return identity;
 }
+
+uint64_t payload_checksum(std::string_view payload) { return XXH3_64bits(payload.data(), payload.size()); }
 
 std::string hash_key(const std::string& text) {
   const XXH128_hash_t h = XXH3_128bits(text.data(), text.size());

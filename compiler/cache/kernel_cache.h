@@ -2,11 +2,13 @@
 // when several threads ask at the same time).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "cache/bundle.h"
@@ -49,6 +51,9 @@ std::string directory(const Settings& settings);
 // compiler library it would load (loader::compiler_file_identity), so a rebuilt or reinstalled
 // library never reads entries an earlier build wrote.
 const std::string& build_identity();
+
+// The XXH3-64 checksum disk entries and bundle entries carry of their payloads.
+uint64_t payload_checksum(std::string_view payload);
 
 // 32 hex digits naming `text` (for keys built elsewhere).
 std::string hash_key(const std::string& text);

@@ -1,4 +1,4 @@
-// write_file_atomically (see atomic_file.h), on POSIX calls: the kernel cache writes entries
+// write_file_atomically and read_whole_file (see atomic_file.h), on POSIX calls: the kernel cache writes entries
 // without LLVM.
 #include "support/atomic_file.h"
 
@@ -43,6 +43,26 @@ std::string write_file_atomically(const std::string& path, std::string_view byte
     failure = fmt::format("cannot rename into {}: {}", path, std::strerror(errno));
   if (!failure.empty()) unlink(temp.c_str());
   return failure;
+}
+
+std::string read_whole_file(const std::string& path, std::string& bytes) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fmt::format("cannot open it: {}", std::strerror(errno));
+  bytes.clear();
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      close(fd);
+      return fmt::format("cannot read it: {}", std::strerror(e));
+    }
+    if (n == 0) break;
+    bytes.append(chunk, static_cast<size_t>(n));
+  }
+  close(fd);
+  return {};
 }
 
 }  // namespace rocjit

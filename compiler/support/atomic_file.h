@@ -1,4 +1,4 @@
-// Whole-file writes that readers never see half done: the bytes go to a temporary file in the
+// Whole-file reads, and whole-file writes that readers never see half done: the bytes go to a temporary file in the
 // target's directory, which is then renamed over the target (rename is atomic within one file
 // system). Used by the kernel cache's entries and the ROCJIT_DUMP files.
 #pragma once
@@ -12,5 +12,9 @@ namespace rocjit {
 // less the umask, like an ordinary new file). Returns "" on success, else what failed (the
 // temporary file is removed). The directory must exist.
 std::string write_file_atomically(const std::string& path, std::string_view bytes);
+
+// Reads the whole file at `path` into `bytes`. Returns "" on success, else what failed ("cannot
+// open it: ..." or "cannot read it: ..."). The kernel cache's entries and bundle files.
+std::string read_whole_file(const std::string& path, std::string& bytes);
 
 }  // namespace rocjit

@@ -13,7 +13,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <optional>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -21,6 +20,7 @@
 
 #include "rocjit/compiler/error.hpp"
 #include "rocjit/support/log.h"
+#include "rocjit/support/text.h"
 
 namespace rocjit {
 namespace {
@@ -80,24 +80,10 @@ class Reader {
   std::vector<std::string>& warnings_;
 };
 
-// Calls `item` with each entry of a comma-separated list, spaces and tabs around it trimmed.
-template <class F>
-void for_each_list_item(std::string_view rest, F&& item) {
-  while (true) {
-    const size_t comma = rest.find(',');
-    std::string_view one = rest.substr(0, comma);
-    while (!one.empty() && (one.front() == ' ' || one.front() == '\t')) one.remove_prefix(1);
-    while (!one.empty() && (one.back() == ' ' || one.back() == '\t')) one.remove_suffix(1);
-    item(one);
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-}
-
 void read_dump_stages(Reader& r, DumpStages& stages) {
   const char* spec = r.text("ROCJIT_DUMP");
   if (!spec) return;
-  for_each_list_item(spec, [&](std::string_view item) {
+  support::for_each_list_item(spec, ',', [&](std::string_view item) {
     if (item == "all") {
       stages = {true, true, true, true, true};
     } else if (item == "ir") {
@@ -122,7 +108,7 @@ void read_dump_stages(Reader& r, DumpStages& stages) {
 void read_disabled_workarounds(Reader& r, std::set<Workaround>& disabled) {
   const char* spec = r.text("ROCJIT_DISABLE_WORKAROUNDS");
   if (!spec) return;
-  for_each_list_item(spec, [&](std::string_view item) {
+  support::for_each_list_item(spec, ',', [&](std::string_view item) {
     if (item == "all") {
       for (const WorkaroundInfo& entry : workaround_table()) disabled.insert(entry.id);
     } else if (std::optional<Workaround> w = workaround_named(item)) {
@@ -180,7 +166,7 @@ Settings read_settings(const Lookup& lookup, std::vector<std::string>& warnings)
   }
 
   if (const char* spec = r.text("ROCJIT_CHECK"))
-    for_each_list_item(spec, [&](std::string_view item) {
+    support::for_each_list_item(spec, ',', [&](std::string_view item) {
       if (item == "races") s.check_races = true;
       else if (item == "report-only") s.check_report_only = true;
       else if (item == "same-value") s.check_same_value = true;

@@ -90,3 +90,24 @@ if [ -f "$build/lib/libamdsim-hip.so" ]; then
   env -u ROCJIT_SIM_LIBRARY ROCJIT_DEVICE=sim "$work/embed/embed" | tee "$work/embed-sim.out"
   grep -qx PASS "$work/embed-sim.out"
 fi
+
+# Issue 37: the installed rocjit-bundle records embed's kernels (for the host, and for gfx942 on
+# the installed simulator when there is one); embed then runs from that bundle alone, with the
+# disk cache off, compiling forbidden and no compiler library to load.
+echo "== record embed's kernels with the installed rocjit-bundle, then run embed from the bundle alone"
+targets=host
+devices=cpu
+if [ -f "$build/lib/libamdsim-hip.so" ]; then
+  targets=host,gfx942
+  devices="cpu sim:gfx942"
+fi
+env -u ROCJIT_SIM_LIBRARY "$prefix/bin/rocjit-bundle" record -o "$work/embed.rjb" --targets=$targets -- "$work/embed/embed" \
+  >"$work/record.out"
+"$prefix/bin/rocjit-bundle" list "$work/embed.rjb" | tee "$work/list.out"
+for device in $devices; do
+  echo "-- $device"
+  env -u ROCJIT_SIM_LIBRARY ROCJIT_DEVICE=$device ROCJIT_BUNDLE="$work/embed.rjb" ROCJIT_COMPILE=never ROCJIT_CACHE=0 \
+    ROCJIT_COMPILER_LIBRARY="$work/no-compiler/librocjit-compiler.so" "$work/embed/embed" | tee "$work/embed-bundle.out"
+  grep -qx PASS "$work/embed-bundle.out"
+done
+

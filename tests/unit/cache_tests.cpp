@@ -44,6 +44,30 @@ CacheStats delta(const CacheStats& before) {
 
 uint64_t bundle_hits_since(const CacheStats& before) { return cache_stats().bundle_hits - before.bundle_hits; }
 
+// rocjit-cache-filler in a new process (not fork(): the test process already runs LLVM's threads
+// and locks) with environment `env` and arguments `args` (its mode and the mode's arguments):
+// the child's pid, or 0 when it did not start.
+pid_t start_filler(ChildEnvironment env, std::vector<std::string> args) {
+  std::vector<char*> argv{const_cast<char*>(ROCJIT_CACHE_FILLER)};
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  return posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv.data(), env.data()) == 0 ? pid : 0;
+}
+
+// Waits for a filler start_filler started: its exit code, -1 when it did not start, 128 when it
+// did not exit normally.
+int wait_filler(pid_t pid) {
+  if (pid == 0) return -1;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+int run_filler(ChildEnvironment env, std::vector<std::string> args = {}) {
+  return wait_filler(start_filler(std::move(env), std::move(args)));
+}
+
 }  // namespace
 
 TEST_CASE("a kernel compiled again, or an identical second kernel, is not recompiled") {
@@ -189,14 +213,7 @@ namespace {
 // cache-dir mode); "(failed)" if the process did not run.
 std::string cache_directory_in(ChildEnvironment env, const std::string& scratch) {
   const std::string answer = scratch + "/cache-directory.txt";
-  pid_t pid = 0;
-  char mode[] = "cache-dir";
-  std::string file = answer;
-  char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), mode, file.data(), nullptr};
-  if (posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, env.data()) != 0) return "(failed)";
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "(failed)";
+  if (run_filler(env, {"cache-dir", answer}) != 0) return "(failed)";
   std::ifstream in(answer);
   std::string dir;
   std::getline(in, dir);
@@ -229,21 +246,12 @@ TEST_CASE("two processes filling the same cache concurrently leave only valid en
   TemporaryCache cache;
   Kernel (*makers[])() = {samples::saxpy,     samples::reverse,   samples::matmul, samples::reduce,
                           samples::transpose, samples::histogram, samples::jacobi};
-  // Separate processes (not fork(): the test process already runs LLVM's threads and locks).
   std::vector<pid_t> children;
-  ChildEnvironment env = cache.child_environment();
   for (int p = 0; p < 2; ++p) {
-    pid_t pid = 0;
-    char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), nullptr};
-    REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, env.data()) == 0);
-    children.push_back(pid);
+    children.push_back(start_filler(cache.child_environment(), {}));
+    REQUIRE(children.back() != 0);
   }
-  for (pid_t pid : children) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);
-  }
+  for (pid_t pid : children) CHECK(wait_filler(pid) == 0);
   CHECK(cache.entries().size() == 7);
   for (const auto& e : fs::directory_iterator(cache.dir)) CHECK(e.path().extension() == ".rjco");  // no temp files left
   clear_memory_cache();
@@ -276,6 +284,36 @@ TEST_CASE("the disk cache is bounded with least-recently-used eviction") {
   size_t kernels = 0;
   for (const auto& e : left) kernels += e.filename().string().rfind("old", 0) != 0;
   CHECK(kernels == 2);  // the recently used kernel entries stayed
+}
+
+TEST_CASE("the bound holds against other processes' files, counted once this process has written a sixteenth of it") {
+  TemporaryCache cache;
+  ScopedSettings one_mib([](Settings& s) { s.cache_max_mb = 1; });
+  compile(samples::saxpy(), Target::amdgpu("gfx90a"));  // the first write under this bound scans
+  // Another process's files, older than everything else, fill the directory past the bound.
+  for (int i = 0; i < 3; ++i) {
+    fs::path pad = fs::path(cache.dir) / ("other" + std::to_string(i) + ".rjco");
+    std::ofstream(pad) << std::string(400 * 1024, 'x');
+    fs::last_write_time(pad, fs::file_time_type::clock::now() - std::chrono::hours(24 + i));
+  }
+  // This process's writes: until they pass 64 KiB, its estimate says the directory is small.
+  Kernel (*makers[])() = {samples::reverse,   samples::matmul, samples::reduce, samples::transpose,
+                          samples::histogram, samples::jacobi};
+  uint64_t written = 0;
+  for (const char* processor : {"gfx90a", "gfx1100", "gfx942", "gfx1030"}) {
+    for (auto make : makers) {
+      if (written > (64u << 10)) break;
+      const auto before = cache.entries();
+      compile(make(), Target::amdgpu(processor));
+      for (const auto& e : cache.entries())
+        if (std::find(before.begin(), before.end(), e) == before.end()) written += fs::file_size(e);
+    }
+  }
+  REQUIRE(written > (64u << 10));
+  uint64_t total = 0;
+  for (const auto& e : cache.entries()) total += fs::file_size(e);
+  CHECK(total <= (1u << 20));
+  CHECK_FALSE(fs::exists(fs::path(cache.dir) / "other2.rjco"));  // the oldest went first
 }
 
 TEST_CASE("every compile leaves a per-kernel record of its phases and cache outcome") {
@@ -345,12 +383,7 @@ TEST_CASE("ROCJIT_TIME_TRACE writes Chrome trace events when the process exits")
   fs::create_directories(fs::path(cache.dir).parent_path());
   ChildEnvironment env = cache.child_environment();
   env.set("ROCJIT_TIME_TRACE", trace);
-  pid_t pid = 0;
-  char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), nullptr};
-  REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, env.data()) == 0);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  REQUIRE(WEXITSTATUS(status) == 0);
+  REQUIRE(run_filler(env) == 0);
   std::ifstream in(trace);
   std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(json.rfind("{\"traceEvents\":[", 0) == 0);
@@ -423,14 +456,7 @@ TEST_CASE("ROCJIT_TIME_TRACE is JSON holding rocjit's phases and LLVM's passes n
   env.set("ROCJIT_TIME_TRACE", trace)
       .set("ROCJIT_TIME_TRACE_GRANULARITY_US", "0")  // every LLVM event, however short
       .set("ROCJIT_CACHE", "0");
-  pid_t pid = 0;
-  char mode[] = "trace";
-  char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), mode, nullptr};
-  REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, env.data()) == 0);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);
+  REQUIRE(run_filler(env, {"trace"}) == 0);
   const std::vector<TraceEvent> events = read_trace(trace);
 
   const std::string odd = "Odd.name-09_Z";
@@ -566,15 +592,9 @@ struct HostFill {
 // Runs the filler's host mode in a new process (the memory level lasts as long as a process).
 HostFill fill_host(const TemporaryCache& cache) {
   std::string stats = cache.dir + "-stats.txt";
-  pid_t pid = 0;
-  char mode[] = "host";
-  char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), mode, stats.data(), nullptr};
   HostFill out;
-  ChildEnvironment env = cache.child_environment();
-  if (posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, env.data()) != 0) return out;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  out.exit_code = run_filler(cache.child_environment(), {"host", stats});
+  if (out.exit_code == -1) return out;
   std::ifstream in(stats);
   in >> out.memory >> out.disk >> out.misses >> out.rejected;
   return out;
@@ -990,15 +1010,7 @@ TEST_CASE("the disk cache's entries belong to one compiler library: another one 
     ChildEnvironment env = cache.child_environment();
     env.set("ROCJIT_COMPILER_LIBRARY", compiler.string());
     const std::string stats = (fs::path(cache.dir).parent_path() / "stats.txt").string();
-    pid_t pid = 0;
-    char mode[] = "host";
-    std::string file = stats;
-    char* argv[] = {const_cast<char*>(ROCJIT_CACHE_FILLER), mode, file.data(), nullptr};
-    REQUIRE(posix_spawn(&pid, ROCJIT_CACHE_FILLER, nullptr, nullptr, argv, env.data()) == 0);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
+    REQUIRE(run_filler(env, {"host", stats}) == 0);
     std::ifstream in(stats);
     uint64_t memory = 0, disk = 0, misses = 0, rejected = 0;
     in >> memory >> disk >> misses >> rejected;

@@ -25,6 +25,7 @@
 
 #include "rocjit/compiler/bundle.hpp"
 #include "rocjit/compiler/error.hpp"
+#include "rocjit/support/text.h"
 
 namespace {
 
@@ -41,13 +42,9 @@ int usage(const char* why) {
 
 std::vector<std::string> split(const std::string& list) {
   std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    if (comma > start) out.push_back(list.substr(start, comma - start));
-    start = comma + 1;
-  }
+  rocjit::support::for_each_list_item(list, ',', [&](std::string_view item) {
+    if (!item.empty()) out.emplace_back(item);
+  });
   return out;
 }
 
