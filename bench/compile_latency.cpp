@@ -239,6 +239,21 @@ int main(int argc, char** argv) {
       compile(makers[std::atoi(argv[i] + 14)](), Target::amdgpu("gfx90a"));
       return 0;
     }
+    if (std::strncmp(argv[i], "--device-only=", 14) == 0) {  // child of the device start-up table
+      return get_device(argv[i] + 14).name().empty() ? 1 : 0;
+    }
+    if (std::strncmp(argv[i], "--warm-launch=", 14) == 0) {  // child of the device start-up table
+      // saxpy on 256 elements from the disk cache: the device, the arrays, one launch, the copy back.
+      set_default_device(get_device(argv[i] + 14));
+      std::vector<float> x(256), y(256, 1.0f);
+      for (size_t e = 0; e < x.size(); ++e) x[e] = static_cast<float>(e);
+      DeviceArray<float> dx = to_device(x), dy = to_device(y);
+      samples::saxpy()[{Dim3(2), Dim3(128)}](2.0f, dx, dy);
+      std::vector<float> got = dy.copy_to_host().to_vector();
+      for (size_t e = 0; e < got.size(); ++e)
+        if (got[e] != 2.0f * x[e] + 1.0f) return 1;
+      return 0;
+    }
     if (std::strncmp(argv[i], "--disk-host=", 12) == 0) {  // child of the start-up table: a cached host kernel
       compile_host(makers[std::atoi(argv[i] + 12)]().ir());
       return 0;
@@ -342,6 +357,19 @@ int main(int argc, char** argv) {
       spawn_ms("--disk-host=" + std::to_string(index));
       std::printf("%-10s %8.1f %12.1f %14.1f %14.1f\n", makers[index]().name().c_str(), bare, start_only,
                   median_of("--disk-launch=" + std::to_string(index)), median_of("--disk-host=" + std::to_string(index)));
+    }
+    // On a device: the device opened alone (for the simulator, its own start-up: loading its HIP
+    // library and its decoder), and saxpy launched once on 256 elements from a warm disk cache.
+    std::printf("\nprocess start-up on a device, median of %d fresh processes (milliseconds): the device opened "
+                "alone, and saxpy (256 elements) copied in, launched once from the disk cache and copied back\n",
+                std::max(5, std::min(repeats, 15)));
+    std::printf("%-12s %8s %12s %12s %12s %12s\n", "device", "bare", "start only", "device only", "warm launch",
+                "above bare");
+    for (const char* device : {"cpu", "sim:gfx942"}) {
+      spawn_ms(std::string("--warm-launch=") + device);  // fill the disk entry
+      const double open = median_of(std::string("--device-only=") + device);
+      const double launch = median_of(std::string("--warm-launch=") + device);
+      std::printf("%-12s %8.1f %12.1f %12.1f %12.1f %12.1f\n", device, bare, start_only, open, launch, launch - bare);
     }
     };
   if (startup_only) {  // --startup: the start-up table alone

@@ -221,6 +221,9 @@ namespace {
 
 struct Registry {
   std::once_flag once;
+  // The HIP devices, found at the first request that needs them (a HIP device id, devices(), or
+  // the default device when no setting names one): opening `cpu` or `sim` loads no HIP runtime.
+  std::once_flag hip_once;
   std::vector<std::shared_ptr<DeviceImpl>> hip;
   std::string hip_why;
   std::shared_ptr<DeviceImpl> cpu;
@@ -242,9 +245,13 @@ Registry& registry() {
   std::call_once(r.once, [&] {
     r.cpu = make_cpu_device();
     r.interp = make_interp_device();
-    r.hip = make_hip_devices(r.hip_why);
   });
   return r;
+}
+
+std::vector<std::shared_ptr<DeviceImpl>>& hip_devices(Registry& r) {
+  std::call_once(r.hip_once, [&] { r.hip = make_hip_devices(r.hip_why); });
+  return r.hip;
 }
 
 std::vector<std::shared_ptr<DeviceImpl>>& sim_devices(Registry& r) {
@@ -300,7 +307,7 @@ runtime::DeviceImpl& Device::impl() const {
 std::vector<Device> devices() {
   auto& r = registry();
   std::vector<Device> out;
-  for (auto& d : r.hip) out.emplace_back(d);
+  for (auto& d : runtime::hip_devices(r)) out.emplace_back(d);
   if (r.sim_loaded)
     for (auto& d : r.sim) out.emplace_back(d);
   out.emplace_back(r.cpu);
@@ -321,11 +328,12 @@ Device get_device(const std::string& id) {
         throw DeviceError(fmt::format("'{}' is not a device id; use cpu, interp, hip, hip:N, sim or sim:<processor>", id));
       index = static_cast<size_t>(v);
     }
-    if (r.hip.empty()) throw DeviceError(fmt::format("no HIP device for '{}': {}", id, r.hip_why));
-    if (index >= r.hip.size())
-      throw DeviceError(fmt::format("no HIP device '{}': {} HIP device(s) present (hip:0 .. hip:{})", id, r.hip.size(),
-                                    r.hip.size() - 1));
-    return Device(r.hip[index]);
+    auto& hip = runtime::hip_devices(r);
+    if (hip.empty()) throw DeviceError(fmt::format("no HIP device for '{}': {}", id, r.hip_why));
+    if (index >= hip.size())
+      throw DeviceError(fmt::format("no HIP device '{}': {} HIP device(s) present (hip:0 .. hip:{})", id, hip.size(),
+                                    hip.size() - 1));
+    return Device(hip[index]);
   }
   throw DeviceError(fmt::format("'{}' is not a device id; use cpu, interp, hip, hip:N, sim or sim:<processor>", id));
 }
@@ -339,7 +347,7 @@ Device default_device() {
     if (const std::string id = support::current_settings()->device; !id.empty())
       r.chosen_default = get_device(id).impl_ptr();
     else
-      r.chosen_default = r.hip.empty() ? r.cpu : r.hip.front();
+      r.chosen_default = runtime::hip_devices(r).empty() ? r.cpu : runtime::hip_devices(r).front();
   }
   return Device(r.chosen_default);
 }
