@@ -72,7 +72,6 @@ struct Header {
   uint64_t checksum;
 };
 
-
 struct Counters {
   std::atomic<uint64_t> memory_hits{0}, disk_hits{0}, bundle_hits{0}, misses{0}, disk_writes{0}, disk_rejected{0};
 };
