@@ -429,6 +429,41 @@ TEST_CASE("race checker: lanes of one instruction, and rocjit's wavebarrier mark
   }
 }
 
+TEST_CASE("race checker: rocjit's acquire and release markers order lanes that hand data over", "[launch]") {
+  // Lane i writes data[i], then sets flag[i] (an atomic, released with the marker); then reads
+  // flag[i ^ 1] (an atomic, acquired with the marker) and data[i ^ 1]. The neighbour's data is
+  // ordered before the read only when both the release and the acquire are marked.
+  for (std::string p : processors) {
+    const uint32_t wave = uint32_t(amdsim::Processor::get(p).default_wave_size);
+    amdsim::Memory memory;
+    auto* x = static_cast<float*>(memory.allocate(256 * sizeof(float)));
+    amdsim::Dim3 block{wave, 1, 1};
+    for (int marks = 0; marks < 4; ++marks) {
+      const bool release = marks & 1, acquire = marks & 2;
+      INFO(p << " release " << release << " acquire " << acquire);
+      Loaded l = build(lds_user(), p, "lds_user");
+      const std::string atomic = "s_mov_b32 m0, 0x524a5704\n s_ttracedata\n";
+      patch_entry(l, p,
+                  "v_lshlrev_b32 v1, 2, v0\n ds_write_b32 v1, v0\n v_mov_b32 v3, 1\n s_waitcnt lgkmcnt(0)\n" +
+                      std::string(release ? "s_mov_b32 m0, 0x524a5707\n s_ttracedata\n" : "") + atomic +
+                      "ds_write_b32 v1, v3 offset:512\n s_waitcnt lgkmcnt(0)\n"
+                      "v_xor_b32 v2, 1, v0\n v_lshlrev_b32 v2, 2, v2\n" +
+                      std::string(acquire ? "s_mov_b32 m0, 0x524a5706\n s_ttracedata\n" : "") + atomic +
+                      "ds_read_b32 v4, v2 offset:512\n s_waitcnt lgkmcnt(0)\n"
+                      "ds_read_b32 v5, v2\n s_waitcnt lgkmcnt(0)\n s_endpgm");
+      auto args = arguments(*l.kernel, {{"x", x, {256}}}, {1, 1, 1}, block);
+      const std::string report = race_report(l, block, memory, args);
+      INFO(report);
+      if (release && acquire) {
+        CHECK(report.empty());
+      } else {
+        CHECK(report.find("1 race and 0 uninitialised shared reads") != std::string::npos);
+        CHECK(report.find("shared memory at byte 4 of the group's LDS") != std::string::npos);
+      }
+    }
+  }
+}
+
 TEST_CASE("check_races compiles carry the shared arrays' LDS layout; reports name the array", "[launch]") {
   // Two shared arrays of different element sizes; work-item t writes b(t), then reads b(t + 1)
   // with no barrier between: a race on 'b', named with its element ('a' is read after a barrier;
