@@ -16,6 +16,7 @@
 #include "rocjit/compiler/time_trace.hpp"
 #include "targets/amdgpu/address_shape.h"
 #include "targets/amdgpu/device_libs.h"
+#include "targets/amdgpu/lds_layout.h"
 #include "targets/amdgpu/lower.h"
 #include "targets/amdgpu/metadata.h"
 #include "targets/amdgpu/target_machine.h"
@@ -131,6 +132,11 @@ CodeObject build(const ir::Kernel& kernel, const Target& target, const CompileOp
   if (!errors.empty())
     throw CompileError(fmt::format("kernel '{}': code generation for {} failed: {}", kernel.name, target.str(),
                                    fmt::join(errors, "; ")));
+  if (!lowered.shared_arrays.empty()) {  // check_races: where LLVM placed the shared arrays
+    time_trace::Phase phase("lds layout");
+    const std::vector<SharedArrayLayout> layout = lds_layout(module, lowered.shared_arrays);
+    if (!layout.empty()) add_lds_layout(object, prepared.get().name, layout);
+  }
   if (options.emit_object) out.object.assign(object.begin(), object.end());
   {
     time_trace::Phase phase("link");

@@ -56,6 +56,7 @@ class AmdgpuLowering : public KernelLowering {
     out.argument_names = std::move(names);
     out.needs_device_libs = !device_lib_users_.empty();
     out.device_lib_users = device_lib_users_;
+    out.shared_arrays = shared_arrays_;
     return out;
   }
 
@@ -491,20 +492,29 @@ class AmdgpuLowering : public KernelLowering {
                              {builder_.getInt32(what)});
   }
 
-  // The simulator's checker does not model acquire/release (the CPU device's does): it is told
-  // the kernel orders memory that way.
+  // The simulator's checker models acquire/release as the CPU device's does: it is told which
+  // fences acquire and which release (acq_rel and seq_cst: both, acquire first).
   void fence(const ir::Op& op) override {
-    if (op.order() != ir::MemoryOrder::relaxed) race_marker(race_marker_ordered);
+    if (acquires(op.order())) race_marker(race_marker_fence_acquire);
+    if (releases(op.order())) race_marker(race_marker_fence_release);
     KernelLowering::fence(op);
   }
   // Relaxed atomic loads and stores compile to plain global_load/store and ds_read/write: the
-  // marker says the next memory instruction is atomic.
+  // marker says the next memory instruction is atomic; the acquire and release markers before
+  // it say how it orders memory (a load only reads, a store only writes, the others do both).
   void operation(const ir::Op& op) override {
     if (check_races_ && op.kind == ir::OpKind::atomic) {
-      if (op.order() != ir::MemoryOrder::relaxed) race_marker(race_marker_ordered);
+      if (op.atomic_op() != ir::AtomicOp::store && acquires(op.order())) race_marker(race_marker_acquire);
+      if (op.atomic_op() != ir::AtomicOp::load && releases(op.order())) race_marker(race_marker_release);
       race_marker(race_marker_atomic);
     }
     KernelLowering::operation(op);
+  }
+  static bool acquires(ir::MemoryOrder o) {
+    return o == ir::MemoryOrder::acquire || o == ir::MemoryOrder::acq_rel || o == ir::MemoryOrder::seq_cst;
+  }
+  static bool releases(ir::MemoryOrder o) {
+    return o == ir::MemoryOrder::release || o == ir::MemoryOrder::acq_rel || o == ir::MemoryOrder::seq_cst;
   }
 
   llvm::Value* memory_base(const ir::Memory& m) override {
@@ -526,8 +536,17 @@ class AmdgpuLowering : public KernelLowering {
       a->setAlignment(std::max(a->getAlign(), llvm::Align(16)));
       return a;
     }
-    auto* g = new llvm::GlobalVariable(module_, array_type, false, llvm::GlobalValue::InternalLinkage,
-                                       llvm::PoisonValue::get(array_type), m.name, nullptr,
+    // check_races: the array in a struct type of its own, which LLVM's LDS lowering keeps as the
+    // type of its field in the kernel's LDS block (same size and alignment, so the same layout
+    // and code), so that lds_layout.h finds where the array lies in the group's LDS.
+    llvm::Type* value_type = array_type;
+    if (check_races_) {
+      auto* wrapped = llvm::StructType::create(context_, {array_type}, "rocjit.shared." + m.name);
+      shared_arrays_.push_back({wrapped, m.name, static_cast<uint32_t>(ir::byte_size(m.element))});
+      value_type = wrapped;
+    }
+    auto* g = new llvm::GlobalVariable(module_, value_type, false, llvm::GlobalValue::InternalLinkage,
+                                       llvm::PoisonValue::get(value_type), m.name, nullptr,
                                        llvm::GlobalValue::NotThreadLocal, local_as);
     g->setAlignment(llvm::Align(16));
     return g;
@@ -636,6 +655,7 @@ class AmdgpuLowering : public KernelLowering {
   unsigned wave_;
   bool check_uniform_;
   bool check_races_;
+  std::vector<SharedArrayType> shared_arrays_;
   std::unordered_set<const ir::Op*> group_reached_;  // uniform ops the whole group reaches together
   llvm::GlobalVariable* uniform_slot_ = nullptr;    // LDS: the first work-item's value
   std::vector<std::string> device_lib_users_;

@@ -168,6 +168,9 @@ struct Wave {
   // number) is an atomic access.
   bool atomic_pending = false;
   uint64_t atomic_inst = ~0ull;
+  // rocjit's acquire and release markers (race_acquire | race_release) for the next atomic op,
+  // and those of the atomic instruction atomic_inst.
+  uint8_t order_pending = 0, atomic_order = 0;
 
   uint64_t exec() const {
     return wave_size == 32 ? s[exec_lo] : (uint64_t(s[exec_hi]) << 32 | s[exec_lo]);

@@ -242,6 +242,18 @@ std::shared_ptr<Program> Program::load(std::span<const uint8_t> bytes, const Pro
         k.args.push_back(a);
       }
     }
+    if (m.find(".rocjit_lds") != m.end() && m[".rocjit_lds"].isArray()) {
+      for (auto& an : m[".rocjit_lds"].getArray()) {
+        if (!an.isMap()) continue;
+        auto& am = an.getMap();
+        SharedArray a;
+        a.name = str(am[".name"]);
+        a.offset = static_cast<uint32_t>(num(am[".offset"]));
+        a.size = static_cast<uint32_t>(num(am[".size"]));
+        a.element_size = std::max<uint32_t>(1, static_cast<uint32_t>(num(am[".element_size"])));
+        if (!a.name.empty() && a.size > 0) k.shared_arrays.push_back(std::move(a));
+      }
+    }
     auto it = symbols.find(symbol.empty() ? k.name + ".kd" : symbol);
     if (it == symbols.end()) throw fail("kernel '" + k.name + "' has no descriptor symbol " + symbol);
     uint64_t kd = it->second;

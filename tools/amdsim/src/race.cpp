@@ -9,14 +9,21 @@
 //     them differs);
 //   - global memory: both are in one work-group and a barrier with a global fence (rocjit's
 //     marker before the s_barrier) lies between them, or, in one wave, a wavebarrier().
-//     Nothing orders the work-groups of a launch.
+//   - either: acquire/release orders them, by the CPU checker's rules (docs/debugging.md). A
+//     release (an atomic write rocjit marks as release, acq_rel or seq_cst, or any atomic write by
+//     a lane after a release fence) publishes, on its location, what the lane's accesses are
+//     known to follow: its own earlier accesses (lower instruction numbers of its wave), its
+//     group's accesses before the last barrier with a global fence, and what it acquired. An
+//     acquire (an atomic read marked acquire, acq_rel or seq_cst, or an acquire fence after
+//     relaxed atomic reads) joins the location's clock into the lane's knowledge; a barrier with
+//     a global fence shares it with the group. Clocks only grow: read-modify-writes extend a
+//     location's release sequence. The clocks are consulted only for pairs nothing else orders,
+//     once the launch ran an acquire, release or fence.
 // Lanes of one wave in one instruction write at once: two of them writing one byte is a race
 // (which value lands is undefined) unless they write the value it already holds.
 // Plain writes of the value a byte already holds race harmlessly and are reported only with
 // check_same_value. Reads of LDS bytes no lane of the group wrote earlier in the launch are
-// findings too. Acquire/release atomics and fences are not modelled (no vector clocks): once
-// the kernel ran one (rocjit's marker), races are not reported (the CPU device's checker models
-// them; this one does not yet).
+// findings too.
 // Barriers: the waves a barrier releases must all wait at the same s_barrier, and none may have
 // ended (ended waves leave the barrier's count on hardware, so the others do not wait for them).
 #include "race.h"
@@ -24,6 +31,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace amdsim {
@@ -67,19 +75,126 @@ void RaceChecker::release_shadow(std::unique_ptr<RaceGroupShadow> s) {
   if (!s) return;
   for (uint32_t offset : s->touched) s->cells[offset] = RaceCell{};
   s->touched.clear();
+  s->clear_sync();
   std::lock_guard<std::mutex> g(shadows_lock_);
   free_shadows_.push_back(std::move(s));
+}
+
+namespace {
+
+// `into` joined with `from`: per group the later epoch bound, per work-item the later instruction.
+void join(RaceClock& into, const RaceClock& from) {
+  for (const auto& [group, theirs] : from) {
+    RaceCoverage& mine = into[group];
+    mine.epoch_bound = std::max(mine.epoch_bound, theirs.epoch_bound);
+    for (const auto& [item, inst] : theirs.items) {
+      auto it = std::lower_bound(mine.items.begin(), mine.items.end(), std::make_pair(item, uint32_t{0}));
+      if (it != mine.items.end() && it->first == item)
+        it->second = std::max(it->second, inst);
+      else
+        mine.items.insert(it, {item, inst});
+    }
+  }
+}
+
+bool covers(const RaceClock& clock, const RaceSide& a) {
+  auto it = clock.find(a.group);
+  if (it == clock.end()) return false;
+  if (a.global < it->second.epoch_bound) return true;
+  const auto& items = it->second.items;
+  auto at = std::lower_bound(items.begin(), items.end(), std::make_pair(a.item, uint32_t{0}));
+  return at != items.end() && at->first == a.item && a.inst < at->second;
+}
+
+// A barrier with a global fence: what the group's work-items acquired, the whole group knows.
+void share(RaceGroupShadow& sync) {
+  for (const auto& [item, clock] : sync.item_known) join(sync.group_known, clock);
+  sync.item_known.clear();
+}
+
+}  // namespace
+
+static uint16_t lane_item(const Wave& w, int lane) {
+  return static_cast<uint16_t>(w.wave_in_group * static_cast<uint32_t>(w.wave_size) + static_cast<uint32_t>(lane));
+}
+
+// A release's or acquire's location: the global address, or for LDS the group and byte (LDS
+// buffers are reused by later groups, which must not see an earlier group's clocks).
+uint64_t RaceChecker::location(const Wave& w, const uint8_t* p) const {
+  const uint8_t* lds = w.group->lds.data();
+  if (p >= lds && p < lds + w.group->lds.size())
+    return uint64_t{1} << 63 | uint64_t{w.group->linear} << 32 | static_cast<uint64_t>(p - lds);
+  return reinterpret_cast<uint64_t>(p);
+}
+
+// What a release by `item` now publishes: what it knows, its own accesses so far (lower
+// instruction numbers of its wave), and its group's before the last barrier with a global fence.
+RaceClock RaceChecker::published(const Wave& w, const RaceGroupShadow& sync, uint16_t item) const {
+  RaceClock out = sync.group_known;
+  if (auto it = sync.item_known.find(item); it != sync.item_known.end()) join(out, it->second);
+  RaceCoverage own;
+  own.epoch_bound = w.global_epoch;
+  own.items.push_back({item, static_cast<uint32_t>(w.instructions)});
+  join(out, RaceClock{{w.group->linear, own}});
+  return out;
+}
+
+void RaceChecker::acquire(RaceGroupShadow& sync, uint16_t item, uint64_t location, bool relaxed) {
+  if (!released_.load(std::memory_order_acquire)) return;  // nothing published yet (relaxed-only kernels)
+  std::lock_guard<std::mutex> g(clocks_lock_);
+  auto it = clocks_.find(location);
+  if (it == clocks_.end()) return;
+  join(relaxed ? sync.item_pending[item] : sync.item_known[item], it->second);
+}
+
+void RaceChecker::before_atomic_write(Wave& w, const uint8_t* p, int lane, bool vector) {
+  take_atomic(w, vector);
+  RaceGroupShadow& sync = *w.group->race_shadow;
+  const uint16_t item = lane_item(w, lane);
+  const bool release = w.atomic_inst == w.instructions && (w.atomic_order & race_release);
+  RaceClock what;
+  if (release) {
+    synchronises_.store(true, std::memory_order_relaxed);
+    what = published(w, sync, item);
+  } else {
+    // A relaxed atomic write after a release fence publishes what the fence saw.
+    if (sync.item_fenced.empty()) return;
+    auto it = sync.item_fenced.find(item);
+    if (it == sync.item_fenced.end()) return;
+    what = it->second;
+  }
+  std::lock_guard<std::mutex> g(clocks_lock_);
+  join(clocks_[location(w, p)], what);
+  released_.store(true, std::memory_order_release);
 }
 
 void RaceChecker::marker(Wave& w, uint32_t m0) {
   if (m0 == race_marker_wavebarrier) ++w.wave_epoch;
   else if (m0 == race_marker_global_barrier) w.global_fence_pending = true;
-  else if (m0 == race_marker_ordered) ordered_by_atomics_.store(true, std::memory_order_relaxed);
   else if (m0 == race_marker_atomic) w.atomic_pending = true;
-  else if (m0 == race_marker_barrier && w.group->waves == 1) {
+  else if (m0 == race_marker_acquire) w.order_pending |= race_acquire;
+  else if (m0 == race_marker_release) w.order_pending |= race_release;
+  else if (m0 == race_marker_fence_acquire || m0 == race_marker_fence_release) {
+    // Every active lane fences: an acquire fence makes what its relaxed atomic reads saw known, a
+    // release fence fixes what its later relaxed atomic writes publish (its accesses so far).
+    synchronises_.store(true, std::memory_order_relaxed);
+    RaceGroupShadow& sync = *w.group->race_shadow;
+    for (uint64_t lanes = w.exec(); lanes; lanes &= lanes - 1) {
+      const uint16_t item = lane_item(w, std::countr_zero(lanes));
+      if (m0 == race_marker_fence_release) {
+        sync.item_fenced[item] = published(w, sync, item);
+      } else if (auto it = sync.item_pending.find(item); it != sync.item_pending.end()) {
+        join(sync.item_known[item], it->second);
+        sync.item_pending.erase(it);
+      }
+    }
+  } else if (m0 == race_marker_barrier && w.group->waves == 1) {
     // A group of one wave: LLVM may have dropped the s_barrier, and nothing else differs.
     ++w.barrier_epoch;
-    if (w.global_fence_pending) ++w.global_epoch;
+    if (w.global_fence_pending) {
+      ++w.global_epoch;
+      share(*w.group->race_shadow);
+    }
     w.global_fence_pending = false;
   }
 }
@@ -99,11 +214,10 @@ void RaceChecker::access(Wave& w, const Inst& i, const uint8_t* p, uint32_t byte
       if (address >= u.start && address < u.start + u.size) return;
   }
   // The first LDS or global access of a vector memory instruction after the atomic marker.
-  if (w.atomic_pending && vector) [[unlikely]] {
-    w.atomic_pending = false;
-    w.atomic_inst = w.instructions;
-  }
+  if (w.atomic_pending) [[unlikely]] take_atomic(w, vector);
+  const RaceKind given = kind;
   if (w.atomic_inst == w.instructions) kind = RaceKind::atomic;
+  RaceGroupShadow& sync = *w.group->race_shadow;
   RaceSide now;
   now.pc = static_cast<uint32_t>(w.pc - i.size);
   now.group = w.group->linear;
@@ -111,16 +225,21 @@ void RaceChecker::access(Wave& w, const Inst& i, const uint8_t* p, uint32_t byte
   now.global = w.global_epoch;
   now.wave_epoch = w.wave_epoch;
   now.inst = static_cast<uint32_t>(w.instructions);
-  now.item = static_cast<uint16_t>(w.wave_in_group * static_cast<uint32_t>(w.wave_size) + static_cast<uint32_t>(lane));
+  now.item = lane_item(w, lane);
   now.kind = kind;
+  // An atomic read (a load, or an atomic instruction's) acquires after it has read: with rocjit's
+  // acquire marker into what the lane knows, relaxed into what a later acquire fence makes known.
+  const bool atomic_read = kind == RaceKind::atomic && given != RaceKind::write;
   if (in_lds) {
-    RaceGroupShadow& s = *w.group->race_shadow;
+    RaceGroupShadow& s = sync;
     const auto offset = static_cast<uint32_t>(p - lds);
     for (uint32_t b = 0; b < bytes; ++b) {
       RaceCell& cell = s.cells[offset + b];
       if (cell.write.pc == RaceSide::none && cell.read.pc == RaceSide::none) s.touched.push_back(offset + b);
-      check(cell, now, p + b, before ? before + b : nullptr, false, offset + b);
+      check(cell, now, p + b, before ? before + b : nullptr, false, offset + b, sync);
     }
+    if (atomic_read) [[unlikely]]
+      acquire(sync, now.item, location(w, p), !(w.atomic_inst == w.instructions && (w.atomic_order & race_acquire)));
     return;
   }
   uint32_t b = 0;
@@ -132,27 +251,40 @@ void RaceChecker::access(Wave& w, const Inst& i, const uint8_t* p, uint32_t byte
     std::unique_ptr<Line>& l = shard.lines[line];
     if (!l) l = std::make_unique<Line>();
     for (; b < bytes && ((address + b) >> 6) == line; ++b)
-      check(l->cells[(address + b) & 63], now, p + b, before ? before + b : nullptr, true, 0);
+      check(l->cells[(address + b) & 63], now, p + b, before ? before + b : nullptr, true, 0, sync);
   }
+  if (atomic_read) [[unlikely]]
+    acquire(sync, now.item, location(w, p), !(w.atomic_inst == w.instructions && (w.atomic_order & race_acquire)));
 }
 
-bool RaceChecker::concurrent(const RaceSide& a, const RaceSide& b, bool global) const {
+// Whether acquire/release makes `earlier` happen before the current access of `item`.
+bool RaceChecker::known(const RaceGroupShadow& sync, const RaceSide& earlier, uint16_t item) const {
+  if (covers(sync.group_known, earlier)) return true;
+  auto it = sync.item_known.find(item);
+  return it != sync.item_known.end() && covers(it->second, earlier);
+}
+
+bool RaceChecker::concurrent(const RaceSide& a, const RaceSide& b, bool global, const RaceGroupShadow& sync) const {
   if (a.pc == RaceSide::none || (a.item == b.item && a.group == b.group)) return false;
   if (a.kind == RaceKind::atomic && b.kind == RaceKind::atomic) return false;
   if (a.kind == RaceKind::read && b.kind == RaceKind::read) return false;
-  if (a.group != b.group) return true;  // only global memory is shared between groups
-  if (global ? a.global != b.global : a.barrier != b.barrier) return false;
-  const bool same_wave = a.item / wave_size_ == b.item / wave_size_;
-  return !(same_wave && a.wave_epoch != b.wave_epoch);
+  bool unordered = true;
+  if (a.group == b.group) {  // only global memory is shared between groups
+    if (global ? a.global != b.global : a.barrier != b.barrier) return false;
+    const bool same_wave = a.item / wave_size_ == b.item / wave_size_;
+    unordered = !(same_wave && a.wave_epoch != b.wave_epoch);
+  }
+  if (unordered && synchronises_.load(std::memory_order_relaxed)) return !known(sync, a, b.item);
+  return unordered;
 }
 
 void RaceChecker::check(RaceCell& cell, const RaceSide& now, const uint8_t* p, const uint8_t* before, bool global,
-                        uint32_t lds_offset) {
+                        uint32_t lds_offset, const RaceGroupShadow& sync) {
   if (now.kind == RaceKind::read) {
     if (!global && cell.write.pc == RaceSide::none) {
       RaceSide none;
       record(none, now, p, global, lds_offset);  // an LDS byte no lane of the group wrote
-    } else if (concurrent(cell.write, now, global)) {
+    } else if (concurrent(cell.write, now, global, sync)) {
       record(cell.write, now, p, global, lds_offset);
     }
     if (cell.read.pc != RaceSide::none && (cell.read.item != now.item || cell.read.group != now.group))
@@ -160,14 +292,14 @@ void RaceChecker::check(RaceCell& cell, const RaceSide& now, const uint8_t* p, c
     cell.read = now;
     return;
   }
-  if (concurrent(cell.write, now, global)) {
+  if (concurrent(cell.write, now, global, sync)) {
     // A plain write of the byte it replaced races harmlessly unless the same-value setting asks.
     const bool plain = cell.write.kind != RaceKind::atomic && now.kind != RaceKind::atomic;
     const bool same = before && plain && *before == *p;
     if (!same || same_value_) record(cell.write, now, p, global, lds_offset);
   }
-  if (concurrent(cell.read, now, global)) record(cell.read, now, p, global, lds_offset);
-  else if (concurrent(cell.other_read, now, global)) record(cell.other_read, now, p, global, lds_offset);
+  if (concurrent(cell.read, now, global, sync)) record(cell.read, now, p, global, lds_offset);
+  else if (concurrent(cell.other_read, now, global, sync)) record(cell.other_read, now, p, global, lds_offset);
   cell.write = now;
 }
 
@@ -185,7 +317,14 @@ std::string RaceChecker::describe(const RaceSide& a) const {
 }
 
 std::string RaceChecker::place(const uint8_t* p, bool global, uint32_t lds_offset) const {
-  if (!global) return fmt::format("shared memory at byte {} of the group's LDS", lds_offset);
+  if (!global) {
+    // rocjit's layout of the shared arrays (KernelInfo::shared_arrays), or the byte alone.
+    for (const SharedArray& a : kernel_.shared_arrays)
+      if (lds_offset >= a.offset && lds_offset - a.offset < a.size)
+        return fmt::format("shared array '{}' [{}] (byte {} of the group's LDS)", a.name,
+                           (lds_offset - a.offset) / a.element_size, lds_offset);
+    return fmt::format("shared memory at byte {} of the group's LDS", lds_offset);
+  }
   const auto address = reinterpret_cast<uint64_t>(p);
   for (const Buffer& b : buffers_)
     if (address >= b.start && address < b.start + b.size)
@@ -209,7 +348,8 @@ void RaceChecker::record(const RaceSide& first, const RaceSide& second, const ui
   }
   std::string why;
   if (first.group != second.group)
-    why = "different work-groups of one launch, which nothing orders (use atomics, or separate launches)";
+    why = "different work-groups of one launch, not ordered by acquire/release (use atomics, a release and an "
+          "acquire between them, or separate launches)";
   else if (first.item / wave_size_ == second.item / wave_size_ && first.inst == second.inst)
     why = "lanes of one wavefront in one instruction, which write at once (which value lands is undefined)";
   else if (first.item / wave_size_ == second.item / wave_size_)
@@ -248,6 +388,7 @@ void RaceChecker::barrier(std::vector<Wave>& waves) {
                                  first->wave_in_group, group_text(), site(a), w.wave_in_group, site(b)));
     }
   }
+  if (first->global_fence_pending) share(*first->group->race_shadow);
   for (Wave& w : waves) {
     if (w.status != Wave::Status::at_barrier) continue;
     ++w.barrier_epoch;
@@ -258,15 +399,11 @@ void RaceChecker::barrier(std::vector<Wave>& waves) {
 
 std::string RaceChecker::report() const {
   std::lock_guard<std::mutex> g(findings_lock_);
-  // Acquire/release atomics and fences order accesses the checker cannot see ordered: in such
-  // kernels races are not reported (reads of unwritten LDS and barrier findings still are).
-  const bool atomics = ordered_by_atomics_.load(std::memory_order_relaxed);
   std::string out;
   uint64_t total = 0;
   size_t counts[3] = {0, 0, 0};
   for (const auto& [key, f] : findings_) {
     const int kind = std::get<0>(key);
-    if (atomics && kind == race) continue;
     out += fmt::format("race check: kernel '{}': {} ({} time{})\n", kernel_.name, f.text, f.count,
                        f.count == 1 ? "" : "s");
     total += f.count;
@@ -281,9 +418,6 @@ std::string RaceChecker::report() const {
                      "sites{}, {} instance{} in all (ROCJIT_CHECK=races)",
                      kernel_.name, counts[race], plural(counts[race]), counts[uninitialized],
                      plural(counts[uninitialized]), barriers, total, total == 1 ? "" : "s");
-  if (atomics)
-    out += "; races are not reported: the kernel orders memory with acquire/release atomics or fences, which the "
-           "checker does not model";
   return out;
 }
 

@@ -21,15 +21,22 @@
 
 namespace amdsim {
 
-// rocjit's markers (compiler/targets/amdgpu/lower.h, same values): `s_ttracedata` with M0 = one
-// of these, emitted only by compiles for race checking. On hardware, and here without the
-// checker, the instruction does nothing.
+// rocjit's markers (mirroring compiler/targets/amdgpu/lower.h, same values): `s_ttracedata` with
+// M0 = one of these, emitted only by compiles for race checking. On hardware, and here without
+// the checker, the instruction does nothing. (0x524a5703, once "an acquire/release atomic or
+// fence", is no longer emitted and is ignored.)
 constexpr uint32_t race_marker_wavebarrier = 0x524a5701;     // a wavebarrier(): orders the wave's lanes
 constexpr uint32_t race_marker_global_barrier = 0x524a5702;  // the next s_barrier also fences global memory
-constexpr uint32_t race_marker_ordered = 0x524a5703;         // an acquire/release atomic or fence
 constexpr uint32_t race_marker_atomic = 0x524a5704;          // the wave's next memory instruction is atomic
 constexpr uint32_t race_marker_barrier = 0x524a5705;         // after each s_barrier: in a group of one wave,
                                                              // whose s_barrier LLVM may drop, it is the barrier
+constexpr uint32_t race_marker_acquire = 0x524a5706;         // before the atomic marker: the atomic acquires
+constexpr uint32_t race_marker_release = 0x524a5707;         // before the atomic marker: the atomic releases
+constexpr uint32_t race_marker_fence_acquire = 0x524a5708;   // a fence with acquire order (acq_rel, seq_cst:
+constexpr uint32_t race_marker_fence_release = 0x524a5709;   // both markers, acquire first), release order
+
+// Wave::order_pending / atomic_order bits.
+constexpr uint8_t race_acquire = 1, race_release = 2;
 
 enum class RaceKind : uint8_t { read, write, atomic };
 
@@ -51,10 +58,30 @@ struct RaceCell {
   RaceSide write, read, other_read;
 };
 
-// A work-group's LDS shadow (one cell per byte), reused by later groups.
+// What acquire/release makes known to happen before a point: per work-group, its accesses before
+// a count of barriers with a global fence (epoch_bound), and per work-item of it its accesses
+// before an instruction number (items, sorted by item).
+struct RaceCoverage {
+  uint32_t epoch_bound = 0;
+  std::vector<std::pair<uint16_t, uint32_t>> items;
+};
+using RaceClock = std::map<uint32_t, RaceCoverage>;  // by linear group
+
+// A work-group's LDS shadow (one cell per byte), reused by later groups, and its acquire/release
+// state (only kernels with acquire/release atomics or fences fill it).
 struct RaceGroupShadow {
   std::vector<RaceCell> cells;
   std::vector<uint32_t> touched;  // offsets with a cell in use
+  RaceClock group_known;          // shared by a barrier with a global fence
+  std::unordered_map<uint16_t, RaceClock> item_known;    // acquired by each work-item
+  std::unordered_map<uint16_t, RaceClock> item_pending;  // read by relaxed atomics, for an acquire fence
+  std::unordered_map<uint16_t, RaceClock> item_fenced;   // published by a release fence, for relaxed writes
+  void clear_sync() {
+    group_known.clear();
+    item_known.clear();
+    item_pending.clear();
+    item_fenced.clear();
+  }
 };
 
 class RaceChecker {
@@ -69,6 +96,9 @@ class RaceChecker {
   // take the atomic marker (they may load addresses for the atomic instruction).
   void access(Wave& w, const Inst& i, const uint8_t* p, uint32_t bytes, int lane, RaceKind kind,
               const uint8_t* before, bool vector = true);
+  // Before lane `lane`'s atomic write at `p` (the wave's next atomic instruction, or one
+  // already taken): a release publishes its clock before another group can read what it writes.
+  void before_atomic_write(Wave& w, const uint8_t* p, int lane, bool vector = true);
   // An s_ttracedata: one of rocjit's markers, or nothing.
   void marker(Wave& w, uint32_t m0);
   // Before a barrier releases `waves` (the group's): waves at different barriers, or ended while
@@ -82,8 +112,21 @@ class RaceChecker {
  private:
   enum Kind { race = 0, uninitialized = 1, divergence = 2 };
   void check(RaceCell& cell, const RaceSide& now, const uint8_t* p, const uint8_t* before, bool global,
-             uint32_t lds_offset);
-  bool concurrent(const RaceSide& a, const RaceSide& b, bool global) const;
+             uint32_t lds_offset, const RaceGroupShadow& sync);
+  bool concurrent(const RaceSide& a, const RaceSide& b, bool global, const RaceGroupShadow& sync) const;
+  bool known(const RaceGroupShadow& sync, const RaceSide& earlier, uint16_t item) const;
+  // The first LDS or global access of a vector memory instruction after the atomic marker.
+  static void take_atomic(Wave& w, bool vector) {
+    if (w.atomic_pending && vector) {
+      w.atomic_pending = false;
+      w.atomic_inst = w.instructions;
+      w.atomic_order = w.order_pending;
+      w.order_pending = 0;
+    }
+  }
+  uint64_t location(const Wave& w, const uint8_t* p) const;
+  RaceClock published(const Wave& w, const RaceGroupShadow& sync, uint16_t item) const;
+  void acquire(RaceGroupShadow& sync, uint16_t item, uint64_t location, bool relaxed);
   void record(const RaceSide& first, const RaceSide& second, const uint8_t* p, bool global, uint32_t lds_offset);
   void record_barrier(uint32_t pc_a, uint32_t pc_b, std::string text);
   std::string site(uint32_t pc) const;
@@ -118,7 +161,11 @@ class RaceChecker {
     uint64_t count = 0;
     std::string text;  // the first instance
   };
-  std::atomic<bool> ordered_by_atomics_{false};
+  // Acquire/release: set once the launch ran an acquire, release or fence (then pairs nothing
+  // else orders consult the clocks), and once something was published.
+  std::atomic<bool> synchronises_{false}, released_{false};
+  std::mutex clocks_lock_;
+  std::unordered_map<uint64_t, RaceClock> clocks_;  // by location: what releases there published
   mutable std::mutex findings_lock_;
   std::map<std::tuple<int, std::string, std::string>, Finding> findings_;  // (kind, file:line, file:line)
 };
@@ -139,7 +186,12 @@ struct RaceScope {
   uint8_t before[16];
   RaceScope(Wave& w, const Inst& i, const uint8_t* p, uint32_t bytes, int lane, RaceKind kind)
       : w(w), i(i), p(p), bytes(std::min<uint32_t>(bytes, 16)), lane(lane), kind(kind) {
-    if (w.race && kind == RaceKind::write) [[unlikely]] std::memcpy(before, p, this->bytes);
+    if (w.race && kind != RaceKind::read) [[unlikely]] {
+      if (kind == RaceKind::write) std::memcpy(before, p, this->bytes);
+      // An atomic write (an atomic instruction, or the one rocjit's marker names) may release.
+      if (kind == RaceKind::atomic || w.atomic_pending || w.atomic_inst == w.instructions)
+        w.race->before_atomic_write(w, p, lane);
+    }
   }
   ~RaceScope() {
     if (w.race) [[unlikely]] w.race->access(w, i, p, bytes, lane, kind, kind == RaceKind::write ? before : nullptr);

@@ -395,6 +395,8 @@ TEST_CASE("race checker: lanes of one instruction, and rocjit's wavebarrier mark
     amdsim::Dim3 block{wave, 1, 1};
     {
       // Every lane writes its id to LDS byte 0 in one instruction: a race (the values differ).
+      // The code object is a plain compile's, without rocjit's LDS layout: bytes are named by
+      // their offset.
       Loaded l = build(lds_user(), p, "lds_user");
       patch_entry(l, p, R"(v_mov_b32 v1, 0
         ds_write_b32 v1, v0
@@ -427,6 +429,87 @@ TEST_CASE("race checker: lanes of one instruction, and rocjit's wavebarrier mark
   }
 }
 
+TEST_CASE("race checker: rocjit's acquire and release markers order lanes that hand data over", "[launch]") {
+  // Lane i writes data[i], then sets flag[i] (an atomic, released with the marker); then reads
+  // flag[i ^ 1] (an atomic, acquired with the marker) and data[i ^ 1]. The neighbour's data is
+  // ordered before the read only when both the release and the acquire are marked.
+  for (std::string p : processors) {
+    const uint32_t wave = uint32_t(amdsim::Processor::get(p).default_wave_size);
+    amdsim::Memory memory;
+    auto* x = static_cast<float*>(memory.allocate(256 * sizeof(float)));
+    amdsim::Dim3 block{wave, 1, 1};
+    for (int marks = 0; marks < 4; ++marks) {
+      const bool release = marks & 1, acquire = marks & 2;
+      INFO(p << " release " << release << " acquire " << acquire);
+      Loaded l = build(lds_user(), p, "lds_user");
+      const std::string atomic = "s_mov_b32 m0, 0x524a5704\n s_ttracedata\n";
+      patch_entry(l, p,
+                  "v_lshlrev_b32 v1, 2, v0\n ds_write_b32 v1, v0\n v_mov_b32 v3, 1\n s_waitcnt lgkmcnt(0)\n" +
+                      std::string(release ? "s_mov_b32 m0, 0x524a5707\n s_ttracedata\n" : "") + atomic +
+                      "ds_write_b32 v1, v3 offset:512\n s_waitcnt lgkmcnt(0)\n"
+                      "v_xor_b32 v2, 1, v0\n v_lshlrev_b32 v2, 2, v2\n" +
+                      std::string(acquire ? "s_mov_b32 m0, 0x524a5706\n s_ttracedata\n" : "") + atomic +
+                      "ds_read_b32 v4, v2 offset:512\n s_waitcnt lgkmcnt(0)\n"
+                      "ds_read_b32 v5, v2\n s_waitcnt lgkmcnt(0)\n s_endpgm");
+      auto args = arguments(*l.kernel, {{"x", x, {256}}}, {1, 1, 1}, block);
+      const std::string report = race_report(l, block, memory, args);
+      INFO(report);
+      if (release && acquire) {
+        CHECK(report.empty());
+      } else {
+        CHECK(report.find("1 race and 0 uninitialised shared reads") != std::string::npos);
+        CHECK(report.find("shared memory at byte 4 of the group's LDS") != std::string::npos);
+      }
+    }
+  }
+}
+
+TEST_CASE("check_races compiles carry the shared arrays' LDS layout; reports name the array", "[launch]") {
+  // Two shared arrays of different element sizes; work-item t writes b(t), then reads b(t + 1)
+  // with no barrier between: a race on 'b', named with its element ('a' is read after a barrier;
+  // an array nothing reads would be removed by LLVM).
+  rocjit::Kernel k = kernel("two_arrays", [](Array<float> x) {
+    auto a = shared::array<double>({64}, "a");
+    auto b = shared::array<float>({65}, "b");
+    Int t = local_id(0);
+    a(t) = 2.0;
+    b(t) = x(t);
+    If(t == 0, [&] { b(64) = 0.0f; });
+    Float v = b(t + 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x(t) = v + cast<float>(a(63 - t));
+  }, {.param_names = {"x"}});
+  for (std::string p : processors) {
+    INFO(p);
+    const Loaded plain = build(k, p, "two_arrays");
+    CHECK(plain.kernel->shared_arrays.empty());
+    rocjit::CompileOptions checked;
+    checked.cache = false;
+    checked.check_races = true;
+    Loaded l = load(rocjit::compile(k, rocjit::Target::amdgpu(p), checked).elf, p, "two_arrays");
+    REQUIRE(l.kernel->shared_arrays.size() == 2);
+    const amdsim::SharedArray* a = nullptr;
+    const amdsim::SharedArray* b = nullptr;
+    for (const auto& s : l.kernel->shared_arrays) (s.name == "a" ? a : b) = &s;
+    REQUIRE((a && b && b->name == "b"));
+    CHECK(a->size == 64 * 8);
+    CHECK(a->element_size == 8);
+    CHECK(b->size == 65 * 4);
+    CHECK(b->element_size == 4);
+    CHECK((a->offset + a->size <= b->offset || b->offset + b->size <= a->offset));
+    CHECK(std::max(a->offset + a->size, b->offset + b->size) <= l.kernel->group_segment_size);
+    amdsim::Memory memory;
+    auto* x = static_cast<float*>(memory.allocate(64 * sizeof(float)));
+    amdsim::Dim3 block{64, 1, 1};
+    auto args = arguments(*l.kernel, {{"x", x, {64}}}, {1, 1, 1}, block);
+    const std::string report = race_report(l, block, memory, args);
+    INFO(report);
+    CHECK(report.find("shared array 'b' [") != std::string::npos);
+    CHECK(report.find(fmt::format("(byte {} of the group's LDS)", b->offset + 4)) != std::string::npos);
+    CHECK(report.find("shared array 'a'") == std::string::npos);
+  }
+}
+
 TEST_CASE("rocjit's race-checking markers are in check_races compiles only", "[launch]") {
   rocjit::Kernel k = kernel("marked", [](Array<int32_t> x) {
     auto s = shared::array<int32_t>({256}, "s");
@@ -454,5 +537,31 @@ TEST_CASE("rocjit's race-checking markers are in check_races compiles only", "[l
     // The wavebarrier, the global fence before the barrier and the barrier after it, the atomic.
     CHECK(count(marked, "s_ttracedata") == 4);
     for (const char* m : {"0x524a5701", "0x524a5702", "0x524a5704", "0x524a5705"}) CHECK(count(marked, m) == 1);
+  }
+  // Acquire and release: a release store, an acquire load, an acq_rel exchange (both) and a
+  // seq_cst fence (both fence markers); relaxed atomics get the atomic marker only.
+  rocjit::Kernel ordered = kernel("ordered", [](Array<int32_t> x) {
+    atomic::store(x, 0, 1, memory_order::release);
+    Int a = atomic::load(x, 1, memory_order::acquire);
+    fence(memory_scope::device, memory_order::seq_cst);
+    Int b = atomic::exchange(x, 2, a, memory_order::acq_rel);
+    atomic::store(x, 3, b + atomic::load(x, 4, memory_order::relaxed), memory_order::relaxed);
+  }, {.param_names = {"x"}});
+  for (std::string p : processors) {
+    INFO(p);
+    rocjit::CompileOptions plain, checked;
+    plain.emit_assembly = checked.emit_assembly = true;
+    checked.cache = plain.cache = false;
+    checked.check_races = true;
+    const std::string marked = rocjit::compile(ordered, rocjit::Target::amdgpu(p), checked).assembly;
+    INFO(marked);
+    CHECK(count(rocjit::compile(ordered, rocjit::Target::amdgpu(p), plain).assembly, "s_ttracedata") == 0);
+    // Five atomic markers, acquire for the load and the exchange, release for the store and the
+    // exchange, two fence markers (LLVM reuses M0 when it holds the value already, so the values
+    // are counted as present, the markers by their instructions).
+    CHECK(count(marked, "s_ttracedata") == 5 + 2 + 2 + 2);
+    for (const char* m : {"0x524a5704", "0x524a5706", "0x524a5707", "0x524a5708", "0x524a5709"})
+      CHECK(count(marked, m) >= 1);
+    CHECK(count(marked, "0x524a5703") == 0);  // the old "ordered" marker is gone
   }
 }

@@ -68,6 +68,15 @@ struct KernelArgument {
   uint32_t offset = 0, size = 0;
 };
 
+// A shared array of the kernel and where it lies in the group's LDS, from the rocjit-specific
+// field ".rocjit_lds" of the kernel's metadata (a list of maps with ".name", ".offset", ".size"
+// and ".element_size", in bytes), which rocjit's compiles for race checking carry. Code objects
+// without it have none (the race checker then names LDS bytes by offset).
+struct SharedArray {
+  std::string name;
+  uint32_t offset = 0, size = 0, element_size = 1;
+};
+
 struct KernelInfo {
   std::string name;
   uint64_t code_offset = 0;   // of the entry point, relative to the code object's load base
@@ -76,6 +85,7 @@ struct KernelInfo {
   uint32_t wavefront_size = 64;
   uint32_t sgpr_count = 0, vgpr_count = 0;
   std::vector<KernelArgument> args;
+  std::vector<SharedArray> shared_arrays;
   std::vector<uint8_t> descriptor;  // the 64-byte kernel descriptor (<kernel>.kd)
 };
 
