@@ -106,10 +106,6 @@ ArenaPool& arena_pool() {
   return *pool;
 }
 
-bool releases(ir::MemoryOrder o) {
-  return o == ir::MemoryOrder::release || o == ir::MemoryOrder::acq_rel || o == ir::MemoryOrder::seq_cst;
-}
-
 }  // namespace
 
 RaceLaunch::RaceLaunch(const HostKernel& kernel, Dim3 grid, Dim3 block, bool same_value, unsigned max_workers)
@@ -120,7 +116,7 @@ RaceLaunch::RaceLaunch(const HostKernel& kernel, Dim3 grid, Dim3 block, bool sam
     f.global = site.global;
     f.atomic = site.access == "atomic";
     f.write = site.writes;
-    f.release = f.atomic && site.writes && releases(site.order);
+    f.release = f.atomic && site.writes && ir::releases(site.order);
     f.bytes = site.bytes;
     f.unit = std::max<uint32_t>(1, site.element_bytes);
     if (f.global) granule_ = std::min(granule_, f.unit);

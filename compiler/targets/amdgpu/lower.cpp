@@ -495,8 +495,8 @@ class AmdgpuLowering : public KernelLowering {
   // The simulator's checker models acquire/release as the CPU device's does: it is told which
   // fences acquire and which release (acq_rel and seq_cst: both, acquire first).
   void fence(const ir::Op& op) override {
-    if (acquires(op.order())) race_marker(race_marker_fence_acquire);
-    if (releases(op.order())) race_marker(race_marker_fence_release);
+    if (ir::acquires(op.order())) race_marker(race_marker_fence_acquire);
+    if (ir::releases(op.order())) race_marker(race_marker_fence_release);
     KernelLowering::fence(op);
   }
   // Relaxed atomic loads and stores compile to plain global_load/store and ds_read/write: the
@@ -504,17 +504,11 @@ class AmdgpuLowering : public KernelLowering {
   // it say how it orders memory (a load only reads, a store only writes, the others do both).
   void operation(const ir::Op& op) override {
     if (check_races_ && op.kind == ir::OpKind::atomic) {
-      if (op.atomic_op() != ir::AtomicOp::store && acquires(op.order())) race_marker(race_marker_acquire);
-      if (op.atomic_op() != ir::AtomicOp::load && releases(op.order())) race_marker(race_marker_release);
+      if (op.atomic_op() != ir::AtomicOp::store && ir::acquires(op.order())) race_marker(race_marker_acquire);
+      if (op.atomic_op() != ir::AtomicOp::load && ir::releases(op.order())) race_marker(race_marker_release);
       race_marker(race_marker_atomic);
     }
     KernelLowering::operation(op);
-  }
-  static bool acquires(ir::MemoryOrder o) {
-    return o == ir::MemoryOrder::acquire || o == ir::MemoryOrder::acq_rel || o == ir::MemoryOrder::seq_cst;
-  }
-  static bool releases(ir::MemoryOrder o) {
-    return o == ir::MemoryOrder::release || o == ir::MemoryOrder::acq_rel || o == ir::MemoryOrder::seq_cst;
   }
 
   llvm::Value* memory_base(const ir::Memory& m) override {

@@ -1519,9 +1519,7 @@ class HostLowering : public KernelLowering {
     if (!check_races || (m.space != ir::MemorySpace::shared && m.space != ir::MemorySpace::global) ||
         op.atomic_op() == ir::AtomicOp::store)
       return;
-    using O = ir::MemoryOrder;
-    const bool acquires = op.order() == O::acquire || op.order() == O::acq_rel || op.order() == O::seq_cst;
-    race_sync(acquires ? HostSync::acquired : HostSync::read_relaxed,
+    race_sync(ir::acquires(op.order()) ? HostSync::acquired : HostSync::read_relaxed,
               builder_.CreateTrunc(work_item_, builder_.getInt32Ty()), address);
   }
 

@@ -133,6 +133,14 @@ std::string_view atomic_op_name(AtomicOp o);
 std::string_view wave_op_name(WaveOp o);
 std::string_view memory_order_name(MemoryOrder o);
 std::string_view memory_scope_name(MemoryScope s);
+/// Whether an atomic read or fence with order `o` acquires (acquire, acq_rel, seq_cst).
+constexpr bool acquires(MemoryOrder o) {
+  return o == MemoryOrder::acquire || o == MemoryOrder::acq_rel || o == MemoryOrder::seq_cst;
+}
+/// Whether an atomic write or fence with order `o` releases (release, acq_rel, seq_cst).
+constexpr bool releases(MemoryOrder o) {
+  return o == MemoryOrder::release || o == MemoryOrder::acq_rel || o == MemoryOrder::seq_cst;
+}
 ///@}
 
 // --- The op registry ---------------------------------------------------------------------
