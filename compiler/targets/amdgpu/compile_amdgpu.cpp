@@ -61,8 +61,9 @@ bool has_16_bit_values(const ir::Kernel& kernel) {
 // expanded integer divisions that became loop-invariant). In a loop that stores to a loop-invariant
 // address (a tile element written once per iteration of matmul's tile loop) LICM tries scalar
 // promotion, which puts every memory access of the loop into an AliasSetTracker: one alias query
-// per pair of disjoint locations, quadratic in a fully unrolled body (matmul's 38 accesses: 7.2 M
-// of its 87 M instructions per warm gfx90a compile under callgrind). The -O pipeline's LICM ran
+// per pair of disjoint locations, quadratic in a fully unrolled body (matmul's 38 accesses: that
+// LICM was 5.6 M of the 87 M instructions of a warm gfx90a compile under callgrind, nearly all of
+// it in the tracker; docs/performance.md "Compile tails"). The -O pipeline's LICM ran
 // over these loops already; the second run found nothing to hoist or promote on any sample
 // (bench-isa: the same instructions and registers). Loops with at least this many memory accesses
 // and no integer division get `llvm.licm.disable`, which that LICM reads; no other pass reads it.
