@@ -1,6 +1,7 @@
 // Compile latency of the sample kernels for AMDGPU, in-process: trace + verify + lower + O3 +
 // codegen + lld link, per kernel and processor. Prints a table.
-//   build/bin/bench-compile [--repeat=N] [--phases | --batch]
+//   build/bin/bench-compile [--repeat=N] [--phases | --batch | --startup]
+//   build/bin/bench-compile --profile=INDEX:TARGET:OPT:N   (N warm compiles of one sample, for callgrind)
 // (Issue 6 extends this with cold-process, cache-hit and hipRTC columns.)
 #include <algorithm>
 #include <chrono>
@@ -256,6 +257,25 @@ int main(int argc, char** argv) {
     }
     if (std::strncmp(argv[i], "--disk-host=", 12) == 0) {  // child of the start-up table: a cached host kernel
       compile_host(makers[std::atoi(argv[i] + 12)]().ir());
+      return 0;
+    }
+    if (std::strncmp(argv[i], "--profile=", 10) == 0) {  // INDEX:TARGET:OPT:N, for callgrind (docs/performance.md)
+      // N warm compiles of one sample, past both caches: TARGET is an AMDGPU processor or "host".
+      disk_cache("");
+      int index = 0, opt = 3, n = 1;
+      char target[32] = {};
+      if (std::sscanf(argv[i] + 10, "%d:%31[^:]:%d:%d", &index, target, &opt, &n) != 4) return 2;
+      Kernel k = makers[index]();
+      for (int r = 0; r < n; ++r) {
+        if (std::strcmp(target, "host") == 0) {
+          CompileOptions options = uncached();
+          options.opt_level = opt;
+          compile_host(k.ir(), options);
+        } else {
+          clear_memory_cache();
+          compile(k, Target::amdgpu(target), CompileOptions{.opt_level = opt});
+        }
+      }
       return 0;
     }
     if (std::strncmp(argv[i], "--cold=", 7) == 0) {  // child of cold_process_ms

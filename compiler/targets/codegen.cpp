@@ -65,6 +65,10 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = loop_vectorize && opt_level >= 2;
   tuning.SLPVectorization = slp_vectorize && opt_level >= 2;
+  // As clang: -O1 unrolls only loops that ask for it (llvm.loop.unroll.* metadata). The CPU
+  // device's first launch of a shape waits for an O1 compile (tiering); unrolling was 7% of
+  // reduce's host O1 compile under callgrind, before the larger bodies reached codegen.
+  tuning.LoopUnrolling = opt_level >= 2;
   // Pass instrumentation makes LLVM options (ROCJIT_LLVM_ARGS) such as -print-after= or
   // -opt-bisect-limit= reach the optimisation pipeline, and gives LLVM's time trace (on while
   // ROCJIT_TIME_TRACE records a compile) an event per pass; without them it costs nothing.

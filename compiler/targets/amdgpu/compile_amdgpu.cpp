@@ -2,11 +2,14 @@
 // IR to a loadable AMDGPU code object.
 
 #include <fmt/format.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 
 #include <optional>
 
@@ -53,6 +56,40 @@ bool has_16_bit_values(const ir::Kernel& kernel) {
   for (const ir::Memory& m : kernel.memories)
     if (m.element.bits == 16) return true;
   return false;
+}
+
+// The AMDGPU code-generation pipeline runs LICM once more (after CodeGenPrepare, for the parts of
+// expanded integer divisions that became loop-invariant). In a loop that stores to a loop-invariant
+// address (a tile element written once per iteration of matmul's tile loop) LICM tries scalar
+// promotion, which puts every memory access of the loop into an AliasSetTracker: one alias query
+// per pair of disjoint locations, quadratic in a fully unrolled body (matmul's 38 accesses: that
+// LICM was 5.6 M of the 87 M instructions of a warm gfx90a compile under callgrind, nearly all of
+// it in the tracker; docs/performance.md "Compile tails"). The -O pipeline's LICM ran
+// over these loops already; the second run found nothing to hoist or promote on any sample
+// (bench-isa: the same instructions and registers). Loops with at least this many memory accesses
+// and no integer division get `llvm.licm.disable`, which that LICM reads; no other pass reads it.
+constexpr int kCodegenLicmMaxAccesses = 32;
+
+int skip_codegen_licm_in_large_loops(llvm::Module& module) {
+  int marked = 0;
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    llvm::DominatorTree dominators(f);
+    llvm::LoopInfo loops(dominators);
+    for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
+      int accesses = 0;
+      bool divides = false;
+      for (llvm::BasicBlock* block : loop->blocks())
+        for (llvm::Instruction& i : *block) {
+          accesses += i.mayReadOrWriteMemory();
+          divides |= i.isIntDivRem();
+        }
+      if (accesses < kCodegenLicmMaxAccesses || divides || !loop->getLoopLatch()) continue;
+      llvm::addStringMetadataToLoop(loop, "llvm.licm.disable", 1);
+      ++marked;
+    }
+  }
+  return marked;
 }
 
 // The features the kernel is compiled with: the target's, and wave64 where the processor would
@@ -119,6 +156,7 @@ CodeObject build(const ir::Kernel& kernel, const Target& target, const CompileOp
       optimize(module, *machine, options.opt_level, false, has_16_bit_values(prepared.get()));
       apply_workarounds(module, settings);
       merge_split_element_addresses(module);
+      skip_codegen_licm_in_large_loops(module);
     }
     if (options.emit_llvm_ir_optimized) out.llvm_ir_optimized = to_string(module);
     if (options.emit_assembly) {
