@@ -8,8 +8,12 @@
 #include <llvm/IR/ConstantRange.h>
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/GlobalVariable.h>
+#include <llvm/ObjCopy/ConfigManager.h>
+#include <llvm/ObjCopy/ObjCopy.h>
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
 
-#include <cstring>
 #include <unordered_map>
 
 #include "rocjit/compiler/error.hpp"
@@ -46,21 +50,6 @@ std::vector<SharedArrayLayout> lds_layout(const llvm::Module& module, const std:
 }
 
 namespace {
-
-template <class T>
-T read(const llvm::SmallVectorImpl<char>& bytes, uint64_t at) {
-  if (at + sizeof(T) > bytes.size()) throw CompileError("internal error: the object ends inside an ELF structure");
-  T value;
-  std::memcpy(&value, bytes.data() + at, sizeof(T));
-  return value;
-}
-
-template <class T>
-void write(llvm::SmallVectorImpl<char>& bytes, uint64_t at, const T& value) {
-  std::memcpy(bytes.data() + at, &value, sizeof(T));
-}
-
-uint64_t align_to(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
 // The metadata `desc` (msgpack) with the layout added to kernel `kernel`'s map.
 std::string with_layout(llvm::StringRef desc, const std::string& kernel, const std::vector<SharedArrayLayout>& layout) {
@@ -99,49 +88,52 @@ std::string with_layout(llvm::StringRef desc, const std::string& kernel, const s
 
 void add_lds_layout(llvm::SmallVectorImpl<char>& object, const std::string& kernel,
                     const std::vector<SharedArrayLayout>& layout) {
-  using namespace llvm::ELF;
-  const auto header = read<Elf64_Ehdr>(object, 0);
-  if (std::memcmp(header.e_ident, ElfMagic, 4) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
-      header.e_ident[EI_DATA] != ELFDATA2LSB || header.e_shentsize != sizeof(Elf64_Shdr))
-    throw CompileError("internal error: the object is not a little-endian ELF64 file");
-  for (unsigned s = 0; s < header.e_shnum; ++s) {
-    const uint64_t at = header.e_shoff + uint64_t{s} * sizeof(Elf64_Shdr);
-    auto section = read<Elf64_Shdr>(object, at);
-    if (section.sh_type != SHT_NOTE) continue;
-    const uint64_t align = std::max<uint64_t>(4, section.sh_addralign);
-    const uint64_t end = section.sh_offset + section.sh_size;
-    if (end > object.size()) throw CompileError("internal error: a note section lies outside the object");
-    std::string notes;  // the section rewritten
+  auto failed = [](llvm::Error e) {
+    return CompileError("internal error: adding the LDS layout to the code object: " + llvm::toString(std::move(e)));
+  };
+  // Read with LLVM's ELF reader; the note section is rewritten and replaced with LLVM's objcopy.
+  auto file = llvm::object::ELF64LEObjectFile::create(
+      llvm::MemoryBufferRef(llvm::StringRef(object.data(), object.size()), "kernel"));
+  if (!file) throw failed(file.takeError());
+  const auto& elf = file->getELFFile();
+  auto sections = elf.sections();
+  if (!sections) throw failed(sections.takeError());
+  for (const auto& section : *sections) {
+    if (section.sh_type != llvm::ELF::SHT_NOTE) continue;
+    const size_t align = std::max<size_t>(4, section.sh_addralign);
+    std::string notes;  // the section rewritten: every note as it was, the metadata with the layout
     bool changed = false;
-    for (uint64_t n = section.sh_offset; n + sizeof(Elf64_Nhdr) <= end;) {
-      const auto note = read<Elf64_Nhdr>(object, n);
-      const uint64_t name_at = n + sizeof(Elf64_Nhdr);
-      const uint64_t desc_at = name_at + align_to(note.n_namesz, align);
-      const uint64_t next = desc_at + align_to(note.n_descsz, align);
-      if (next > end) throw CompileError("internal error: a note overruns its section");
-      const llvm::StringRef name(object.data() + name_at, note.n_namesz);
-      if (note.n_type == NT_AMDGPU_METADATA && name == llvm::StringRef("AMDGPU\0", 7)) {
-        const std::string desc =
-            with_layout(llvm::StringRef(object.data() + desc_at, note.n_descsz), kernel, layout);
-        Elf64_Nhdr rewritten = note;
-        rewritten.n_descsz = static_cast<Elf64_Word>(desc.size());
-        notes.append(reinterpret_cast<const char*>(&rewritten), sizeof rewritten);
-        notes.append(object.data() + name_at, desc_at - name_at);
-        notes += desc;
-        notes.resize(align_to(notes.size(), align), '\0');
+    auto append = [&](llvm::StringRef name, uint32_t type, llvm::StringRef desc) {
+      const llvm::ELF::Elf64_Nhdr header{static_cast<llvm::ELF::Elf64_Word>(name.size()),
+                                         static_cast<llvm::ELF::Elf64_Word>(desc.size()), type};
+      notes.append(reinterpret_cast<const char*>(&header), sizeof header);
+      notes += name;
+      notes.resize(llvm::alignTo(notes.size(), align), '\0');
+      notes += desc;
+      notes.resize(llvm::alignTo(notes.size(), align), '\0');
+    };
+    llvm::Error error = llvm::Error::success();
+    for (const auto& note : elf.notes(section, error)) {
+      // n_namesz counts the name's terminating NUL; getName() leaves it out.
+      const llvm::StringRef bare = note.getName();
+      const llvm::StringRef name = bare.empty() ? bare : llvm::StringRef(bare.data(), bare.size() + 1);
+      if (note.getType() == llvm::ELF::NT_AMDGPU_METADATA && note.getName() == "AMDGPU") {
+        append(name, note.getType(), with_layout(note.getDescAsStringRef(align), kernel, layout));
         changed = true;
       } else {
-        notes.append(object.data() + n, next - n);
+        append(name, note.getType(), note.getDescAsStringRef(align));
       }
-      n = next;
     }
+    if (error) throw failed(std::move(error));
     if (!changed) continue;
-    // The section moves to the end of the object; its old bytes stay, unreferenced.
-    object.resize(align_to(object.size(), align), '\0');
-    section.sh_offset = object.size();
-    section.sh_size = notes.size();
-    object.append(notes.begin(), notes.end());
-    write(object, at, section);
+    auto section_name = elf.getSectionName(section);
+    if (!section_name) throw failed(section_name.takeError());
+    llvm::objcopy::ConfigManager config;
+    config.Common.UpdateSection.emplace_back(*section_name, llvm::MemoryBuffer::getMemBufferCopy(notes));
+    llvm::SmallVector<char, 0> out;
+    llvm::raw_svector_ostream stream(out);
+    if (llvm::Error e = llvm::objcopy::executeObjcopyOnBinary(config, *file, stream)) throw failed(std::move(e));
+    object.assign(out.begin(), out.end());
     return;
   }
   throw CompileError("internal error: the object has no AMDGPU metadata note");

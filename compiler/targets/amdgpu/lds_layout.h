@@ -32,8 +32,9 @@ std::vector<SharedArrayLayout> lds_layout(const llvm::Module& module, const std:
 
 // Adds the layout to the metadata of kernel `kernel` in the relocatable object `object` (the
 // AMDGPU metadata note's kernel map gets ".rocjit_lds": a list of maps with ".name", ".offset",
-// ".size" and ".element_size"). The note moves to the end of the object; nothing else changes.
-// Throws CompileError when the object is not as LLVM writes it.
+// ".size" and ".element_size"): the note section is rebuilt around the new metadata and replaced
+// with LLVM's objcopy library (--update-section). Throws CompileError when the object is not as
+// LLVM writes it.
 void add_lds_layout(llvm::SmallVectorImpl<char>& object, const std::string& kernel,
                     const std::vector<SharedArrayLayout>& layout);
 
