@@ -524,14 +524,18 @@ TEST_CASE("rocjit's race-checking markers are in check_races compiles only", "[l
     for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
     return n;
   };
+  // The kernel's assembly for processor `p`, compiled afresh, with or without check_races.
+  auto assembly = [](const rocjit::Kernel& kernel, const std::string& p, bool check_races) {
+    rocjit::CompileOptions options;
+    options.emit_assembly = true;
+    options.cache = false;
+    options.check_races = check_races;
+    return rocjit::compile(kernel, rocjit::Target::amdgpu(p), options).assembly;
+  };
   for (std::string p : processors) {
     INFO(p);
-    rocjit::CompileOptions plain, checked;
-    plain.emit_assembly = checked.emit_assembly = true;
-    checked.cache = plain.cache = false;
-    checked.check_races = true;
-    const std::string normal = rocjit::compile(k, rocjit::Target::amdgpu(p), plain).assembly;
-    const std::string marked = rocjit::compile(k, rocjit::Target::amdgpu(p), checked).assembly;
+    const std::string normal = assembly(k, p, false);
+    const std::string marked = assembly(k, p, true);
     INFO(marked);
     CHECK(count(normal, "s_ttracedata") == 0);
     // The wavebarrier, the global fence before the barrier and the barrier after it, the atomic.
@@ -549,13 +553,9 @@ TEST_CASE("rocjit's race-checking markers are in check_races compiles only", "[l
   }, {.param_names = {"x"}});
   for (std::string p : processors) {
     INFO(p);
-    rocjit::CompileOptions plain, checked;
-    plain.emit_assembly = checked.emit_assembly = true;
-    checked.cache = plain.cache = false;
-    checked.check_races = true;
-    const std::string marked = rocjit::compile(ordered, rocjit::Target::amdgpu(p), checked).assembly;
+    const std::string marked = assembly(ordered, p, true);
     INFO(marked);
-    CHECK(count(rocjit::compile(ordered, rocjit::Target::amdgpu(p), plain).assembly, "s_ttracedata") == 0);
+    CHECK(count(assembly(ordered, p, false), "s_ttracedata") == 0);
     // Five atomic markers, acquire for the load and the exchange, release for the store and the
     // exchange, two fence markers (LLVM reuses M0 when it holds the value already, so the values
     // are counted as present, the markers by their instructions).
