@@ -60,8 +60,9 @@ constexpr char magic[8] = {'R', 'J', 'C', 'A', 'C', 'H', 'E', '1'};
 // 1: FNV-1a keys and checksums; 2: XXH3-128 keys, XXH3-64 checksums; 3: code-object entries carry
 // the kernel's print table and host entries its print table too; 4: host entries hold a shared
 // object (loaded with dlopen) instead of a relocatable object for ORC, and code-object entries the
-// kernels' metadata (read without LLVM, not from the ELF's note).
-constexpr uint32_t format_version = 4;
+// kernels' metadata (read without LLVM, not from the ELF's note); 5: race-checked host entries
+// list the array parameters a launch may leave unchecked (HostRaceArray).
+constexpr uint32_t format_version = 5;
 
 struct Header {
   char magic[8];

@@ -35,6 +35,7 @@ HostAccessSite HostKernel::access_site(int32_t site) const {
 }
 
 size_t HostKernel::access_site_count() const { return impl_->checks.size(); }
+const std::vector<HostRaceArray>& HostKernel::race_arrays() const { return impl_->race_arrays; }
 std::optional<Dim3> HostKernel::fixed_block() const { return impl_->fixed_block; }
 int HostKernel::opt_level() const { return impl_->opt_level; }
 const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
@@ -57,7 +58,17 @@ std::string metadata_text(const HostKernel& kernel) {
   s += fmt::format("  shared bytes:         {} per work-group{}\n", k.shared_bytes,
                    k.dynamic_shared_argument >= 0 ? " + the launch's dynamic shared bytes" : "");
   s += fmt::format("  bounds checked:       {}\n", k.bounds_check ? "yes" : "no");
-  if (k.check_races) s += "  race checked:         yes\n";
+  if (k.check_races) {
+    s += "  race checked:         yes\n";
+    // The arrays a launch leaves unchecked when no other argument overlaps them (HostRaceArray).
+    std::string free;
+    for (const HostRaceArray& a : k.race_arrays) {
+      if (a.rule == HostRaceArray::Rule::checked || a.param >= 64) continue;
+      free += fmt::format("{}{} ({})", free.empty() ? "" : ", ", k.argument_names.at(a.pointer_argument),
+                          a.rule == HostRaceArray::Rule::read_only ? "never written" : "one work-item per element");
+    }
+    if (!free.empty()) s += fmt::format("  race-free arrays:     {}\n", free);
+  }
   s += "  run() arguments:\n";
   for (size_t i = 0; i < k.argument_names.size(); ++i) s += fmt::format("    {:>3}  {}\n", i, k.argument_names[i]);
   return s;
@@ -134,6 +145,20 @@ std::string encode_host_entry(const HostKernel::Impl& impl, const std::string& s
     w.put<uint8_t>(static_cast<uint8_t>((c.reads ? 1 : 0) | (c.writes ? 2 : 0)));
     w.put<uint8_t>(static_cast<uint8_t>(c.order));
   }
+  w.put<uint64_t>(impl.race_arrays.size());
+  for (const HostRaceArray& a : impl.race_arrays) {
+    w.put<int32_t>(a.param);
+    w.put<uint32_t>(a.pointer_argument);
+    w.put<uint32_t>(a.rank);
+    w.put<uint32_t>(a.element_bytes);
+    w.put<uint8_t>(static_cast<uint8_t>((a.strided ? 1 : 0) | (a.written ? 2 : 0)));
+    w.put<uint8_t>(static_cast<uint8_t>(a.rule));
+    w.put<uint64_t>(a.position_dims.size());
+    for (int8_t d : a.position_dims) w.put<int8_t>(d);
+    w.put<uint32_t>(a.slowest_position);
+    w.put<uint32_t>(a.lanes);
+    for (int64_t b : a.block_bounds) w.put<int64_t>(b);
+  }
   write_print_table(out, impl.prints ? *impl.prints : PrintTable{});
   w.text(shared_object);
   return out;
@@ -179,6 +204,28 @@ std::optional<HostEntry> decode_host_entry(std::string_view in, HostKernel::Impl
     c.reads = does & 1;
     c.writes = does & 2;
     c.order = static_cast<ir::MemoryOrder>(order);
+  }
+  const uint64_t arrays = r.get<uint64_t>();
+  if (!r.ok() || arrays > count) return std::nullopt;
+  impl.race_arrays.resize(arrays);
+  for (HostRaceArray& a : impl.race_arrays) {
+    a.param = r.get<int32_t>();
+    a.pointer_argument = r.get<uint32_t>();
+    a.rank = r.get<uint32_t>();
+    a.element_bytes = r.get<uint32_t>();
+    const uint8_t flags = r.get<uint8_t>(), rule = r.get<uint8_t>();
+    const uint64_t positions = r.get<uint64_t>();
+    if (!r.ok() || flags > 3 || rule > static_cast<uint8_t>(HostRaceArray::Rule::one_item) || positions > 8 ||
+        a.rank > 8 || a.pointer_argument + a.rank * (flags & 1 ? 2 : 1) >= count)
+      return std::nullopt;
+    a.strided = flags & 1;
+    a.written = flags & 2;
+    a.rule = static_cast<HostRaceArray::Rule>(rule);
+    a.position_dims.resize(positions);
+    for (int8_t& d : a.position_dims) d = r.get<int8_t>();
+    a.slowest_position = r.get<uint32_t>();
+    a.lanes = r.get<uint32_t>();
+    for (int64_t& b : a.block_bounds) b = r.get<int64_t>();
   }
   if (!r.ok()) return std::nullopt;
   size_t at = r.offset();

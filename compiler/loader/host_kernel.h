@@ -46,6 +46,7 @@ struct HostKernel::Impl {
   int dynamic_shared_argument = -1;  // the argument holding the launch's dynamic shared bytes, if any
   unsigned region_count = 0;
   std::vector<loader::BoundsCheck> checks;
+  std::vector<HostRaceArray> race_arrays;  // check_races: the accessed array parameters
   std::shared_ptr<const PrintTable> prints;  // the kernel's print and assert sites (in the cache entry)
   bool bounds_check = false;
   bool check_races = false;  // CompileOptions::check_races: `checks` is also the race sites' table

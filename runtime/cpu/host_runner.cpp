@@ -150,7 +150,7 @@ void run_host(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const
   WorkerPool& workers = pool();
   std::unique_ptr<RaceLaunch> races;
   if (kernel.races_checked())
-    races = std::make_unique<RaceLaunch>(kernel, grid, block, now->check_same_value, workers.size());
+    races = std::make_unique<RaceLaunch>(kernel, grid, block, args, now->check_same_value, workers.size());
   // Chunks small enough to balance, large enough to amortise the call.
   const int64_t chunk = std::max<int64_t>(1, groups / (static_cast<int64_t>(workers.size()) * 8));
   std::atomic<int64_t> next{0};

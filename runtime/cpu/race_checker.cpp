@@ -43,6 +43,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 namespace rocjit {
@@ -108,8 +109,80 @@ ArenaPool& arena_pool() {
 
 }  // namespace
 
-RaceLaunch::RaceLaunch(const HostKernel& kernel, Dim3 grid, Dim3 block, bool same_value, unsigned max_workers)
-    : kernel_(kernel), grid_(grid), block_(block), same_value_(same_value), max_workers_(std::max(1u, max_workers)) {
+namespace {
+
+// The bytes [first, end) an array argument's elements occupy; empty (first == end) for an array
+// without elements, nullopt when they cannot be computed.
+struct Span {
+  uintptr_t first = 0, end = 0;
+  bool overlaps(const Span& o) const { return first < o.end && o.first < end; }
+};
+
+std::optional<Span> span_of(const HostRaceArray& a, const void* const* args) {
+  const auto base = reinterpret_cast<uintptr_t>(*static_cast<void* const*>(args[a.pointer_argument]));
+  __int128 low = 0, high = 0;  // element offsets of the first and last element
+  for (uint32_t d = 0; d < a.rank; ++d) {
+    const int32_t extent = *static_cast<const int32_t*>(args[a.pointer_argument + 1 + d]);
+    if (extent <= 0) return Span{base, base};
+    if (a.strided) {
+      const __int128 reach = (extent - 1) * static_cast<__int128>(
+                                                *static_cast<const int64_t*>(args[a.pointer_argument + 1 + a.rank + d]));
+      (reach < 0 ? low : high) += reach;
+    } else {
+      high = (high + 1) * extent - 1;  // C and F: the product of the extents, less one
+    }
+    if (high > (static_cast<__int128>(1) << 64) || low < -(static_cast<__int128>(1) << 64)) return std::nullopt;
+  }
+  const __int128 first = base + low * a.element_bytes, end = base + (high + 1) * a.element_bytes;
+  if (first < 0 || end > static_cast<__int128>(UINTPTR_MAX)) return std::nullopt;
+  return Span{static_cast<uintptr_t>(first), static_cast<uintptr_t>(end)};
+}
+
+}  // namespace
+
+uint64_t unchecked_arrays(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const* args) {
+  const std::vector<HostRaceArray>& arrays = kernel.race_arrays();
+  std::vector<std::optional<Span>> spans;
+  for (const HostRaceArray& a : arrays) spans.push_back(span_of(a, args));
+  const int64_t size[3] = {grid.x * block.x, grid.y * block.y, grid.z * block.z};
+  const int64_t work_items[3] = {block.x, block.y, block.z};
+  uint64_t unchecked = 0;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const HostRaceArray& a = arrays[i];
+    if (a.rule == HostRaceArray::Rule::checked || a.param < 0 || a.param >= 64 || !spans[i]) continue;
+    // read_only: no written array overlaps it; one_item: no other accessed array does.
+    bool ok = true;
+    for (size_t j = 0; j < arrays.size() && ok; ++j) {
+      if (j == i || (a.rule == HostRaceArray::Rule::read_only && !arrays[j].written)) continue;
+      ok = spans[j] && !spans[i]->overlaps(*spans[j]);
+    }
+    if (ok && a.rule == HostRaceArray::Rule::one_item) {
+      unsigned used = 0;
+      for (uint32_t p = 0; p < a.position_dims.size() && ok; ++p) {
+        const int d = a.position_dims[p];
+        if (d < 0) continue;
+        used |= 1u << d;
+        if (p == a.slowest_position) continue;
+        // A fast-varying position: the ids along d must not reach past its extent.
+        const int32_t extent = *static_cast<const int32_t*>(args[a.pointer_argument + 1 + p]);
+        ok = size[d] * (p + 1 == a.rank ? a.lanes : 1) <= extent;
+      }
+      for (int d = 0; d < 3 && ok; ++d)
+        ok = ((used & (1u << d)) || size[d] == 1) && (a.block_bounds[d] == 0 || work_items[d] <= a.block_bounds[d]);
+    }
+    if (ok) unchecked |= uint64_t{1} << a.param;
+  }
+  return unchecked;
+}
+
+RaceLaunch::RaceLaunch(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const* args, bool same_value,
+                       unsigned max_workers)
+    : kernel_(kernel),
+      grid_(grid),
+      block_(block),
+      same_value_(same_value),
+      unchecked_(unchecked_arrays(kernel, grid, block, args)),
+      max_workers_(std::max(1u, max_workers)) {
   for (size_t i = 0; i < kernel.access_site_count(); ++i) {
     const HostAccessSite site = kernel.access_site(static_cast<int32_t>(i));
     Site f;
@@ -177,6 +250,7 @@ HostRaceState* RaceLaunch::worker(const void* shared, size_t shared_bytes, const
   s->fast.shared_shadow = s->shared_cells.data();
   s->fast.global_top = top_;
   s->fast.granule_shift = granule_shift_;
+  s->fast.unchecked = unchecked_;
   workers_[index].store(s, std::memory_order_release);
   return s;
 }

@@ -90,9 +90,15 @@ struct rocjit::HostRaceState {
 
 namespace rocjit {
 
+// Bit p set: the accesses of array parameter p race with nothing at this launch of `kernel`
+// (its HostRaceArray rule holds for the arguments `args` and the launch's sizes), so they go
+// unchecked.
+uint64_t unchecked_arrays(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const* args);
+
 class RaceLaunch {
  public:
-  RaceLaunch(const HostKernel& kernel, Dim3 grid, Dim3 block, bool same_value, unsigned max_workers);
+  RaceLaunch(const HostKernel& kernel, Dim3 grid, Dim3 block, const void* const* args, bool same_value,
+             unsigned max_workers);
   ~RaceLaunch();
   // The hooks the JIT'd code calls (HostLaunchContext::race_access / race_sync).
   static void access(HostRaceState* s, int32_t site, const void* address, int64_t group, int32_t item,
@@ -141,6 +147,7 @@ class RaceLaunch {
   std::vector<Site> facts_;
   uint32_t granule_ = 4;  // bytes per global cell: the smallest element a global site accesses, up to 4
   uint32_t granule_shift_ = 2;
+  uint64_t unchecked_ = 0;  // unchecked_arrays()
   // The workers' states (contexts name them), at most max_workers_.
   unsigned max_workers_;
   std::unique_ptr<std::atomic<HostRaceState*>[]> workers_;

@@ -398,6 +398,35 @@ TEST_CASE("race check: two work-groups writing one global element; writes of the
   CHECK_THAT(race_report([&] { k2[{{2}, {64}}](out); }), Contains("different work-groups"));
 }
 
+TEST_CASE("race check: arrays proved race-free are still checked when arguments overlap or the launch breaks the proof") {
+  using namespace rocjit::dsl;
+  if (!checks_races()) return;
+  // x is never written and y is written only at the work-item's own index: on the CPU device
+  // neither is checked (compiler/passes/race_free.h) unless the launch makes them overlap.
+  const int read_line = __LINE__ + 4, write_line = __LINE__ + 4;
+  Kernel shift = kernel("shift_copy", [](Array<int32_t> x, Array<int32_t> y) {
+    Int i = global_id(0);
+    If(i + 1 < x.shape(0) && i < y.shape(0), [&] {
+      Int v = x(i + 1); y(i) = v;
+    });
+  });
+  auto a = to_device(std::vector<int32_t>(257, 1));
+  auto b = device_array<int32_t>({257});
+  CHECK(race_report([&] { shift[{{4}, {64}}](a, b); }).empty());
+  // The same array as x and y: work-item i reads element i + 1, which work-item i + 1 writes.
+  const std::string report = race_report([&] { shift[{{4}, {64}}](a, a); });
+  INFO(report);
+  CHECK_THAT(report, Contains("race check: kernel 'shift_copy'") &&
+                         Contains("debug_tests.cpp:" + std::to_string(read_line)) &&
+                         Contains("debug_tests.cpp:" + std::to_string(write_line)));
+  // A 2-D launch of a kernel indexed by global_id(0) alone: work-items (i, 0) and (i, 1) write
+  // one element.
+  Kernel rows = kernel("one_index_two_rows", [](Array<int32_t> out) { out(global_id(0)) = global_id(1); });
+  auto out = device_array<int32_t>({64});
+  CHECK(race_report([&] { rows[{{1}, {64}}](out); }).empty());
+  CHECK_THAT(race_report([&] { rows[{{1, 2}, {64, 1}}](out); }), Contains("race check: kernel 'one_index_two_rows'"));
+}
+
 TEST_CASE("race check: acquire/release orders work-groups; without it the same hand-off is a race") {
   using namespace rocjit::dsl;
   if (!checks_races()) return;

@@ -167,6 +167,7 @@ llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions&
   impl.shared_bytes = lowered.shared_bytes;
   impl.region_count = lowered.region_count;
   impl.checks = std::move(lowered.checks);
+  impl.race_arrays = std::move(lowered.race_arrays);
   HostMachine tm(h);
   {
     time_trace::Phase phase("optimise");

@@ -28,6 +28,7 @@
 #include "rocjit/compiler/kernel_abi.hpp"
 #include "rocjit/compiler/mma.hpp"
 #include "rocjit/compiler/semantics.hpp"
+#include "passes/race_free.h"
 #include "passes/uniformity.h"
 #include "targets/host/alias_scopes.h"
 #include "targets/host/group_guards.h"
@@ -129,6 +130,11 @@ class HostLowering : public KernelLowering {
       race_top_ = fast_field(ptr, offsetof(HostRaceFast, global_top), "race.top");
       race_granule_shift_ = builder_.CreateZExt(
           fast_field(builder_.getInt32Ty(), offsetof(HostRaceFast, granule_shift), "race.granule_shift"), i64);
+      race_unchecked_ = fast_field(i64, offsetof(HostRaceFast, unchecked), "race.unchecked");
+      // The arrays a launch may leave unchecked (passes/race_free.h decides which, RaceLaunch when).
+      out.race_arrays = passes::host_race_arrays(kernel_);
+      for (const HostRaceArray& a : out.race_arrays)
+        if (a.rule != HostRaceArray::Rule::checked && a.param < 64) race_may_skip_ |= uint64_t{1} << a.param;
     }
     threads_ = builder_.CreateZExt(builder_.CreateNUWMul(builder_.CreateNUWMul(block_[0], block_[1]), block_[2]), i64);
 
@@ -1540,6 +1546,17 @@ class HostLowering : public KernelLowering {
   // which calls race_access only for a possible conflict; other accesses call it always.
   void race_access(const ir::Op& op, const ir::Memory& m, int32_t id, llvm::Value* address) {
     auto* i64 = builder_.getInt64Ty();
+    llvm::BasicBlock* done = nullptr;
+    // An array the launch may leave unchecked (HostRaceFast::unchecked; loaded once per call, so
+    // the test is loop-invariant).
+    if (m.space == ir::MemorySpace::global && m.param_index >= 0 && m.param_index < 64 &&
+        (race_may_skip_ >> m.param_index & 1)) {
+      done = llvm::BasicBlock::Create(context_, "race.done", function_);
+      auto* checked = llvm::BasicBlock::Create(context_, "race.checked", function_);
+      llvm::Value* bit = builder_.CreateAnd(race_unchecked_, builder_.getInt64(uint64_t{1} << m.param_index));
+      builder_.CreateCondBr(builder_.CreateICmpNE(bit, builder_.getInt64(0)), done, checked);
+      builder_.SetInsertPoint(checked);
+    }
     llvm::Value* stored = builder_.getInt64(0);
     if (op.kind == OpKind::store) {
       llvm::Value* v = value(op.operands[m.rank]);
@@ -1551,9 +1568,8 @@ class HostLowering : public KernelLowering {
     }
     const bool inline_check = !bounds_check_ && (op.kind == OpKind::load || op.kind == OpKind::store) &&
                               ir::access_lanes(kernel_, op) == 1;
-    llvm::BasicBlock* done = nullptr;
+    if (!done) done = llvm::BasicBlock::Create(context_, "race.done", function_);
     if (inline_check) {
-      done = llvm::BasicBlock::Create(context_, "race.done", function_);
       auto* slow = llvm::BasicBlock::Create(context_, "race.slow", function_);
       race_inline(m.space == ir::MemorySpace::global, op.kind == OpKind::store, id, address, slow, done);
       builder_.SetInsertPoint(slow);
@@ -1563,10 +1579,8 @@ class HostLowering : public KernelLowering {
                                          false);
     builder_.CreateCall(type, race_access_, {race_state_, builder_.getInt32(id), address, group_linear_,
                                              builder_.CreateTrunc(work_item_, builder_.getInt32Ty()), stored});
-    if (done) {
-      builder_.CreateBr(done);
-      builder_.SetInsertPoint(done);
-    }
+    builder_.CreateBr(done);
+    builder_.SetInsertPoint(done);
   }
 
   // The inline race check of a scalar non-atomic access (the rules are race_checker.cpp's): the
@@ -1798,6 +1812,8 @@ class HostLowering : public KernelLowering {
   llvm::Value* race_access_ = nullptr, * race_sync_ = nullptr, * race_state_ = nullptr, * race_fast_ = nullptr;
   llvm::Value* race_shared_ = nullptr, * race_shared_cells_ = nullptr, * race_shared_shadow_ = nullptr;
   llvm::Value* race_top_ = nullptr, * race_granule_shift_ = nullptr;  // HostRaceFast's fixed fields
+  llvm::Value* race_unchecked_ = nullptr;
+  uint64_t race_may_skip_ = 0;  // bit p: array parameter p has a rule (HostRaceArray)
   llvm::Value* group_linear_ = nullptr;  // the group loop's counter (i64)
   std::unordered_map<const ir::Op*, int> segment_of_;
   std::vector<bool> segment_in_loop_;

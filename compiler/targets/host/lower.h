@@ -25,6 +25,7 @@ struct HostModule {
   uint64_t shared_bytes = 0;
   unsigned region_count = 0;
   std::vector<BoundsCheck> checks;
+  std::vector<HostRaceArray> race_arrays;  // check_races
 };
 
 // `block`: x, y, z of the work-group shape to compile for, or all 0 to read it at launch.

@@ -3,6 +3,7 @@
 // No LLVM types in this header.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -78,6 +79,35 @@ struct HostRaceFast {
   HostRaceCell* shared_shadow = nullptr;  ///< the cells of the shared buffer, by byte offset
   void* const* global_top = nullptr;  ///< the first page table
   uint32_t granule_shift = 2;         ///< log2 of the bytes a global cell stands for
+  /// Bit p: the accesses of array parameter p go unchecked at this launch (HostRaceArray).
+  uint64_t unchecked = 0;
+};
+
+/// An array parameter of a race-checked kernel, as a launch decides whether its accesses need
+/// checks (HostKernel::race_arrays; the proof is compiler/passes/race_free.h). The compile
+/// proved that its accesses race with nothing if, at the launch, its bytes are disjoint from
+/// those of every written array (read_only) or of every other accessed array (one_item), and,
+/// for one_item, the launch's sizes meet `position_dims`. Parameters 64 and above are always
+/// checked.
+struct HostRaceArray {
+  enum class Rule : uint8_t { checked, read_only, one_item };
+  int32_t param = 0;              ///< the parameter's index (bit of HostRaceFast::unchecked)
+  uint32_t pointer_argument = 0;  ///< run() argument of its base address; extents (i32) follow,
+                                  ///< then, strided, its element strides (i64)
+  uint32_t rank = 1;
+  uint32_t element_bytes = 4;
+  bool strided = false;
+  bool written = false;  ///< some access writes it
+  Rule rule = Rule::checked;
+  /// one_item: per index position, the global-id dimension it uses (-1: none); at positions
+  /// other than `slowest_position`, the launch's size along that dimension (times `lanes` at
+  /// the last position) must not exceed the position's extent; along unused dimensions it must be 1.
+  std::vector<int8_t> position_dims;
+  uint32_t slowest_position = 0;
+  uint32_t lanes = 1;
+  /// one_item: per dimension, 0 or the most work-items a work-group may have along it (an index
+  /// spelled group_id(d) * C + local_id(d)).
+  std::array<int64_t, 3> block_bounds{};
 };
 
 /// The block of launch state a host kernel's generated code reads: one per worker thread per
@@ -179,6 +209,8 @@ class HostKernel {
   HostAccessSite access_site(int32_t site) const;
   /// How many sites a checked kernel's accesses have.
   size_t access_site_count() const;
+  /// A race-checked kernel's accessed array parameters (what a launch may leave unchecked).
+  const std::vector<HostRaceArray>& race_arrays() const;
   /// The work-group shape the kernel was compiled for, if it was (HostCompileOptions::block).
   std::optional<Dim3> fixed_block() const;
   /// The optimisation level it was compiled at (CompileOptions::opt_level).

@@ -1,0 +1,271 @@
+// The race checker's proof that some arrays need no checks (race_free.h).
+#include "passes/race_free.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "rocjit/compiler/kernel_abi.hpp"
+
+namespace rocjit::passes {
+namespace {
+
+using ir::OpKind;
+using ir::ValueId;
+using ir::WorkItem;
+
+// Keys name how a value is computed, so that two sites computing one index separately compare
+// equal. Values whose computation is not understood have no key.
+class IndexKeys {
+ public:
+  explicit IndexKeys(const ir::Kernel& k) : kernel_(k) {}
+
+  // The key of a value that is the same for every work-item of a launch.
+  std::optional<std::string> uniform(ValueId v, unsigned depth = 0) {
+    if (auto it = uniform_.find(v); it != uniform_.end()) return it->second;
+    std::optional<std::string> key = depth > max_depth ? std::nullopt : uniform_uncached(v, depth);
+    uniform_.emplace(v, key);
+    return key;
+  }
+
+  // A value that is an injective function of global_id(dim): two work-items with different
+  // ids along it get different values. Additions and subtractions of uniform values, negation
+  // and widening integer casts keep that (modulo 2^bits they are bijections); the id itself is
+  // global_id(d) or group_id(d) * local_size(d) + local_id(d). `plain`: only the id, perhaps
+  // widened (its values are 0 to the launch's size along dim - 1).
+  struct Injective {
+    int dim = 0;
+    std::string key;
+    bool plain = true;
+    int64_t block_bound = 0;  // > 0: work-groups may have at most this many work-items along dim
+  };
+  std::optional<Injective> injective(ValueId v, unsigned depth = 0) {
+    const ir::Op* op = kernel_.values.at(v).def;
+    if (!op || depth > max_depth) return std::nullopt;
+    const std::string type = ir::type_name(kernel_.value_type(v));
+    if (const auto id = global_id(*op)) {
+      if (id->second == 0) return Injective{id->first, fmt::format("g{}", id->first)};
+      // Its values reach the number of groups times C: not plain.
+      return Injective{id->first, fmt::format("g{}.{}", id->first, id->second), false, id->second};
+    }
+    if (op->kind == OpKind::cast) {
+      const ir::Type from = kernel_.value_type(op->operands[0]), to = kernel_.value_type(v);
+      if (!ir::is_integer(from) || !ir::is_integer(to) || ir::bit_width(to) < ir::bit_width(from) || from.lanes != 1 ||
+          to.lanes != 1)
+        return std::nullopt;
+      auto inner = injective(op->operands[0], depth + 1);
+      if (!inner) return std::nullopt;
+      // A widened id stays in 0 .. size - 1 (sizes are below 2^31).
+      return Injective{inner->dim, fmt::format("cast.{}.{}({})", ir::type_name(from), type, inner->key), inner->plain,
+                       inner->block_bound};
+    }
+    if (op->kind == OpKind::unary) {
+      if (op->unary_op() != ir::UnaryOp::neg || !ir::is_integer(kernel_.value_type(v))) return std::nullopt;
+      auto inner = injective(op->operands[0], depth + 1);
+      if (!inner) return std::nullopt;
+      return Injective{inner->dim, fmt::format("neg.{}({})", type, inner->key), false, inner->block_bound};
+    }
+    if (op->kind == OpKind::binary) {
+      const ir::BinaryOp b = op->binary_op();
+      if ((b != ir::BinaryOp::add && b != ir::BinaryOp::sub) || !ir::is_integer(kernel_.value_type(v)))
+        return std::nullopt;
+      const char* name = b == ir::BinaryOp::add ? "add" : "sub";
+      if (auto left = injective(op->operands[0], depth + 1)) {
+        if (auto right = uniform(op->operands[1], depth + 1))
+          return Injective{left->dim, fmt::format("{}.{}({},{})", name, type, left->key, *right), false,
+                           left->block_bound};
+        return std::nullopt;
+      }
+      auto left = uniform(op->operands[0], depth + 1);
+      if (!left) return std::nullopt;
+      auto right = injective(op->operands[1], depth + 1);
+      if (!right) return std::nullopt;
+      // u + i is i + u; u - i is a reflection.
+      return Injective{right->dim,
+                       fmt::format("{}.{}({},{})", b == ir::BinaryOp::add ? "add" : "rsub", type, right->key, *left),
+                       false, right->block_bound};
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static constexpr unsigned max_depth = 64;
+
+  const ir::Op* def(ValueId v) const { return kernel_.values.at(v).def; }
+
+  std::optional<WorkItem> workitem(ValueId v, unsigned dim) const {
+    const ir::Op* op = def(v);
+    if (!op || op->kind != OpKind::workitem || op->dim() != dim) return std::nullopt;
+    return op->workitem();
+  }
+
+  // global_id(d), as the op or as group_id(d) * local_size(d) + local_id(d) in either order:
+  // (d, 0). group_id(d) * C + local_id(d) with C a positive constant is injective when the
+  // launch's work-groups have at most C work-items along d: (d, C).
+  std::optional<std::pair<int, int64_t>> global_id(const ir::Op& op) const {
+    if (op.kind == OpKind::workitem) {
+      if (op.workitem() == WorkItem::global_id) return std::pair{static_cast<int>(op.dim()), int64_t{0}};
+      return std::nullopt;
+    }
+    if (op.kind != OpKind::binary || op.binary_op() != ir::BinaryOp::add) return std::nullopt;
+    for (int side = 0; side < 2; ++side) {
+      const ir::Op* local = def(op.operands[side]);
+      const ir::Op* product = def(op.operands[1 - side]);
+      if (!local || !product || local->kind != OpKind::workitem || local->workitem() != WorkItem::local_id ||
+          product->kind != OpKind::binary || product->binary_op() != ir::BinaryOp::mul)
+        continue;
+      const unsigned d = local->dim();
+      for (int p = 0; p < 2; ++p) {
+        if (workitem(product->operands[p], d) != WorkItem::group_id) continue;
+        if (workitem(product->operands[1 - p], d) == WorkItem::local_size)
+          return std::pair{static_cast<int>(d), int64_t{0}};
+        const ir::Op* c = def(product->operands[1 - p]);
+        if (c && c->kind == OpKind::constant && ir::is_integer(kernel_.value_type(product->operands[1 - p])) &&
+            c->get<ir::ConstantAttrs>().integer > 0)
+          return std::pair{static_cast<int>(d), c->get<ir::ConstantAttrs>().integer};
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> uniform_uncached(ValueId v, unsigned depth) {
+    const ir::Op* op = def(v);
+    if (!op) return fmt::format("a{}", v);  // a scalar parameter
+    const std::string type = ir::type_name(kernel_.value_type(v));
+    if (op->kind == OpKind::constant) {
+      const auto& c = op->get<ir::ConstantAttrs>();
+      return fmt::format("c.{}({},{})", type, c.integer, c.floating);
+    }
+    if (op->kind == OpKind::shape) return fmt::format("s({},{})", op->memory(), op->dim());
+    if (op->kind == OpKind::workitem) {
+      const WorkItem w = op->workitem();
+      if (w != WorkItem::local_size && w != WorkItem::num_groups && w != WorkItem::global_size &&
+          w != WorkItem::wave_size)
+        return std::nullopt;
+      return fmt::format("w{}({})", static_cast<int>(w), op->dim());
+    }
+    // Pure computations of uniform values.
+    const bool family = op->kind == OpKind::binary || op->kind == OpKind::unary || op->kind == OpKind::compare;
+    if (family || op->kind == OpKind::select || op->kind == OpKind::cast || op->kind == OpKind::bitcast) {
+      std::string key =
+          fmt::format("k{}.{}.{}(", static_cast<int>(op->kind), family ? static_cast<int>(op->member()) : -1, type);
+      for (ValueId operand : op->operands) {
+        std::optional<std::string> inner = uniform(operand, depth + 1);
+        if (!inner) return std::nullopt;
+        key += *inner + ",";
+      }
+      return key + ")";
+    }
+    return std::nullopt;
+  }
+
+  const ir::Kernel& kernel_;
+  std::unordered_map<ValueId, std::optional<std::string>> uniform_;
+};
+
+}  // namespace
+
+std::vector<RaceFreeArray> race_free_arrays(const ir::Kernel& kernel) {
+  std::vector<RaceFreeArray> arrays(kernel.params.size());
+  // one_item: the first site's (lanes, per-position keys); a later site must match.
+  struct Site {
+    unsigned lanes = 0;
+    std::vector<std::string> keys;
+  };
+  std::vector<std::optional<Site>> first(kernel.params.size());
+  std::vector<bool> one_item(kernel.params.size(), true);
+  IndexKeys keys(kernel);
+  ir::walk(kernel.body, [&](const ir::Op& op) {
+    if (op.kind != OpKind::load && op.kind != OpKind::store && op.kind != OpKind::atomic) return;
+    const ir::Memory& m = kernel.memories.at(op.memory());
+    if (m.space != ir::MemorySpace::global || m.param_index < 0) return;
+    const auto p = static_cast<size_t>(m.param_index);
+    RaceFreeArray& a = arrays.at(p);
+    a.accessed = true;
+    a.written =
+        a.written || op.kind == OpKind::store || (op.kind == OpKind::atomic && op.atomic_op() != ir::AtomicOp::load);
+    if (!one_item[p]) return;
+    if (op.kind == OpKind::atomic || m.layout == ir::Layout::strided) {
+      one_item[p] = false;
+      return;
+    }
+    Site site{ir::access_lanes(kernel, op), {}};
+    std::vector<int8_t> dims;
+    std::array<int64_t, 3> bounds{};
+    unsigned used = 0;
+    // The position whose index varies slowest (C: the first; F: the last). The others must be
+    // plain ids: a component that may exceed its extent could reach another row's elements.
+    const unsigned slowest = m.layout == ir::Layout::F ? m.rank - 1 : 0;
+    for (unsigned d = 0; d < m.rank && one_item[p]; ++d) {
+      if (auto inj = keys.injective(op.operands[d])) {
+        if ((used & (1u << inj->dim)) || (d != slowest && !inj->plain)) one_item[p] = false;
+        used |= 1u << inj->dim;
+        bounds[inj->dim] = inj->block_bound;
+        dims.push_back(static_cast<int8_t>(inj->dim));
+        site.keys.push_back(std::move(inj->key));
+      } else if (auto u = keys.uniform(op.operands[d])) {
+        dims.push_back(-1);
+        site.keys.push_back(std::move(*u));
+      } else {
+        one_item[p] = false;
+      }
+    }
+    if (!one_item[p] || used == 0) {
+      one_item[p] = false;
+      return;
+    }
+    if (!first[p]) {
+      first[p] = std::move(site);
+      a.position_dims = std::move(dims);
+      a.slowest_position = slowest;
+      a.lanes = first[p]->lanes;
+      a.block_bounds = bounds;  // the keys name them: later sites have the same
+    } else if (first[p]->lanes != site.lanes || first[p]->keys != site.keys) {
+      one_item[p] = false;
+    }
+  });
+  for (size_t p = 0; p < arrays.size(); ++p) {
+    RaceFreeArray& a = arrays[p];
+    if (!a.accessed) continue;
+    if (!a.written)
+      a.rule = RaceFreeArray::Rule::read_only;
+    else if (one_item[p])
+      a.rule = RaceFreeArray::Rule::one_item;
+    if (a.rule != RaceFreeArray::Rule::one_item) a.position_dims.clear();
+  }
+  return arrays;
+}
+
+std::vector<HostRaceArray> host_race_arrays(const ir::Kernel& kernel) {
+  const std::vector<RaceFreeArray> facts = race_free_arrays(kernel);
+  const KernelAbi abi = kernel_abi(kernel);
+  std::vector<HostRaceArray> out;
+  for (const ir::Memory& m : kernel.memories) {
+    if (m.space != ir::MemorySpace::global || m.param_index < 0) continue;
+    const RaceFreeArray& f = facts.at(static_cast<size_t>(m.param_index));
+    if (!f.accessed) continue;
+    HostRaceArray a;
+    a.param = m.param_index;
+    a.pointer_argument = static_cast<uint32_t>(abi.first_of(static_cast<uint32_t>(m.param_index)));
+    a.rank = m.rank;
+    a.element_bytes = std::max(1u, ir::bit_width(m.element) / 8);
+    a.strided = m.layout == ir::Layout::strided;
+    a.written = f.written;
+    a.rule = f.rule == RaceFreeArray::Rule::read_only  ? HostRaceArray::Rule::read_only
+             : f.rule == RaceFreeArray::Rule::one_item ? HostRaceArray::Rule::one_item
+                                                       : HostRaceArray::Rule::checked;
+    a.position_dims = f.position_dims;
+    a.slowest_position = f.slowest_position;
+    a.lanes = f.lanes;
+    a.block_bounds = f.block_bounds;
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace rocjit::passes

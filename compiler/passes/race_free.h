@@ -1,0 +1,47 @@
+// Which array parameters the CPU device's race checker may leave unchecked (ROCJIT_CHECK=races):
+// a proof over the kernel's IR that two work-items of one launch cannot access one element of the
+// array, completed at each launch by RaceLaunch, which checks what the IR cannot know (that the
+// array shares no byte with another array argument, and the launch's sizes).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "rocjit/compiler/host.hpp"
+#include "rocjit/compiler/ir.hpp"
+
+namespace rocjit::passes {
+
+struct RaceFreeArray {
+  enum class Rule : uint8_t {
+    checked,    // no rule holds
+    read_only,  // no site writes it: its reads race with nothing if no written array overlaps it
+    one_item,   // every site is a load or store at one index, an injective function of global ids:
+                // each element is one work-item's if no other accessed array overlaps it
+  };
+  Rule rule = Rule::checked;
+  bool accessed = false;  // some load, store or atomic names it
+  bool written = false;   // some store or atomic writes it
+  // one_item: per index position, the global-id dimension its component is injective in, or -1
+  // for a component that is the same for the whole launch. Components at positions other than
+  // the slowest-varying one (C layout: the first; F: the last) are the plain id. The launch
+  // must then have one work-item along every dimension no position uses, and no more
+  // work-items along an other position's dimension than that position's extent.
+  std::vector<int8_t> position_dims;
+  unsigned slowest_position = 0;
+  unsigned lanes = 1;
+  // one_item: per global-id dimension, 0 or C when an index spells the id group_id(d) * C +
+  // local_id(d): the launch's work-groups must have at most C work-items along d.
+  std::array<int64_t, 3>
+      block_bounds{};  // one_item: elements per access (a vector access: the last index counts vectors)
+};
+
+// Per parameter, by parameter index (scalar parameters: accessed = false).
+std::vector<RaceFreeArray> race_free_arrays(const ir::Kernel& kernel);
+
+// The table a race-checked host kernel carries for its launches: every accessed array parameter
+// with its arguments (kernel ABI), whether it is written, and its rule.
+std::vector<HostRaceArray> host_race_arrays(const ir::Kernel& kernel);
+
+}  // namespace rocjit::passes

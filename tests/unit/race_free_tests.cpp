@@ -1,0 +1,136 @@
+// The race checker's proof that some arrays need no checks (compiler/passes/race_free.h) and the
+// launch-time half of it (runtime/cpu/race_checker.hpp, unchecked_arrays).
+#include <catch2/catch.hpp>
+#include <rocjit/rocjit.hpp>
+
+#include <array>
+#include <vector>
+
+#include "compiler/passes/race_free.h"
+#include "host_args.hpp"
+#include "runtime/cpu/race_checker.hpp"
+
+using namespace rocjit;
+using namespace rocjit::dsl;
+using rocjit::testing::HostArgs;
+using Rule = passes::RaceFreeArray::Rule;
+using Catch::Matchers::Contains;
+
+namespace {
+std::vector<passes::RaceFreeArray> facts(const Kernel& k) { return passes::race_free_arrays(k.ir()); }
+}  // namespace
+
+TEST_CASE("race_free_arrays: never-written arrays, and arrays whose every access is at one global-id index") {
+  Kernel saxpy = kernel("rf_saxpy", [](Array<float> x, Array<float> y, Float a) {
+    Int i = global_id(0);
+    If(i < y.shape(0), [&] { y(i) = a * x(i) + y(i); });
+  });
+  auto f = facts(saxpy);
+  REQUIRE(f.size() == 3);
+  CHECK(f[0].rule == Rule::read_only);
+  CHECK(!f[0].written);
+  CHECK(f[1].rule == Rule::one_item);
+  CHECK(f[1].written);
+  CHECK(f[1].position_dims == std::vector<int8_t>{0});
+  CHECK(!f[2].accessed);  // a scalar
+
+  // group_id * local_size + local_id is the global id; n - 1 - i is injective too.
+  Kernel spelled = kernel("rf_spelled", [](Array<int32_t> x, Array<int32_t> out) {
+    Int i = group_id(0) * local_size(0) + local_id(0);
+    Int n = out.shape(0);
+    If(i < n, [&] { out(n - 1 - i) = x(i); });
+  });
+  f = facts(spelled);
+  CHECK(f[0].rule == Rule::read_only);
+  CHECK(f[1].rule == Rule::one_item);
+
+  // group_id * C + local_id, C a constant: injective when work-groups have at most C work-items.
+  Kernel blocked = kernel("rf_blocked", [](Array<int32_t> out) { out(group_id(0) * 256 + local_id(0)) = 1; });
+  f = facts(blocked);
+  CHECK(f[0].rule == Rule::one_item);
+  CHECK(f[0].block_bounds == std::array<int64_t, 3>{256, 0, 0});
+
+  // Two indices computed separately but the same way are one index.
+  Kernel twice = kernel("rf_twice", [](Array<int32_t> out) { out(global_id(0) + 1) = out(global_id(0) + 1) * 2; });
+  CHECK(facts(twice)[0].rule == Rule::one_item);
+
+  // 2-D: each position a different dimension; the fast position must be the plain id.
+  Kernel grid2 = kernel("rf_grid2", [](Array<float, 2> a) {
+    a(global_id(1) + 1, global_id(0)) = 1.0f;
+  });
+  f = facts(grid2);
+  CHECK(f[0].rule == Rule::one_item);
+  CHECK(f[0].position_dims == std::vector<int8_t>{1, 0});
+  CHECK(f[0].slowest_position == 0);
+}
+
+TEST_CASE("race_free_arrays: what defeats the proof") {
+  // Neighbours: two sites at different indices.
+  Kernel shift = kernel("rf_shift", [](Array<int32_t> y) {
+    Int i = global_id(0);
+    y(i) = 1;
+    y(i + 1) = 2;
+  });
+  CHECK(facts(shift)[0].rule == Rule::checked);
+  // One element per group, an atomic, a loop-dependent index, a group-dependent offset.
+  Kernel per_group = kernel("rf_per_group", [](Array<int32_t> y) { y(group_id(0)) = 1; });
+  CHECK(facts(per_group)[0].rule == Rule::checked);
+  Kernel atomics = kernel("rf_atomic", [](Array<int32_t> y) { atomic::add(y, global_id(0), 1); });
+  CHECK(facts(atomics)[0].rule == Rule::checked);
+  Kernel loop = kernel("rf_loop", [](Array<int32_t> y) {
+    For(0, 4, [&](Int k) { y(global_id(0) + k) = k; });
+  });
+  CHECK(facts(loop)[0].rule == Rule::checked);
+  Kernel offset = kernel("rf_offset", [](Array<int32_t> y) { y(global_id(0) + group_id(0)) = 1; });
+  CHECK(facts(offset)[0].rule == Rule::checked);
+  // 2-D: an offset in the fast position could reach the next row; one dimension twice.
+  Kernel inner = kernel("rf_inner", [](Array<float, 2> a) { a(global_id(1), global_id(0) + 1) = 1.0f; });
+  CHECK(facts(inner)[0].rule == Rule::checked);
+  Kernel diagonal = kernel("rf_diagonal", [](Array<float, 2> a) { a(global_id(0), global_id(0)) = 1.0f; });
+  CHECK(facts(diagonal)[0].rule == Rule::checked);
+}
+
+TEST_CASE("unchecked_arrays: the launch's arguments and sizes complete the proof") {
+  Kernel k = kernel(
+      "rf_launch",
+      [](Array<float> x, Array<float> y) {
+        Int i = global_id(0);
+        If(i < y.shape(0), [&] { y(i) = x(i) + y(i); });
+      },
+      {.param_names = {"x", "y"}});
+  CompileOptions options;
+  options.check_races = true;
+  HostKernel hk = compile_host(k.ir(), options);
+  REQUIRE(hk.race_arrays().size() == 2);
+  CHECK(hk.race_arrays()[0].rule == HostRaceArray::Rule::read_only);
+  CHECK(hk.race_arrays()[1].rule == HostRaceArray::Rule::one_item);
+  CHECK_THAT(metadata_text(hk), Contains("x (never written)") && Contains("y (one work-item per element)"));
+  std::vector<float> x(256), y(256), both(257);
+  CHECK(unchecked_arrays(hk, {4}, {64}, HostArgs().array(x).array(y).data()) == 0b11);
+  // The same buffer twice, or y overlapping x by one element: both checked.
+  CHECK(unchecked_arrays(hk, {4}, {64}, HostArgs().array(x).array(x).data()) == 0);
+  CHECK(unchecked_arrays(hk, {4}, {64}, HostArgs().array(both.data(), {256}).array(both.data() + 255, {2}).data()) ==
+        0);
+  // Adjacent, not overlapping.
+  CHECK(unchecked_arrays(hk, {4}, {64}, HostArgs().array(both.data(), {200}).array(both.data() + 200, {57}).data()) ==
+        0b11);
+  // A 2-D launch: work-items (i, 0) and (i, 1) share y(i); x stays read-only.
+  CHECK(unchecked_arrays(hk, {4, 2}, {64}, HostArgs().array(x).array(y).data()) == 0b01);
+  // An empty array overlaps nothing.
+  CHECK(unchecked_arrays(hk, {4}, {64}, HostArgs().array(x.data(), {0}).array(x).data()) == 0b11);
+
+  Kernel blocked = kernel("rf_launch_blocked", [](Array<int32_t> out) { out(group_id(0) * 256 + local_id(0)) = 1; });
+  HostKernel hb = compile_host(blocked.ir(), options);
+  std::vector<int32_t> o(1024);
+  CHECK(unchecked_arrays(hb, {4}, {256}, HostArgs().array(o).data()) == 0b1);
+  CHECK(unchecked_arrays(hb, {2}, {512}, HostArgs().array(o).data()) == 0);  // groups overlap
+
+  Kernel k2 = kernel("rf_launch2", [](Array<float, 2> a) {
+    a(global_id(1), global_id(0)) = 1.0f;
+  });
+  HostKernel hk2 = compile_host(k2.ir(), options);
+  std::vector<float> a(64 * 8);
+  // 64 work-items along x fit a row of 64; 128 would reach the next row's elements.
+  CHECK(unchecked_arrays(hk2, {1, 8}, {64}, HostArgs().array(a.data(), {8, 64}).data()) == 0b1);
+  CHECK(unchecked_arrays(hk2, {2, 4}, {64}, HostArgs().array(a.data(), {8, 64}).data()) == 0);
+}
