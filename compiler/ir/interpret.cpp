@@ -760,7 +760,7 @@ class Interpreter {
         gather(it, b, n.b, &bv[l * n.b]);
       }
       ir::mma::interpret(shape, k_.value_type(a).element_of(), op.type.element_of(), av.data(), bv.data(), cv.data(),
-                         out.data(), mma_model_);
+                         out.data(), mma_model_, attrs.precision);
       for (unsigned l = 0; l < width; ++l) {
         Item& it = items_[w0 + l];
         for (unsigned e = 0; e < n.c; ++e) {

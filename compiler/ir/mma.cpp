@@ -16,8 +16,9 @@ namespace {
 
 bool sixteen_bit_float(Type t) { return t == Type::f16 || t == Type::bf16; }
 
-// The shapes rocjit defines for each input type (mma.hpp, check()).
-std::vector<Shape> shapes_for(Type input) {
+// The shapes rocjit defines for each input type and precision (mma.hpp, check()).
+std::vector<Shape> shapes_for(Type input, Precision p) {
+  if (p == Precision::xf32) return input == Type::f32 ? std::vector<Shape>{{16, 16, 8}, {32, 32, 4}} : std::vector<Shape>{};
   if (sixteen_bit_float(input) || input == Type::i8) return {{16, 16, 16}, {32, 32, 8}, {16, 16, 32}, {32, 32, 16}};
   if (input == Type::f32) return {{16, 16, 4}, {32, 32, 2}};
   if (input == Type::f64) return {{16, 16, 4}};
@@ -34,6 +35,11 @@ const std::vector<Row>& table() {
   static const std::vector<Row> rows = [] {
     const std::vector<std::string_view> cdna2_up{"gfx90a", "gfx940", "gfx941", "gfx942", "gfx950"};
     const std::vector<std::string_view> cdna3_up{"gfx940", "gfx941", "gfx942", "gfx950"};
+    // xf32 (LLVM's xf32-insts): gfx940-gfx942 only; gfx950 dropped it (LLVM 22 cannot select
+    // the intrinsics for gfx950 or gfx90a, and its assembler rejects the instructions there).
+    const std::vector<std::string_view> cdna3_xf32{"gfx940", "gfx941", "gfx942"};
+    constexpr NativeLayout mfma = NativeLayout::mfma;
+    constexpr Precision xf32 = Precision::xf32;
     const std::vector<std::string_view> cdna4{"gfx950"};
     const std::vector<std::string_view> cdna2{"gfx90a"};
     const std::vector<std::string_view> rdna3{"gfx1100", "gfx1101", "gfx1102", "gfx1103",
@@ -52,6 +58,8 @@ const std::vector<Row>& table() {
         {cdna2, {Type::i8, Type::i32, {32, 32, 8}, "mfma.i32.32x32x8i8", "v_mfma_i32_32x32x8_i8"}},
         {cdna3_up, {Type::i8, Type::i32, {16, 16, 32}, "mfma.i32.16x16x32.i8", "v_mfma_i32_16x16x32_i8"}},
         {cdna3_up, {Type::i8, Type::i32, {32, 32, 16}, "mfma.i32.32x32x16.i8", "v_mfma_i32_32x32x16_i8"}},
+        {cdna3_xf32, {Type::f32, Type::f32, {16, 16, 8}, "mfma.f32.16x16x8.xf32", "v_mfma_f32_16x16x8_xf32", mfma, xf32}},
+        {cdna3_xf32, {Type::f32, Type::f32, {32, 32, 4}, "mfma.f32.32x32x4.xf32", "v_mfma_f32_32x32x4_xf32", mfma, xf32}},
         {cdna4, {Type::f16, Type::f32, {16, 16, 32}, "mfma.f32.16x16x32.f16", "v_mfma_f32_16x16x32_f16"}},
         {cdna4, {Type::f16, Type::f32, {32, 32, 16}, "mfma.f32.32x32x16.f16", "v_mfma_f32_32x32x16_f16"}},
         {cdna4, {Type::bf16, Type::f32, {16, 16, 32}, "mfma.f32.16x16x32.bf16", "v_mfma_f32_16x16x32_bf16"}},
@@ -80,43 +88,63 @@ double to_double(Type t, uint64_t v) {
 
 std::string shape_name(Shape s) { return fmt::format("{}x{}x{}", s.m, s.n, s.k); }
 
-bool valid_types(Type input, Type accumulator) {
+std::string_view precision_name(Precision p) {
+  switch (p) {
+    case Precision::full: return "full";
+    case Precision::xf32: return "xf32";
+  }
+  return "full";
+}
+
+uint32_t to_xf32(uint32_t bits) {
+  const bool nan = (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu) != 0;
+  return nan ? bits : bits & 0xffffe000u;
+}
+
+bool valid_types(Type input, Type accumulator, Precision p) {
+  if (p == Precision::xf32) return input == Type::f32 && accumulator == Type::f32;
   if (sixteen_bit_float(input) || input == Type::f32) return accumulator == Type::f32;
   if (input == Type::f64) return accumulator == Type::f64;
   if (input == Type::i8) return accumulator == Type::i32;
   return false;
 }
 
-std::string check(Type input, Type accumulator, Shape s) {
-  if (!valid_types(input, accumulator))
+std::string check(Type input, Type accumulator, Shape s, Precision p) {
+  if (p == Precision::xf32 && !valid_types(input, accumulator, p))
+    return fmt::format("mma with xf32 inputs takes f32 A and B (mma::xf32) and an f32 accumulator; got {} with {}",
+                       type_name(input), type_name(accumulator));
+  if (!valid_types(input, accumulator, p))
     return fmt::format("mma takes f16 or bf16 with f32, f32 with f32, f64 with f64, or i8 with i32 accumulators; "
                        "got {} with {}",
                        type_name(input), type_name(accumulator));
-  std::vector<Shape> shapes = shapes_for(input);
+  std::vector<Shape> shapes = shapes_for(input, p);
   for (const Shape& d : shapes)
     if (d == s) return "";
   std::string list;
   for (const Shape& d : shapes) list += (list.empty() ? "" : ", ") + shape_name(d);
-  return fmt::format("mma has no shape {} for {} inputs (m x n x k; defined: {})", shape_name(s), type_name(input), list);
+  return fmt::format("mma has no shape {} for {} inputs (m x n x k; defined: {})", shape_name(s),
+                     p == Precision::xf32 ? std::string("xf32") : type_name(input), list);
 }
 
-std::vector<Shape> defined_shapes(Type input, Type accumulator) {
-  return valid_types(input, accumulator) ? shapes_for(input) : std::vector<Shape>{};
+std::vector<Shape> defined_shapes(Type input, Type accumulator, Precision p) {
+  return valid_types(input, accumulator, p) ? shapes_for(input, p) : std::vector<Shape>{};
 }
 
-std::optional<Native> native(const std::string& processor, Type input, Type accumulator, Shape s) {
+std::optional<Native> native(const std::string& processor, Type input, Type accumulator, Shape s, Precision p) {
   for (const Row& r : table()) {
-    if (r.native.input != input || r.native.accumulator != accumulator || !(r.native.shape == s)) continue;
+    if (r.native.input != input || r.native.accumulator != accumulator || !(r.native.shape == s) ||
+        r.native.precision != p)
+      continue;
     for (std::string_view p : r.processors)
       if (p == processor) return r.native;
   }
   return std::nullopt;
 }
 
-std::vector<Shape> native_shapes(const std::string& processor, Type input, Type accumulator) {
+std::vector<Shape> native_shapes(const std::string& processor, Type input, Type accumulator, Precision p) {
   std::vector<Shape> shapes;
-  for (const Shape& s : defined_shapes(input, accumulator))
-    if (native(processor, input, accumulator, s)) shapes.push_back(s);
+  for (const Shape& s : defined_shapes(input, accumulator, p))
+    if (native(processor, input, accumulator, s, p)) shapes.push_back(s);
   return shapes;
 }
 
@@ -292,7 +320,7 @@ double flushed(Type t, double x) {
 }  // namespace
 
 void interpret(Shape s, Type input, Type accumulator, const uint64_t* a, const uint64_t* b, const uint64_t* c,
-               uint64_t* out, Model model) {
+               uint64_t* out, Model model, Precision precision) {
   const Counts n = counts(s);
   const Numerics numbers = numerics(model, input);
   const std::vector<unsigned> order = step_order(model, input, s);
@@ -301,8 +329,12 @@ void interpret(Shape s, Type input, Type accumulator, const uint64_t* a, const u
       const unsigned row = c_row(s, lane, e), col = c_col(s, lane, e);
       const uint64_t* av = a;
       const uint64_t* bv = b;
-      auto a_at = [&](unsigned kk) { return av[a_lane(s, row, kk) * n.a + a_element(s, row, kk)]; };
-      auto b_at = [&](unsigned kk) { return bv[b_lane(s, kk, col) * n.b + b_element(s, kk, col)]; };
+      // xf32: every A and B element cut by to_xf32 (then an f32 fma chain, as for f32).
+      auto cut = [&](uint64_t v) -> uint64_t {
+        return precision == Precision::xf32 ? to_xf32(static_cast<uint32_t>(v)) : v;
+      };
+      auto a_at = [&](unsigned kk) { return cut(av[a_lane(s, row, kk) * n.a + a_element(s, row, kk)]); };
+      auto b_at = [&](unsigned kk) { return cut(bv[b_lane(s, kk, col) * n.b + b_element(s, kk, col)]); };
       const uint64_t acc = c[lane * n.c + e];
       uint64_t r = 0;
       if (accumulator == Type::i32) {

@@ -626,7 +626,7 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       op.type = annotated_type();  // the operand's lanes: ir::verify checks them
       break;
     }
-    case OpKind::mma: {  // mma m, n, k, %c, %a, %b : <C's type>; ir::verify checks the rest
+    case OpKind::mma: {  // mma m, n, k, [xf32,] %c, %a, %b : <C's type>; ir::verify checks the rest
       auto& m = op.get<MmaAttrs>();
       m.m = static_cast<uint8_t>(unsigned_number("m", 255));
       expect_punct(',');
@@ -634,6 +634,11 @@ void Parser::operands(Op& op, const Token& name, Token& result_token) {
       expect_punct(',');
       m.k = static_cast<uint8_t>(unsigned_number("k", 255));
       expect_punct(',');
+      if (at_word(mma::precision_name(mma::Precision::xf32))) {
+        take();
+        m.precision = mma::Precision::xf32;
+        expect_punct(',');
+      }
       operand_list();
       op.type = annotated_type();
       arity(value_operand_count(op));

@@ -161,7 +161,10 @@ class Printer {
         break;
       case OpKind::mma: {
         const auto& m = op.get<MmaAttrs>();
-        out_ += fmt::format("mma {}, {}, {}, {} : {}", m.m, m.n, m.k, operand_list(op), t);
+        // xf32 inputs: "mma 16, 16, 8, xf32, %c, %a, %b : f32x4" (full precision prints nothing).
+        const std::string precision =
+            m.precision == mma::Precision::full ? "" : fmt::format("{}, ", mma::precision_name(m.precision));
+        out_ += fmt::format("mma {}, {}, {}, {}{} : {}", m.m, m.n, m.k, precision, operand_list(op), t);
         break;
       }
       case OpKind::workitem:

@@ -422,7 +422,8 @@ class Verifier {
         const auto& attrs = op.get<MmaAttrs>();
         const mma::Shape shape{attrs.m, attrs.n, attrs.k};
         const Type c = use(op, op.operands[0]), a = use(op, op.operands[1]), b = use(op, op.operands[2]);
-        if (std::string wrong = mma::check(a.element_of(), c.element_of(), shape); !wrong.empty()) fail(op.loc, wrong);
+        if (std::string wrong = mma::check(a.element_of(), c.element_of(), shape, attrs.precision); !wrong.empty())
+          fail(op.loc, wrong);
         const mma::Counts n = mma::counts(shape);
         auto fragment = [&](const char* what, Type t, Type element, unsigned lanes) {
           if (t != element.with_lanes(lanes))

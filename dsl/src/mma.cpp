@@ -21,11 +21,15 @@ unsigned count(Role r, Shape s) {
   return r == Role::a ? n.a : r == Role::b ? n.b : n.c;
 }
 
-// Whether the shape exists for some input type (the types are checked where they meet, at mma).
-bool shape_exists(Shape s) {
-  for (ir::Type t : {ir::Type::f16, ir::Type::f32, ir::Type::f64})
-    for (const Shape& d : layout::defined_shapes(t, t == ir::Type::f64 ? ir::Type::f64 : ir::Type::f32))
-      if (d == s) return true;
+// Whether the shape exists for some input type, of any precision for accumulators and of the
+// fragment's own for A and B (the types are checked where they meet, at mma).
+bool shape_exists(Shape s, Role role, layout::Precision precision) {
+  for (layout::Precision p : {layout::Precision::full, layout::Precision::xf32}) {
+    if (role != Role::c && p != precision) continue;
+    for (ir::Type t : {ir::Type::f16, ir::Type::f32, ir::Type::f64})
+      for (const Shape& d : layout::defined_shapes(t, t == ir::Type::f64 ? ir::Type::f64 : ir::Type::f32, p))
+        if (d == s) return true;
+  }
   return false;
 }
 
@@ -71,12 +75,16 @@ void check_array(const Fragment& f, const ArrayRef& array, const char* what, con
 
 }  // namespace
 
-Fragment::Fragment(Role role, Shape s, ir::Type type, const std::source_location& loc)
-    : role_(role), shape_(s), type_(type) {
+Fragment::Fragment(Role role, Shape s, ir::Type type, const std::source_location& loc, layout::Precision precision)
+    : role_(role), shape_(s), type_(type), precision_(precision) {
   trace_ = core::current(loc).serial;
-  if (!shape_exists(s))
+  if (precision == layout::Precision::xf32 && !shape_exists(s, role, precision))
+    core::fail(loc, fmt::format("mma has no shape {} for xf32 (m x n x k; defined: 16x16x8, 32x32x4)",
+                                layout::shape_name(s)));
+  if (!shape_exists(s, role, precision))
     core::fail(loc, fmt::format("mma has no shape {} (m x n x k; defined: 16x16x16, 32x32x8, 16x16x32, 32x32x16 for "
-                                "16-bit floats and i8, 16x16x4 and 32x32x2 for f32, 16x16x4 for f64)",
+                                "16-bit floats and i8, 16x16x4 and 32x32x2 for f32, 16x16x4 for f64; 16x16x8 and "
+                                "32x32x4 for xf32)",
                                 layout::shape_name(s)));
   if (type == ir::Type::i1 || !(ir::is_float(type) || ir::is_integer(type)))
     core::fail(loc, fmt::format("an mma fragment holds numbers, not {}", ir::type_name(type)));
@@ -146,7 +154,9 @@ void mma(Fragment& c, const Fragment& a, const Fragment& b, const std::source_lo
   if (a.type() != b.type())
     core::fail(loc, fmt::format("mma::mma: A holds {} and B {}; they must hold one type", ir::type_name(a.type()),
                                 ir::type_name(b.type())));
-  if (std::string wrong = layout::check(a.type(), c.type(), c.shape()); !wrong.empty()) core::fail(loc, wrong);
+  // A and B of one shape have one precision: no xf32 shape is a shape of another input type.
+  if (std::string wrong = layout::check(a.type(), c.type(), c.shape(), a.precision()); !wrong.empty())
+    core::fail(loc, wrong);
   auto fragment = [&](const Fragment& f) {
     std::vector<ir::ValueId> lanes;
     for (unsigned e = 0; e < f.size(); ++e) lanes.push_back(core::load_slot(f.slots()[e], f.type(), f.trace(), loc).id());
@@ -157,7 +167,8 @@ void mma(Fragment& c, const Fragment& a, const Fragment& b, const std::source_lo
   const Shape s = c.shape();
   const ir::Type result = c.type().with_lanes(c.size());
   Value r = core::emit(ir::OpKind::mma, result, {cv, av, bv}, loc,
-                       ir::MmaAttrs{static_cast<uint8_t>(s.m), static_cast<uint8_t>(s.n), static_cast<uint8_t>(s.k)});
+                       ir::MmaAttrs{static_cast<uint8_t>(s.m), static_cast<uint8_t>(s.n), static_cast<uint8_t>(s.k),
+                                    a.precision()});
   for (unsigned e = 0; e < c.size(); ++e) {
     Value x = c.size() == 1 ? r
                             : core::emit(ir::OpKind::extract, c.type(), {r.id()}, loc,
@@ -166,9 +177,9 @@ void mma(Fragment& c, const Fragment& a, const Fragment& b, const std::source_lo
   }
 }
 
-std::vector<Shape> shapes(ir::Type input, ir::Type accumulator, const Target& target) {
+std::vector<Shape> shapes(ir::Type input, ir::Type accumulator, const Target& target, layout::Precision precision) {
   if (target.kind != Target::Kind::amdgpu) return {};
-  return layout::native_shapes(target.processor, input, accumulator);
+  return layout::native_shapes(target.processor, input, accumulator, precision);
 }
 
 }  // namespace rocjit::dsl::mma::detail

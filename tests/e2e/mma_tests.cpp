@@ -417,3 +417,181 @@ TEST_CASE("mma::shapes lists the matrix-core shapes of a target") {
     CHECK(mma::shapes<float, float>(Target::amdgpu(p)).empty());
   }
 }
+
+// ---- xf32: A<mma::xf32>, B<mma::xf32> over float arrays, float accumulators ----------------------
+// Every device computes one definition (docs/mma.md, "Numerics"): A and B cut to xf32 by
+// ir::mma::to_xf32 (toward zero, 10 fraction bits), then the f32 chain of fmas in k order, the
+// same under every model. sim:gfx942 runs v_mfma_f32_16x16x8_xf32 / _32x32x4_xf32; sim:gfx90a,
+// sim:gfx950 and sim:gfx1100 (no xf32 instructions), the CPU and the interpreter compute it from
+// ordinary operations.
+
+namespace {
+
+float cut_xf32(float x) { return std::bit_cast<float>(layout::to_xf32(std::bit_cast<uint32_t>(x))); }
+
+// The definition: C + the products of the cut A and B, one f32 fma per k in order.
+std::vector<float> xf32_reference(layout::Shape s, const std::vector<float>& a, const std::vector<float>& b,
+                                  const std::vector<float>& c, bool cut = true) {
+  std::vector<float> d(c.size());
+  for (unsigned i = 0; i < s.m; ++i)
+    for (unsigned j = 0; j < s.n; ++j) {
+      float sum = c[i * s.n + j];
+      for (unsigned kk = 0; kk < s.k; ++kk) {
+        const float x = a[i * s.k + kk], y = b[kk * s.n + j];
+        sum = std::fma(cut ? cut_xf32(x) : x, cut ? cut_xf32(y) : y, sum);
+      }
+      d[i * s.n + j] = sum;
+    }
+  return d;
+}
+
+// Floats with all 23 fraction bits in use (so the cut changes them), a few subnormals and values
+// whose cut is exact.
+std::vector<float> xf32_values(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  for (size_t i = 3; i < n; i += 23) v[i] = (i % 2 ? -1.0f : 1.0f) * (0x1p-130f + 0x1p-145f);  // subnormal
+  for (size_t i = 5; i < n; i += 19) v[i] = cut_xf32(v[i]);
+  return v;
+}
+
+void check_xf32_layout(layout::Shape s) {
+  INFO("xf32 shape " << layout::shape_name(s));
+  Kernel k = kernel("mma_xf32_layout", [s](Array<float, 2> a, Array<float, 2> b, Array<float, 2> c,
+                                           Array<float, 2> a_out, Array<float, 2> b_out, Array<float, 2> c_out) {
+    mma::A<mma::xf32> fa(s);
+    mma::B<mma::xf32> fb(s);
+    mma::Accumulator<float> fc(s);
+    mma::load(fa, a, 0, 0);
+    mma::load(fb, b, 0, 0);
+    mma::load(fc, c, 0, 0);
+    for (unsigned e = 0; e < fa.size(); ++e) a_out(fa.row(e), fa.col(e)) = fa[e];
+    for (unsigned e = 0; e < fb.size(); ++e) b_out(fb.row(e), fb.col(e)) = fb[e];
+    mma::store(c_out, 0, 0, fc);
+  });
+  // The fragments hold the float values as they are (the cut happens in mma).
+  const auto a = xf32_values(s.m * s.k, 1), b = xf32_values(s.k * s.n, 2), c = xf32_values(s.m * s.n, 3);
+  auto da = to_device(std::span<const float>(a), {s.m, s.k}), db = to_device(std::span<const float>(b), {s.k, s.n});
+  auto dc = to_device(std::span<const float>(c), {s.m, s.n});
+  auto ao = device_array<float>({s.m, s.k}), bo = device_array<float>({s.k, s.n}), co = device_array<float>({s.m, s.n});
+  k[{{1}, {64}}](da, db, dc, ao, bo, co);
+  auto same = [](const std::vector<float>& x, const std::vector<float>& y) {
+    REQUIRE(x.size() == y.size());
+    for (size_t i = 0; i < x.size(); ++i) REQUIRE(std::bit_cast<uint32_t>(x[i]) == std::bit_cast<uint32_t>(y[i]));
+  };
+  same(ao.copy_to_host().to_vector(), a);
+  same(bo.copy_to_host().to_vector(), b);
+  same(co.copy_to_host().to_vector(), c);
+}
+
+void check_xf32_mma(layout::Shape s, unsigned seed) {
+  INFO("xf32 shape " << layout::shape_name(s));
+  Kernel k = kernel("mma_xf32", [s](Array<float, 2> a, Array<float, 2> b, Array<float, 2> c, Array<float, 2> d) {
+    mma::A<mma::xf32> fa(s);
+    mma::B<mma::xf32> fb(s);
+    mma::Accumulator<float> fc(s);
+    mma::load(fa, a, 0, 0);
+    mma::load(fb, b, 0, 0);
+    mma::load(fc, c, 0, 0);
+    mma::mma(fc, fa, fb);
+    mma::store(d, 0, 0, fc);
+  });
+  const auto a = xf32_values(s.m * s.k, seed), b = xf32_values(s.k * s.n, seed + 1);
+  std::vector<float> c = xf32_values(s.m * s.n, seed + 2);
+  for (auto& x : c) x /= 3.0f;
+  auto da = to_device(std::span<const float>(a), {s.m, s.k}), db = to_device(std::span<const float>(b), {s.k, s.n});
+  auto dc = to_device(std::span<const float>(c), {s.m, s.n});
+  auto dd = device_array<float>({s.m, s.n});
+  k[{{1}, {64, 2}}](da, db, dc, dd);  // two waves, each the same tile
+  const std::vector<float> got = dd.copy_to_host().to_vector(), want = xf32_reference(s, a, b, c);
+  const std::vector<float> uncut = xf32_reference(s, a, b, c, false);
+  size_t differs_from_f32 = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i << ": got " << got[i] << ", definition " << want[i]);
+    REQUIRE(std::bit_cast<uint32_t>(got[i]) == std::bit_cast<uint32_t>(want[i]));
+    differs_from_f32 += got[i] != uncut[i];
+  }
+  CHECK(differs_from_f32 > got.size() / 2);  // the cut is visible: this is not the f32 product
+  // Within a K-scaled bound of the exact product of the uncut values in double: each cut loses
+  // less than 2^-10 of its value (a product less than 2^-9 of itself), each fma step rounds once
+  // (2^-24 of the running size), and a cut subnormal loses less than 2^-136.
+  for (unsigned i = 0; i < s.m; ++i)
+    for (unsigned j = 0; j < s.n; ++j) {
+      double exact = c[i * s.n + j], size = std::fabs(exact), tiny = 0;
+      for (unsigned kk = 0; kk < s.k; ++kk) {
+        const double x = a[i * s.k + kk], y = b[kk * s.n + j];
+        exact += x * y;
+        size += std::fabs(x * y);
+        tiny += 0x1p-136 * (std::fabs(x) + std::fabs(y) + 1);
+      }
+      const double bound = ((s.k + 1) * 0x1p-24 + 0x1p-9) * size + tiny + 0x1p-149;
+      INFO("D(" << i << ", " << j << ") = " << got[i * s.n + j] << ", exactly " << exact << ", bound " << bound);
+      REQUIRE(std::fabs(double(got[i * s.n + j]) - exact) <= bound);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("mma xf32 fragments: load then row(e)/col(e)/[e] and load then store give back the float tile") {
+  for (const auto& s : layout::defined_shapes(ir::Type::f32, ir::Type::f32, layout::Precision::xf32))
+    check_xf32_layout(s);
+}
+
+TEST_CASE("mma xf32 computes A and B cut to xf32 and the f32 fma chain bit for bit, under every model") {
+  Device& d = rocjit::testing::test_device();
+  const bool host = d.kind() == "cpu" || d.kind() == "interp";
+  const Settings before = rocjit::settings();
+  std::vector<layout::Model> models{device_model()};
+  if (host) models = {layout::Model::fma_chain, layout::Model::cdna2, layout::Model::cdna3};
+  unsigned seed = 70;
+  const auto shapes = layout::defined_shapes(ir::Type::f32, ir::Type::f32, layout::Precision::xf32);
+  REQUIRE(shapes == std::vector<layout::Shape>{{16, 16, 8}, {32, 32, 4}});
+  for (layout::Model model : models) {
+    INFO("model " << layout::model_name(model));
+    if (host) update_settings([&](Settings& st) { st.mma_model = std::string(layout::model_name(model)); });
+    for (const auto& s : shapes) check_xf32_mma(s, seed += 3);
+  }
+  set_settings(before);
+}
+
+TEST_CASE("mma xf32 errors name the kernel and the line: shapes, mixed precision, accumulator type") {
+  using Catch::Matchers::Contains;
+  CHECK_THROWS_WITH(kernel("xf32_bad_shape", [](Array<float, 2> x) { mma::A<mma::xf32> a(mma::Shape{16, 16, 4}); }),
+                    Contains("kernel 'xf32_bad_shape'") && Contains("mma has no shape 16x16x4 for xf32") &&
+                        Contains("mma_tests.cpp:"));
+  CHECK_THROWS_WITH(kernel("xf32_f32_shape", [](Array<float, 2> x) {
+                      constexpr mma::Shape S{16, 16, 8};
+                      mma::A<float> a(S);
+                    }),
+                    Contains("mma has no shape 16x16x8") && Contains("32x32x4 for xf32"));
+  // A float B cannot join an xf32 A: no f32 shape is an xf32 one.
+  CHECK_THROWS_WITH(kernel("xf32_mixed", [](Array<float, 2> x) {
+                      constexpr mma::Shape S{16, 16, 8};
+                      mma::A<mma::xf32> a(S);
+                      mma::B<float> b(mma::Shape{16, 16, 4});
+                      mma::Accumulator<float> c(S);
+                      mma::mma(c, a, b);
+                    }),
+                    Contains("must be one shape"));
+  CHECK_THROWS_WITH(kernel("xf32_double_accumulator", [](Array<float, 2> x) {
+                      constexpr mma::Shape S{16, 16, 8};
+                      mma::A<mma::xf32> a(S);
+                      mma::B<mma::xf32> b(S);
+                      mma::Accumulator<double> c(S);
+                      mma::mma(c, a, b);
+                    }),
+                    Contains("kernel 'xf32_double_accumulator'") && Contains("xf32") && Contains("f64") &&
+                        Contains("mma_tests.cpp:"));
+}
+
+TEST_CASE("mma::shapes<mma::xf32, float> lists the xf32 MFMA shapes of gfx940-gfx942 and nothing elsewhere") {
+  using S = mma::Shape;
+  for (const char* p : {"gfx940", "gfx941", "gfx942"})
+    CHECK(mma::shapes<mma::xf32, float>(Target::amdgpu(p)) == std::vector<S>{{16, 16, 8}, {32, 32, 4}});
+  for (const char* p : {"gfx90a", "gfx950", "gfx1100", "gfx1201", "gfx1030"})
+    CHECK(mma::shapes<mma::xf32, float>(Target::amdgpu(p)).empty());
+  CHECK(mma::shapes<mma::xf32, float>(Target::host()).empty());
+  CHECK(mma::shapes<float, float>(Target::amdgpu("gfx942")) == std::vector<S>{{16, 16, 4}, {32, 32, 2}});
+}

@@ -344,3 +344,74 @@ TEST_CASE("mma numerics models on hand-made tiles: groups, pairs, pass order and
     CHECK(o1 == o2);
   }
 }
+
+// ---- xf32 (ir::mma::Precision::xf32; docs/mma.md, "Numerics") ----------------------------------
+
+TEST_CASE("xf32: to_xf32 cuts toward zero to 10 fraction bits, keeps NaN, infinities, zeros and their signs") {
+  // 1 + 2^-11 + 2^-20 is above the midpoint between 1 and 1 + 2^-10: round to nearest would give
+  // 1 + 2^-10, truncation gives 1.
+  CHECK(mma::to_xf32(bits_of(1.0f + 0x1p-11f + 0x1p-20f)) == bits_of(1.0f));
+  CHECK(mma::to_xf32(bits_of(-(1.0f + 0x1p-10f + 0x1p-11f))) == bits_of(-(1.0f + 0x1p-10f)));
+  CHECK(mma::to_xf32(bits_of(1.0f + 0x1p-10f)) == bits_of(1.0f + 0x1p-10f));  // exact in xf32
+  CHECK(mma::to_xf32(bits_of(FLT_MAX)) == bits_of(0x1.ffcp127f));               // never up to infinity
+  CHECK(mma::to_xf32(bits_of(0x1p-140f)) == bits_of(0.0f));                     // subnormal below 2^-136
+  CHECK(mma::to_xf32(bits_of(-0x1p-140f)) == bits_of(-0.0f));
+  CHECK(mma::to_xf32(bits_of(0x1p-136f + 0x1p-140f)) == bits_of(0x1p-136f));
+  CHECK(mma::to_xf32(bits_of(INFINITY)) == bits_of(INFINITY));
+  CHECK(mma::to_xf32(0x7f800001u) == 0x7f800001u);  // a NaN whose payload is below xf32's bits stays a NaN
+  CHECK(mma::to_xf32(0xffc00000u) == 0xffc00000u);
+  CHECK(mma::precision_name(mma::Precision::xf32) == "xf32");
+}
+
+TEST_CASE("xf32: shapes, type rules, native instructions on gfx940-gfx942 only, interpret cuts A and B") {
+  using Shapes = std::vector<mma::Shape>;
+  constexpr auto xf32 = mma::Precision::xf32;
+  CHECK(mma::defined_shapes(ir::Type::f32, ir::Type::f32, xf32) == Shapes{{16, 16, 8}, {32, 32, 4}});
+  CHECK(mma::defined_shapes(ir::Type::f16, ir::Type::f32, xf32).empty());
+  CHECK(mma::check(ir::Type::f32, ir::Type::f32, {16, 16, 8}, xf32).empty());
+  CHECK(mma::check(ir::Type::f32, ir::Type::f32, {16, 16, 4}, xf32) ==
+        "mma has no shape 16x16x4 for xf32 inputs (m x n x k; defined: 16x16x8, 32x32x4)");
+  CHECK_THAT(mma::check(ir::Type::f32, ir::Type::f64, {16, 16, 8}, xf32), Contains("got f32 with f64"));
+  CHECK_THAT(mma::check(ir::Type::f32, ir::Type::f32, {16, 16, 8}), Contains("no shape 16x16x8 for f32"));
+  for (const char* p : {"gfx940", "gfx941", "gfx942"}) {
+    INFO(p);
+    CHECK(mma::native_shapes(p, ir::Type::f32, ir::Type::f32, xf32) == Shapes{{16, 16, 8}, {32, 32, 4}});
+    CHECK(mma::native(p, ir::Type::f32, ir::Type::f32, {16, 16, 8}, xf32)->intrinsic == "mfma.f32.16x16x8.xf32");
+    CHECK(mma::native(p, ir::Type::f32, ir::Type::f32, {32, 32, 4}, xf32)->instruction == "v_mfma_f32_32x32x4_xf32");
+    // The full-precision f32 forms are not the xf32 ones.
+    CHECK(mma::native(p, ir::Type::f32, ir::Type::f32, {16, 16, 4})->precision == mma::Precision::full);
+  }
+  for (const char* p : {"gfx90a", "gfx950", "gfx1100", "gfx1201", "gfx1030", ""})
+    CHECK(mma::native_shapes(p, ir::Type::f32, ir::Type::f32, xf32).empty());
+  // interpret: A(0, 0) = 1 + 2^-11 + 2^-20, B(0, 0) = 1, others 0, C = 0: D(0, 0) = 1 (cut), and
+  // the same tile at full precision (16x16x8 is not an f32 shape; compare with the cut value).
+  const mma::Shape s{16, 16, 8};
+  const mma::Counts n = mma::counts(s);
+  std::vector<uint64_t> a(64 * n.a, 0), b(64 * n.b, 0), c(64 * n.c, 0), out(64 * n.c);
+  a[mma::a_lane(s, 0, 0) * n.a + mma::a_element(s, 0, 0)] = bits_of(1.0f + 0x1p-11f + 0x1p-20f);
+  b[mma::b_lane(s, 0, 0) * n.b + mma::b_element(s, 0, 0)] = bits_of(1.0f);
+  a[mma::a_lane(s, 0, 7) * n.a + mma::a_element(s, 0, 7)] = bits_of(-3.0f - 0x1p-9f);  // k = 7: exact in xf32
+  b[mma::b_lane(s, 7, 0) * n.b + mma::b_element(s, 7, 0)] = bits_of(0.5f + 0x1p-15f);  // cut to 0.5
+  for (mma::Model m : {mma::Model::fma_chain, mma::Model::cdna2, mma::Model::cdna3}) {
+    mma::interpret(s, ir::Type::f32, ir::Type::f32, a.data(), b.data(), c.data(), out.data(), m, xf32);
+    // D(0, 0) is lane 0's element 0 (c_row(s, 0, 0) = 0, c_col = 0).
+    CHECK(f32_of(out[0]) == std::fma(-3.0f - 0x1p-9f, 0.5f, 1.0f));
+  }
+}
+
+TEST_CASE("xf32: the text form round-trips and the verifier checks the types") {
+  auto text = [](const std::string& body) {
+    return "kernel @xk(@x: array<f32, 1, C>) max_block_size(64) {\n"
+           "  %1 = const 0.0 : f32\n  %2 = vector %1, %1 : f32x2\n  %3 = vector %1, %1, %1, %1 : f32x4\n"
+           "  %4 = const 0.0 : f64\n  %5 = vector %4, %4, %4, %4 : f64x4\n" +
+           body + "}\n";
+  };
+  const std::string good = text("  %6 = mma 16, 16, 8, xf32, %3, %2, %2 : f32x4\n");
+  CHECK(ir::print(ir::parse(good, "x.rjir"), {.locations = false}) == good);
+  CHECK_THROWS_WITH(ir::parse(text("  %6 = mma 16, 16, 8, %3, %2, %2 : f32x4\n"), "x.rjir"),
+                    Contains("no shape 16x16x8 for f32"));
+  CHECK_THROWS_WITH(ir::parse(text("  %6 = mma 16, 16, 4, xf32, %3, %1, %1 : f32x4\n"), "x.rjir"),
+                    Contains("no shape 16x16x4 for xf32"));
+  CHECK_THROWS_WITH(ir::parse(text("  %6 = mma 16, 16, 8, xf32, %5, %2, %2 : f64x4\n"), "x.rjir"),
+                    Contains("xf32") && Contains("got f32 with f64"));
+}

@@ -267,7 +267,9 @@ class AmdgpuLowering : public KernelLowering {
     llvm::Value* c = value(op.operands[0]);
     llvm::Value* a = value(op.operands[1]);
     llvm::Value* b = value(op.operands[2]);
-    if (auto native = ir::mma::native(processor_, in, acc, shape); native && native->layout != ir::mma::NativeLayout::mfma) {
+    const ir::mma::Precision precision = attrs.precision;
+    if (auto native = ir::mma::native(processor_, in, acc, shape, precision);
+        native && native->layout != ir::mma::NativeLayout::mfma) {
       define(op, wmma(*native, a, b, c));
       return;
     }
@@ -284,7 +286,7 @@ class AmdgpuLowering : public KernelLowering {
                                                builder_.getInt32(0), builder_.getInt32(0)});
       return builder_.CreateBitCast(r, llvm_type(op.type));
     };
-    if (auto native = ir::mma::native(processor_, in, acc, shape)) {
+    if (auto native = ir::mma::native(processor_, in, acc, shape, precision)) {
       define(op, mfma(*native, a, b, c));
       return;
     }
@@ -294,7 +296,7 @@ class AmdgpuLowering : public KernelLowering {
     // is the model's step order (ir::mma::step_order).
     const ir::mma::Shape half_shape{shape.m, shape.n, shape.k / 2};
     if (ir::mma::counts(shape).a == 8 && ir::mma::numerics(ir::mma::model_of(processor_), in).group > 1)
-      if (auto native = ir::mma::native(processor_, in, acc, half_shape);
+      if (auto native = ir::mma::native(processor_, in, acc, half_shape, precision);
           native && native->layout == ir::mma::NativeLayout::mfma) {
         auto part = [&](llvm::Value* v, int first) { return builder_.CreateShuffleVector(v, {first, first + 1, first + 2, first + 3}); };
         llvm::Value* r = mfma(*native, part(a, 0), part(b, 0), c);
@@ -306,10 +308,15 @@ class AmdgpuLowering : public KernelLowering {
     auto element = [&](llvm::Value* v, unsigned count, unsigned e) {
       return count > 1 ? builder_.CreateExtractElement(v, builder_.getInt32(e)) : v;
     };
-    // A value of A or B as the accumulator's type (exact).
+    // A value of A or B as the accumulator's type (exact); xf32 cut to xf32 (ir::mma::to_xf32:
+    // the low 13 bits cleared, a NaN kept), which the fma chain then multiplies exactly.
     auto widen = [&](llvm::Value* x) -> llvm::Value* {
       if (acc == ir::Type::i32) return builder_.CreateSExt(x, builder_.getInt32Ty());
       if (in == ir::Type::f16 || in == ir::Type::bf16) return widen_narrow_float(x);
+      if (precision == ir::mma::Precision::xf32) {
+        llvm::Value* bits = builder_.CreateAnd(builder_.CreateBitCast(x, builder_.getInt32Ty()), builder_.getInt32(0xffffe000u));
+        return builder_.CreateSelect(builder_.CreateFCmpUNO(x, x), x, builder_.CreateBitCast(bits, x->getType()));
+      }
       return x;
     };
     // The layout's terms (rocjit/compiler/mma.hpp): C's column is lane mod n and its row

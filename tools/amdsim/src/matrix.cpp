@@ -20,6 +20,9 @@
 // flushed to a signed zero. On gfx942 and gfx950 (cdna3): groups of four, subnormals kept. The
 // groups follow k, except that forms with 8 elements per lane (gfx950's 16x16x32, 32x32x16) take
 // every lane's elements 0..3 first, then 4..7 (as two MFMAs of half the k would).
+// xf32 (gfx942's v_mfma_f32_16x16x8_xf32, _32x32x4_xf32): f32 A and B registers, each value cut
+// toward zero to 11 significant bits (xf32's 10 fraction bits; below 2^-126 its last place is
+// 2^-136), NaNs and infinities as they are; then the f32 chain of fmas above.
 // The cbsz/abid/blgp broadcast modifiers are not simulated: an instruction that sets one fails.
 #include <fmt/format.h>
 
@@ -40,6 +43,7 @@ struct Form {
   unsigned m = 0, n = 0, k = 0;
   Elem in = Elem::f32;
   bool f64_acc = false, int_acc = false;
+  bool xf32 = false;  // f32 registers multiplied at xf32 precision (xf32_value)
 };
 
 // "v_mfma_f32_32x32x8_f16", "v_mfma_f32_32x32x8f16", "v_mfma_f32_16x16x16bf16_1k",
@@ -58,7 +62,8 @@ Form parse_form(const Wave& w, const Inst& i) {
   f.k = static_cast<unsigned>(std::strtoul(end + 1, &end, 10));
   std::string in(end);
   if (!in.empty() && in[0] == '_') in.erase(0, 1);
-  if (in.starts_with("f16")) f.in = Elem::f16;
+  if (in.starts_with("xf32")) f.in = Elem::f32, f.xf32 = true;
+  else if (in.starts_with("f16")) f.in = Elem::f16;
   else if (in.starts_with("bf16")) f.in = Elem::bf16;
   else if (in.starts_with("f32")) f.in = Elem::f32;
   else if (in.starts_with("f64")) f.in = Elem::f64;
@@ -189,6 +194,17 @@ float round_sum(const std::vector<double>& terms, bool flush) {
   return float(f);
 }
 
+// An f32 value (as a double) at xf32 precision: toward zero to 11 significant bits, whose last
+// place is 2^(e - 10) for a value in [2^e, 2^(e+1)), at least 2^-136 (f32's subnormals keep their
+// 10 highest fraction bits). Zeros keep their sign; NaN and infinities are returned as they are.
+double xf32_value(double x) {
+  if (x == 0 || !std::isfinite(x)) return x;
+  int e = 0;
+  std::frexp(x, &e);  // |x| in [2^(e-1), 2^e)
+  const int last = std::max(e - 11, -136);
+  return std::ldexp(std::trunc(std::ldexp(x, -last)), last);
+}
+
 void mfma(Wave& w, const Inst& i) {
   if (i.text.find("cbsz:") != std::string::npos || i.text.find("abid:") != std::string::npos ||
       i.text.find("blgp:") != std::string::npos)
@@ -203,6 +219,10 @@ void mfma(Wave& w, const Inst& i) {
   for (int l = 0; l < 64; ++l) {
     for (unsigned j = 0; j < ka; ++j) a[l * ka + j] = element(w, i.ops[1], f.in, j, l);
     for (unsigned j = 0; j < kb; ++j) b[l * kb + j] = element(w, i.ops[2], f.in, j, l);
+    if (f.xf32) {
+      for (unsigned j = 0; j < ka; ++j) a[l * ka + j] = xf32_value(a[l * ka + j]);
+      for (unsigned j = 0; j < kb; ++j) b[l * kb + j] = xf32_value(b[l * kb + j]);
+    }
   }
   const unsigned groups = 64 / f.n;  // lanes l / N
   // f16/bf16 under the processor's model: products per rounding, flushing (gfx90a), the k order.
@@ -384,7 +404,8 @@ void register_vector_matrix(HandlerTable& t) {
                         Spec{"f32", 32, 16, "f16"}, Spec{"f32", 16, 16, "bf16"}, Spec{"f32", 32, 8, "bf16"},
                         Spec{"f32", 16, 32, "bf16"}, Spec{"f32", 32, 16, "bf16"}, Spec{"f32", 16, 4, "f32"},
                         Spec{"f32", 32, 2, "f32"}, Spec{"f64", 16, 4, "f64"}, Spec{"i32", 16, 16, "i8"},
-                        Spec{"i32", 32, 8, "i8"}, Spec{"i32", 16, 32, "i8"}, Spec{"i32", 32, 16, "i8"}}) {
+                        Spec{"i32", 32, 8, "i8"}, Spec{"i32", 16, 32, "i8"}, Spec{"i32", 32, 16, "i8"},
+                        Spec{"f32", 16, 8, "xf32"}, Spec{"f32", 32, 4, "xf32"}}) {
     const std::string base = fmt::format("v_mfma_{}_{}x{}x{}", s.acc, s.m, s.m, s.k);
     for (const char* sep : {"", "_"}) {
       add_handler(t, base + sep + s.in, mfma);

@@ -365,3 +365,69 @@ TEST_CASE("mfma_f16_numerics_gfx950_x32_forms_sum_elements_0_to_3_first", "[gfx9
   CHECK(d_at(sim, 0, 0) == 1.0f);
   CHECK(d_at(sim, 1, 0) == 0.0f);
 }
+
+// --- xf32 MFMA (gfx942) -------------------------------------------------------------------------
+// v_mfma_f32_16x16x8_xf32 and v_mfma_f32_32x32x4_xf32: two f32 of A and of B per lane (a register
+// pair each), lane l holding A[l % M][2 (l / M) + i] and B[2 (l / M) + i][l % M], D as the other
+// f32 forms. Each A and B value is cut toward zero to 10 fraction bits (the low 13 bits cleared)
+// before the f32 chain of fmas in k order.
+namespace {
+
+float cut13(float x) { return std::bit_cast<float>(std::bit_cast<uint32_t>(x) & 0xffffe000u); }
+
+// Values using all 23 fraction bits: 1.5 + i/8 + a pattern below xf32's last place; some negative,
+// one subnormal.
+float xa(int i, int k) {
+  if (i == 3 && k == 1) return -0x1.0ffffep-127f;  // subnormal: the cut keeps 2^-136 steps
+  const float base = a_at(i, k) + 0.125f * float(i % 4);
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(base == 0 ? 0.75f : base) | uint32_t((i * 131 + k * 17) & 0x1fff));
+}
+float xb(int k, int j) {
+  const float base = b_at(k, j) == 0 ? 1.25f : b_at(k, j);
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(base) | uint32_t((k * 977 + j * 41 + 1) & 0x1fff));
+}
+
+}  // namespace
+
+TEST_CASE("mfma_xf32_gfx942_both_shapes_cut_a_and_b_then_chain_fmas", "[gfx942]") {
+  Sim sim("gfx942");
+  for (int m : {16, 32}) {
+    INFO("M = N = " << m);
+    const int k = m == 16 ? 8 : 4, nd = m * m / 64;
+    for (int l = 0; l < 64; ++l) {
+      for (int i = 0; i < 2; ++i) {
+        sim.v(i, l) = std::bit_cast<uint32_t>(xa(l % m, 2 * (l / m) + i));
+        sim.v(2 + i, l) = std::bit_cast<uint32_t>(xb(2 * (l / m) + i, l % m));
+      }
+      for (int r = 0; r < nd; ++r)
+        sim.w.a[size_t(r) * 64 + l] = std::bit_cast<uint32_t>(c_at(8 * (r / 4) % m + 4 * (l / m) + r % 4, l % m));
+    }
+    sim.run(m == 16 ? "v_mfma_f32_16x16x8_xf32 a[16:19], v[0:1], v[2:3], a[0:3]"
+                    : "v_mfma_f32_32x32x4_xf32 a[16:31], v[0:1], v[2:3], a[0:15]");
+    int cut_visible = 0;
+    for (int l = 0; l < 64; ++l)
+      for (int r = 0; r < nd; ++r) {
+        const int row = (m == 16 ? 4 * (l / 16) + r : 8 * (r / 4) + 4 * (l / 32) + r % 4), col = l % m;
+        float want = c_at(row, col), full = want;
+        for (int kk = 0; kk < k; ++kk) {
+          want = std::fma(cut13(xa(row, kk)), cut13(xb(kk, col)), want);
+          full = std::fma(xa(row, kk), xb(kk, col), full);
+        }
+        const float got = std::bit_cast<float>(sim.w.a[size_t(16 + r) * 64 + l]);
+        INFO("lane " << l << " register " << r << " row " << row);
+        REQUIRE(std::bit_cast<uint32_t>(got) == std::bit_cast<uint32_t>(want));
+        cut_visible += got != full;
+      }
+    CHECK(cut_visible > 32);  // the inputs' low bits did not take part
+  }
+}
+
+TEST_CASE("mfma_xf32_forms_are_not_gfx950_or_gfx90a_instructions", "[gfx950]") {
+  for (const char* p : {"gfx950", "gfx90a"}) {
+    INFO(p);
+    Sim sim(p);
+    // LLVM's assembler (xf32-insts is gfx940-gfx942's feature) rejects them.
+    CHECK_THROWS_WITH(sim.run("v_mfma_f32_16x16x8_xf32 v[4:7], v[0:1], v[2:3], 0"),
+                      Catch::Matchers::Contains("not supported on this GPU"));
+  }
+}

@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "rocjit/compiler/mma.hpp"
 #include "rocjit/compiler/ops.hpp"
 #include "rocjit/compiler/type.hpp"
 
@@ -407,16 +408,18 @@ struct WaveAttrs {
   bool operator==(const WaveAttrs&) const = default;
   ///@}
 };
-/// mma: the shape, m x n += (m x k) . (k x n) (rocjit/compiler/mma.hpp).
+/// mma: the shape, m x n += (m x k) . (k x n), and the precision of A and B
+/// (rocjit/compiler/mma.hpp).
 struct MmaAttrs {
   static constexpr std::string_view name = "MmaAttrs";  ///< the struct's name, for diagnostics
   /// The shape's extents.
   ///@{
   uint8_t m = 16, n = 16, k = 16;
   ///@}
+  mma::Precision precision = mma::Precision::full;  ///< xf32: f32 A and B rounded to xf32 first
   /// Its fields, as a tuple of references (ROCJIT_ATTR_FIELDS), and field-by-field equality.
   ///@{
-  ROCJIT_ATTR_FIELDS(m, n, k)
+  ROCJIT_ATTR_FIELDS(m, n, k, precision)
   bool operator==(const MmaAttrs&) const = default;
   ///@}
 };

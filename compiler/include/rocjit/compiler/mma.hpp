@@ -35,6 +35,21 @@ struct Shape {
 /// "16x16x16".
 std::string shape_name(Shape s);
 
+/// The precision at which A and B take part: as their type (full), or, for f32 inputs, cut to
+/// xf32 first (to_xf32(): f32's sign and exponent, 10 fraction bits; the products are then exact
+/// in f32). gfx940-gfx942's `v_mfma_f32_*_xf32` compute that natively; every other target cuts
+/// the inputs with ordinary operations.
+enum class Precision : uint8_t {
+  full,  ///< A and B as their type
+  xf32,  ///< f32 A and B cut to xf32 (16x16x8, 32x32x4, f32 accumulators)
+};
+/// "full", "xf32".
+std::string_view precision_name(Precision p);
+/// The f32 bit pattern `bits` cut to xf32: rounded toward zero to 10 fraction bits (the low 13
+/// bits cleared; subnormals too, infinities unchanged), a NaN returned as it is. docs/mma.md,
+/// "Numerics", gives the source (truncation, not round to nearest).
+uint32_t to_xf32(uint32_t bits);
+
 /// Elements of each operand one lane holds: A (m x k), B (k x n), C (m x n).
 struct Counts {
   /// Elements of A, of B and of C.
@@ -48,16 +63,16 @@ constexpr Counts counts(Shape s) {
 }
 
 /// The element types mma takes: A and B of `input`, C (the accumulator) of `accumulator`.
-/// f16 or bf16 with f32; f32 with f32; f64 with f64; i8 with i32.
-bool valid_types(Type input, Type accumulator);
+/// f16 or bf16 with f32; f32 with f32; f64 with f64; i8 with i32. Precision::xf32: f32 with f32.
+bool valid_types(Type input, Type accumulator, Precision p = Precision::full);
 
-/// Why (input, accumulator, shape) is not an mma rocjit defines, or "" when it is. The shapes:
-/// 16-bit floats 16x16x16, 32x32x8, 16x16x32, 32x32x16; f32 16x16x4, 32x32x2; f64 16x16x4;
-/// i8 16x16x16, 32x32x8, 16x16x32, 32x32x16.
-std::string check(Type input, Type accumulator, Shape s);
+/// Why (input, accumulator, shape) at precision `p` is not an mma rocjit defines, or "" when it
+/// is. The shapes: 16-bit floats 16x16x16, 32x32x8, 16x16x32, 32x32x16; f32 16x16x4, 32x32x2;
+/// f64 16x16x4; i8 16x16x16, 32x32x8, 16x16x32, 32x32x16; xf32 (f32 inputs) 16x16x8, 32x32x4.
+std::string check(Type input, Type accumulator, Shape s, Precision p = Precision::full);
 
-/// Every shape rocjit defines for (input, accumulator), in the order check() lists them.
-std::vector<Shape> defined_shapes(Type input, Type accumulator);
+/// Every shape rocjit defines for (input, accumulator, p), in the order check() lists them.
+std::vector<Shape> defined_shapes(Type input, Type accumulator, Precision p = Precision::full);
 
 /// The canonical layout: where element `e` of lane `lane` of each fragment sits in its tile.
 ///@{
@@ -101,19 +116,23 @@ struct Native {
   std::string_view intrinsic;     ///< "mfma.f32.16x16x16f16"
   std::string_view instruction;   ///< "v_mfma_f32_16x16x16_f16"
   NativeLayout layout = NativeLayout::mfma;  ///< its operands' register layout
+  Precision precision = Precision::full;     ///< the precision of A and B it computes at
 };
 
-/// The native instruction for (input, accumulator, shape) on `processor` ("gfx942"), if any.
-std::optional<Native> native(const std::string& processor, Type input, Type accumulator, Shape s);
-/// The shapes `processor` computes natively for (input, accumulator); empty for the host and
+/// The native instruction for (input, accumulator, shape, p) on `processor` ("gfx942"), if any.
+std::optional<Native> native(const std::string& processor, Type input, Type accumulator, Shape s,
+                             Precision p = Precision::full);
+/// The shapes `processor` computes natively for (input, accumulator, p); empty for the host and
 /// processors without matrix cores.
-std::vector<Shape> native_shapes(const std::string& processor, Type input, Type accumulator);
+std::vector<Shape> native_shapes(const std::string& processor, Type input, Type accumulator,
+                                 Precision p = Precision::full);
 
 /// A numerics model of mma: how the products of one C element are summed and rounded. Each is
 /// defined here once (docs/mma.md, "Numerics", states them with their sources); every executor
 /// implements the model it is given. i8 (exact products, wrapping i32 sums) and f32/f64 inputs
 /// (a chain of fmas in k order) are the same under every model; the models differ for f16 and
-/// bf16 inputs (f32 accumulators) only:
+/// bf16 inputs (f32 accumulators) only. xf32 is f32 with A and B cut by to_xf32() first,
+/// under every model (its products are exact in f32, so the chain rounds once per step):
 /// - fma_chain: C plus the products in k order, one fma (one rounding) per product; subnormal
 ///   inputs and results kept.
 /// - cdna2 (gfx90a): subnormal A, B and C values are read as zeros of their sign; the products
@@ -160,7 +179,8 @@ float round_sum_f32(const double* terms, unsigned count, bool flush);
 
 /// What mma computes, for one wave: c[l * counts.c + e] (lane l's element e, as IR bit patterns
 /// of `accumulator`) += the dot product of row c_row of A and column c_col of B, where A and B are
-/// the wave's fragments a[l * counts.a + e] and b[l * counts.b + e] of `input`, under `model`
+/// the wave's fragments a[l * counts.a + e] and b[l * counts.b + e] of `input` (at `precision`:
+/// xf32 cuts each A and B element with to_xf32() first), under `model`
 /// (README, "mma"; fma_chain: products and the running sum in the accumulator's type, k in order,
 /// each step one fused multiply-add, f16 and bf16 products exact in f32; i8 products and sums
 /// wrap in i32). The interpreter calls it; the CPU device computes the same steps inline
@@ -168,6 +188,6 @@ float round_sum_f32(const double* terms, unsigned count, bool flush);
 /// compute fma_chain with cross-lane reads, and amdsim's MFMA and WMMA instructions implement
 /// their processor's model independently.
 void interpret(Shape s, Type input, Type accumulator, const uint64_t* a, const uint64_t* b, const uint64_t* c,
-               uint64_t* out, Model model = Model::fma_chain);
+               uint64_t* out, Model model = Model::fma_chain, Precision precision = Precision::full);
 
 }  // namespace rocjit::ir::mma

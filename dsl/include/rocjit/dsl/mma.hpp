@@ -7,12 +7,16 @@
 //   });
 //   mma::store(C, row0, col0, acc);
 //
+// mma::xf32 as A's and B's type (mma::A<mma::xf32>, 16x16x8 and 32x32x4) takes float arrays and a
+// float accumulator and multiplies the inputs cut to xf32 precision (ir::mma::to_xf32).
+//
 // Every operation here is collective over the wave: all 64 lanes take part (work-groups are whole
 // 64-lane waves; the uniformity rule rejects mma under lane-divergent control). Fragments are
 // mutable like Var. The layout of a fragment over the lanes, the shapes, the native instructions
 // per target and the numerics are in rocjit/compiler/mma.hpp and the README's "mma" section.
 #pragma once
 
+#include <concepts>
 #include <source_location>
 #include <vector>
 
@@ -26,7 +30,30 @@ namespace rocjit::dsl::mma {
 /// m x n += (m x k) . (k x n); trace-time constants.
 using Shape = ir::mma::Shape;
 
+/// The input "type" xf32: A and B fragments of float values that mma multiplies cut to xf32
+/// (f32's exponent, 10 fraction bits; ir::mma::to_xf32). `mma::A<mma::xf32>`,
+/// `mma::B<mma::xf32>` with an `Accumulator<float>`; shapes 16x16x8 and 32x32x4. Loads, stores
+/// and element access see the float values as they are; the cut happens in mma.
+struct xf32 {};
+
 namespace detail {
+/// A fragment's element type and the precision mma multiplies it at, for an input type T.
+///@{
+template <class T>
+struct InputTraits {
+  static constexpr ir::Type type = ir_type_v<T>;
+  static constexpr ir::mma::Precision precision = ir::mma::Precision::full;
+};
+template <>
+struct InputTraits<xf32> {
+  static constexpr ir::Type type = ir::Type::f32;
+  static constexpr ir::mma::Precision precision = ir::mma::Precision::xf32;
+};
+///@}
+/// The types A and B fragments take: the scalars, and mma::xf32.
+template <class T>
+concept Input = Scalar<T> || std::same_as<T, xf32>;
+
 /// Which tile a fragment holds.
 enum class Role : uint8_t { a, b, c };
 
@@ -42,6 +69,8 @@ class Fragment {
   Shape shape() const { return shape_; }
   /// Its element type.
   ir::Type type() const { return type_; }
+  /// The precision mma multiplies it at (xf32 for A<xf32> and B<xf32>).
+  ir::mma::Precision precision() const { return precision_; }
   /// Elements each lane holds.
   unsigned size() const { return static_cast<unsigned>(slots_.size()); }
   /// Row and column in the tile of this lane's element `e` (an i32 value).
@@ -70,13 +99,15 @@ class Fragment {
   const Value& lane() const { return lane_; }
 
  protected:
-  Fragment(Role role, Shape s, ir::Type type, const std::source_location& loc);
+  Fragment(Role role, Shape s, ir::Type type, const std::source_location& loc,
+           ir::mma::Precision precision = ir::mma::Precision::full);
 
  private:
   void check_element(unsigned e, const std::source_location& loc) const;
   Role role_;
   Shape shape_;
   ir::Type type_;
+  ir::mma::Precision precision_ = ir::mma::Precision::full;
   uint64_t trace_ = 0;
   Value lane_;  // the work-item's fragment lane (linear local id % 64), computed where declared
   std::vector<uint32_t> slots_;
@@ -86,24 +117,24 @@ void load(Fragment& f, const ArrayRef& array, const Operand& row0, const Operand
 void store(const ArrayRef& array, const Operand& row0, const Operand& col0, const Fragment& f,
            const std::source_location& loc);
 void mma(Fragment& c, const Fragment& a, const Fragment& b, const std::source_location& loc);
-std::vector<Shape> shapes(ir::Type input, ir::Type accumulator, const Target& target);
+std::vector<Shape> shapes(ir::Type input, ir::Type accumulator, const Target& target, ir::mma::Precision precision);
 }  // namespace detail
 
-/// The wave's fragment of an m x k tile of A.
-template <Scalar T>
+/// The wave's fragment of an m x k tile of A (T a scalar type, or mma::xf32: float elements).
+template <detail::Input T>
 class A : public detail::Fragment {
  public:
   /// A fragment for shape `s`; load() or set() gives it its elements.
   explicit A(Shape s, std::source_location loc = std::source_location::current())
-      : Fragment(detail::Role::a, s, ir_type_v<T>, loc) {}
+      : Fragment(detail::Role::a, s, detail::InputTraits<T>::type, loc, detail::InputTraits<T>::precision) {}
 };
-/// The wave's fragment of a k x n tile of B.
-template <Scalar T>
+/// The wave's fragment of a k x n tile of B (T a scalar type, or mma::xf32: float elements).
+template <detail::Input T>
 class B : public detail::Fragment {
  public:
   /// A fragment for shape `s`; load() or set() gives it its elements.
   explicit B(Shape s, std::source_location loc = std::source_location::current())
-      : Fragment(detail::Role::b, s, ir_type_v<T>, loc) {}
+      : Fragment(detail::Role::b, s, detail::InputTraits<T>::type, loc, detail::InputTraits<T>::precision) {}
 };
 /// The wave's fragment of an m x n accumulator tile, every element set to `init`.
 template <Scalar T>
@@ -137,9 +168,10 @@ inline void mma(detail::Fragment& c, const detail::Fragment& a, const detail::Fr
 }
 /// The shapes `target` computes with matrix-core instructions for inputs I and accumulators C
 /// (every defined shape works on every target; the others are computed from ordinary operations).
-template <Scalar I, Scalar C>
+/// I may be mma::xf32: `shapes<mma::xf32, float>(target)`.
+template <detail::Input I, Scalar C>
 std::vector<Shape> shapes(const Target& target) {
-  return detail::shapes(ir_type_v<I>, ir_type_v<C>, target);
+  return detail::shapes(detail::InputTraits<I>::type, ir_type_v<C>, target, detail::InputTraits<I>::precision);
 }
 
 }  // namespace rocjit::dsl::mma
