@@ -268,4 +268,79 @@ std::vector<HostRaceArray> host_race_arrays(const ir::Kernel& kernel) {
   return out;
 }
 
+namespace {
+
+// Where each op sits: its region's ops, its index there and the op owning the region (null at
+// the kernel's body).
+struct Place {
+  const std::vector<std::unique_ptr<ir::Op>>* list = nullptr;
+  size_t index = 0;
+  const ir::Op* owner = nullptr;
+};
+
+void index_places(const ir::Region& r, const ir::Op* owner, std::unordered_map<const ir::Op*, Place>& places) {
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    places[r.ops[i].get()] = Place{&r.ops, i, owner};
+    for (const ir::Region& sub : r.ops[i]->regions) index_places(sub, r.ops[i].get(), places);
+  }
+}
+
+// Whether the op, or one nested in it, writes shared array `memory` or leaves its region early.
+bool writes_or_jumps(const ir::Op& op, ir::MemoryId memory) {
+  bool found = false;
+  auto visit = [&](const ir::Op& o) {
+    if (o.kind == OpKind::break_ || o.kind == OpKind::continue_ || o.kind == OpKind::return_) found = true;
+    if ((o.kind == OpKind::store || o.kind == OpKind::atomic) && o.memory() == memory) found = true;
+  };
+  visit(op);
+  for (const ir::Region& sub : op.regions) ir::walk(sub, visit);
+  return found;
+}
+
+}  // namespace
+
+std::unordered_set<const ir::Op*> reads_without_interval_writes(const ir::Kernel& kernel) {
+  std::unordered_map<const ir::Op*, Place> places;
+  index_places(kernel.body, nullptr, places);
+  std::unordered_set<const ir::Op*> reads;
+  ir::walk(kernel.body, [&](const ir::Op& read) {
+    if (read.kind != OpKind::load || kernel.memories.at(read.memory()).space != ir::MemorySpace::shared) return;
+    const ir::MemoryId memory = read.memory();
+    // Scan outwards from the read: backwards and forwards in each enclosing region until a
+    // barrier at that level (one every work-item passes); a loop around the read is taken whole
+    // (its other iterations may share the interval). Any write of the array on the way: no.
+    bool back_open = true, forward_open = true;
+    const ir::Op* at = &read;
+    while (back_open || forward_open) {
+      const Place& p = places.at(at);
+      const auto& list = *p.list;
+      if (back_open)
+        for (size_t j = p.index; j-- > 0;) {
+          if (list[j]->kind == OpKind::barrier) {
+            back_open = false;
+            break;
+          }
+          if (writes_or_jumps(*list[j], memory)) return;
+        }
+      if (forward_open)
+        for (size_t j = p.index + 1; j < list.size(); ++j) {
+          if (list[j]->kind == OpKind::barrier) {
+            forward_open = false;
+            break;
+          }
+          if (writes_or_jumps(*list[j], memory)) return;
+        }
+      if (!p.owner) break;  // the kernel's start and end bound the interval
+      // A loop taken round: an open direction reaches every part of it (other iterations, a
+      // while's condition and step). An if: the open directions go on after it.
+      if ((p.owner->kind == OpKind::for_ || p.owner->kind == OpKind::while_) && (back_open || forward_open) &&
+          writes_or_jumps(*p.owner, memory))
+        return;
+      at = p.owner;
+    }
+    reads.insert(&read);
+  });
+  return reads;
+}
+
 }  // namespace rocjit::passes

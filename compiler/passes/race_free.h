@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <unordered_set>
 #include <vector>
 
 #include "rocjit/compiler/host.hpp"
@@ -39,6 +40,14 @@ struct RaceFreeArray {
 
 // Per parameter, by parameter index (scalar parameters: accessed = false).
 std::vector<RaceFreeArray> race_free_arrays(const ir::Kernel& kernel);
+
+// The loads of shared arrays that share no barrier interval with a store or atomic of their
+// array: between the last barrier before them and the first after them (loops taken round,
+// barriers under if or in loops not counted as dividing), nothing writes the array. Such a read
+// can never be part of a race whose other side is a later write, so the checker need not record
+// it (it still checks the read itself: an unordered earlier write, an uninitialised element).
+// Kernels with Break, Continue or Return near the read get none.
+std::unordered_set<const ir::Op*> reads_without_interval_writes(const ir::Kernel& kernel);
 
 // The table a race-checked host kernel carries for its launches: every accessed array parameter
 // with its arguments (kernel ABI), whether it is written, and its rule.

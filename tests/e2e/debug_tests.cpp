@@ -11,9 +11,11 @@
 
 #include "e2e.hpp"
 #include "lookback_scan.hpp"
+#include "scoped_settings.hpp"
 
 using namespace rocjit;
 using Catch::Matchers::Contains;
+using rocjit::testing::ScopedSettings;
 using rocjit::testing::test_device;
 
 namespace {
@@ -41,13 +43,6 @@ struct Captured {
     std::lock_guard<std::mutex> g(lock);
     return std::exchange(lines, {});
   }
-};
-
-// Settings changed for one test, restored after it.
-struct ScopedSettings {
-  Settings saved = settings();
-  explicit ScopedSettings(const std::function<void(Settings&)>& change) { update_settings(change); }
-  ~ScopedSettings() { set_settings(saved); }
 };
 
 }  // namespace
@@ -542,6 +537,23 @@ TEST_CASE("race check: a shared read before any write, and report-only mode") {
   std::lock_guard<std::mutex> g(log.lock);
   REQUIRE(log.warnings.size() == 1);
   CHECK_THAT(log.warnings[0], Contains("kernel 'shared_unwritten_report_only'"));
+}
+
+TEST_CASE("race check: a read in an interval without writes of its array is still checked for an unwritten element") {
+  using namespace rocjit::dsl;
+  if (!checks_races()) return;
+  // On the CPU device the read after the barrier is not recorded (no write can follow it in its
+  // interval; passes::reads_without_interval_writes), but it is checked.
+  Kernel k = kernel("shared_unwritten_after_barrier", [](Array<float> out, Int write) {
+    auto s = shared::array<float>({64}, "s");
+    If(write != 0, [&] { s(local_id(0)) = 1.0f; });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out(global_id(0)) = s(63 - local_id(0));
+  });
+  auto out = device_array<float>({64});
+  CHECK_THAT(race_report([&] { k[{{1}, {64}}](out, 0); }),
+             Contains(shared_place("s")) && Contains("0 races and 1 uninitialised shared read"));
+  CHECK(race_report([&] { k[{{1}, {64}}](out, 1); }).empty());
 }
 
 TEST_CASE("race check: a barrier that work-items reach differently through a broken uniform() promise") {

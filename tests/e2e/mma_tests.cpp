@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "e2e.hpp"
+#include "scoped_settings.hpp"
 
 using namespace rocjit;
 using namespace rocjit::dsl;
@@ -114,6 +115,24 @@ layout::Model device_model() {
   Device& d = rocjit::testing::test_device();
   if (d.kind() == "sim" || d.kind() == "hip") return layout::model_of(d.processor());
   return layout::model_named(rocjit::settings().mma_model).value_or(layout::Model::cdna3);
+}
+
+// Runs `check` under each model the device under test can compute: every model on the CPU device
+// and the interpreter (ROCJIT_MMA_MODEL selects it), its processor's elsewhere; the settings are
+// restored afterwards, a failed check included.
+template <class F>
+void for_each_model(F&& check) {
+  Device& d = rocjit::testing::test_device();
+  const bool host = d.kind() == "cpu" || d.kind() == "interp";
+  const rocjit::testing::ScopedSettings restore([](Settings&) {});
+  std::vector<layout::Model> models{device_model()};
+  if (host) models = {layout::Model::fma_chain, layout::Model::cdna2, layout::Model::cdna3};
+  for (layout::Model model : models) {
+    INFO("model " << layout::model_name(model));
+    if (host) update_settings([&](Settings& st) { st.mma_model = std::string(layout::model_name(model)); });
+    REQUIRE(device_model() == model);
+    check(model);
+  }
 }
 
 template <class T>
@@ -238,16 +257,8 @@ TEST_CASE("mma computes the device's numerics model bit for bit, every shape and
 // On the CPU device and the interpreter under each ROCJIT_MMA_MODEL (elsewhere the device's
 // model): that model bit for bit, and every model within a K-scaled bound of the exact product.
 TEST_CASE("mma under each numerics model: bit for bit, and within a K-scaled bound") {
-  Device& d = rocjit::testing::test_device();
-  const bool host = d.kind() == "cpu" || d.kind() == "interp";
-  const Settings before = rocjit::settings();
-  std::vector<layout::Model> models{device_model()};
-  if (host) models = {layout::Model::fma_chain, layout::Model::cdna2, layout::Model::cdna3};
   unsigned seed = 40;
-  for (layout::Model model : models) {
-    INFO("model " << layout::model_name(model));
-    if (host) update_settings([&](Settings& st) { st.mma_model = std::string(layout::model_name(model)); });
-    REQUIRE(device_model() == model);
+  for_each_model([&](layout::Model model) {
     for (const auto& s : layout::defined_shapes(ir::Type::f16, ir::Type::f32)) check_mma<half, float>(s, seed++);
     for (const auto& s : layout::defined_shapes(ir::Type::bf16, ir::Type::f32)) check_mma<bfloat16, float>(s, seed++);
     // Wide-ranging values with cancellation: the models' results differ, each within the bound.
@@ -272,8 +283,7 @@ TEST_CASE("mma under each numerics model: bit for bit, and within a K-scaled bou
     const std::vector<float> got = dout.copy_to_host().to_vector(), want = model_reference(model, s, a, b, c);
     for (size_t i = 0; i < got.size(); ++i) REQUIRE(std::bit_cast<uint32_t>(got[i]) == std::bit_cast<uint32_t>(want[i]));
     check_bound(s, a, b, c, got);
-  }
-  set_settings(before);
+  });
 }
 
 namespace {
@@ -540,20 +550,12 @@ TEST_CASE("mma xf32 fragments: load then row(e)/col(e)/[e] and load then store g
 }
 
 TEST_CASE("mma xf32 computes A and B cut to xf32 and the f32 fma chain bit for bit, under every model") {
-  Device& d = rocjit::testing::test_device();
-  const bool host = d.kind() == "cpu" || d.kind() == "interp";
-  const Settings before = rocjit::settings();
-  std::vector<layout::Model> models{device_model()};
-  if (host) models = {layout::Model::fma_chain, layout::Model::cdna2, layout::Model::cdna3};
   unsigned seed = 70;
   const auto shapes = layout::defined_shapes(ir::Type::f32, ir::Type::f32, layout::Precision::xf32);
   REQUIRE(shapes == std::vector<layout::Shape>{{16, 16, 8}, {32, 32, 4}});
-  for (layout::Model model : models) {
-    INFO("model " << layout::model_name(model));
-    if (host) update_settings([&](Settings& st) { st.mma_model = std::string(layout::model_name(model)); });
+  for_each_model([&](layout::Model) {
     for (const auto& s : shapes) check_xf32_mma(s, seed += 3);
-  }
-  set_settings(before);
+  });
 }
 
 TEST_CASE("mma xf32 errors name the kernel and the line: shapes, mixed precision, accumulator type") {

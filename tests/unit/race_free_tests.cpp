@@ -134,3 +134,63 @@ TEST_CASE("unchecked_arrays: the launch's arguments and sizes complete the proof
   CHECK(unchecked_arrays(hk2, {1, 8}, {64}, HostArgs().array(a.data(), {8, 64}).data()) == 0b1);
   CHECK(unchecked_arrays(hk2, {2, 4}, {64}, HostArgs().array(a.data(), {8, 64}).data()) == 0);
 }
+
+TEST_CASE("reads_without_interval_writes: shared reads that no write of their array can share a barrier interval with") {
+  auto unrecorded = [](const Kernel& k) { return passes::reads_without_interval_writes(k.ir()).size(); };
+  // A tiled loop: stage, barrier, read the tile, barrier. The reads' interval has no write.
+  Kernel tiled = kernel("rf_tiled", [](Array<float> x, Array<float> out) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    Var<float> acc = 0.0f;
+    For(0, 4, [&](Int k) {
+      s(t) = x(k * 64 + t);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      For(0, 64, [&](Int j) { acc += s(j); });
+      barrier(CLK_LOCAL_MEM_FENCE);
+    });
+    out(global_id(0)) = acc;
+  });
+  CHECK(unrecorded(tiled) == 1);
+  // Without the second barrier the next iteration's write shares the reads' interval.
+  Kernel wraps = kernel("rf_wraps", [](Array<float> x, Array<float> out) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    Var<float> acc = 0.0f;
+    For(0, 4, [&](Int k) {
+      s(t) = x(k * 64 + t);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      acc += s(63 - t);
+    });
+    out(global_id(0)) = acc;
+  });
+  CHECK(unrecorded(wraps) == 0);
+  // A tree reduction writes where it reads; a barrier under an if does not divide.
+  Kernel tree = kernel("rf_tree", [](Array<float> x) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    s(t) = x(global_id(0));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(t < 32, [&] { s(t) = s(t) + s(t + 32); });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x(global_id(0)) = s(0);
+  });
+  CHECK(unrecorded(tree) == 1);  // only s(0), after the last barrier
+  Kernel maybe = kernel("rf_maybe_barrier", [](Array<float> x, Int c) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    s(t) = 1.0f;
+    If(c != 0, [&] { barrier(CLK_LOCAL_MEM_FENCE); });
+    x(global_id(0)) = s(63 - t);
+  });
+  CHECK(unrecorded(maybe) == 0);
+  // An early Return near the read: none.
+  Kernel returns = kernel("rf_returns", [](Array<float> x) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    s(t) = 1.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(x(global_id(0)) < 0.0f, [&] { Return(); });
+    x(global_id(0)) = s(63 - t);
+  });
+  CHECK(unrecorded(returns) == 0);
+}

@@ -135,6 +135,7 @@ class HostLowering : public KernelLowering {
       out.race_arrays = passes::host_race_arrays(kernel_);
       for (const HostRaceArray& a : out.race_arrays)
         if (a.rule != HostRaceArray::Rule::checked && a.param < 64) race_may_skip_ |= uint64_t{1} << a.param;
+      race_unrecorded_reads_ = passes::reads_without_interval_writes(kernel_);
     }
     threads_ = builder_.CreateZExt(builder_.CreateNUWMul(builder_.CreateNUWMul(block_[0], block_[1]), block_[2]), i64);
 
@@ -1576,7 +1577,9 @@ class HostLowering : public KernelLowering {
     if (!done) done = llvm::BasicBlock::Create(context_, "race.done", function_);
     if (inline_check) {
       auto* slow = llvm::BasicBlock::Create(context_, "race.slow", function_);
-      race_inline(m.space == ir::MemorySpace::global, op.kind == OpKind::store, id, address, slow, done);
+      // A shared read no write of its array can share an interval with is checked, not recorded.
+      const bool record = !(m.space == ir::MemorySpace::shared && race_unrecorded_reads_.count(&op));
+      race_inline(m.space == ir::MemorySpace::global, op.kind == OpKind::store, id, address, slow, done, record);
       builder_.SetInsertPoint(slow);
     }
     auto* type = llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy(), builder_.getInt32Ty(),
@@ -1593,10 +1596,11 @@ class HostLowering : public KernelLowering {
   // write, read and read by another work-item) must each be empty, of this work-item, or of this
   // group before its last barrier (shared memory) or last barrier with a global fence (global
   // memory; there also of this group at all: its contexts are group_first to context). Then no
-  // rule reports and the cell is updated here; otherwise, or when the cell has no page yet or
-  // its lock is taken, `slow` (the call). Global cells are updated under their page's lock word.
+  // rule reports and the cell is updated here (a read with record_read false: left as it is);
+  // otherwise, or when the cell has no page yet or its lock is taken, `slow` (the call). Global
+  // cells are updated under their page's lock word.
   void race_inline(bool global, bool write, int32_t id, llvm::Value* address, llvm::BasicBlock* slow,
-                   llvm::BasicBlock* done) {
+                   llvm::BasicBlock* done, bool record_read) {
     auto* i8 = builder_.getInt8Ty();
     auto* i32 = builder_.getInt32Ty();
     auto* i64 = builder_.getInt64Ty();
@@ -1695,7 +1699,9 @@ class HostLowering : public KernelLowering {
       builder_.CreateStore(item, at(cell, offset + offsetof(HostRaceStamp, item)));
       builder_.CreateStore(builder_.getInt32(id), at(cell, offset + offsetof(HostRaceStamp, site)));
     };
-    if (!write) {
+    if (!write && !record_read) {
+      // passes::reads_without_interval_writes: no later write can race with this read.
+    } else if (!write) {
       // The last read moves to other_read when another work-item (or group) made it.
       const auto read = stamp(read_at);
       llvm::Value* same = builder_.CreateAnd(this_group(read.first), builder_.CreateICmpEQ(read.second, item));
@@ -1819,6 +1825,7 @@ class HostLowering : public KernelLowering {
   llvm::Value* race_top_ = nullptr, * race_granule_shift_ = nullptr;  // HostRaceFast's fixed fields
   llvm::Value* race_unchecked_ = nullptr;
   uint64_t race_may_skip_ = 0;  // bit p: array parameter p has a rule (HostRaceArray)
+  std::unordered_set<const ir::Op*> race_unrecorded_reads_;  // shared reads the checker need not record
   llvm::Value* group_linear_ = nullptr;  // the group loop's counter (i64)
   std::unordered_map<const ir::Op*, int> segment_of_;
   std::vector<bool> segment_in_loop_;

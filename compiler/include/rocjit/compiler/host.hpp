@@ -90,21 +90,26 @@ struct HostRaceFast {
 /// for one_item, the launch's sizes meet `position_dims`. Parameters 64 and above are always
 /// checked.
 struct HostRaceArray {
-  enum class Rule : uint8_t { checked, read_only, one_item };
+  /// What the compile proved (compiler/passes/race_free.h).
+  enum class Rule : uint8_t {
+    checked,    ///< nothing: always checked
+    read_only,  ///< never written
+    one_item,   ///< each element accessed by one work-item
+  };
   int32_t param = 0;              ///< the parameter's index (bit of HostRaceFast::unchecked)
   uint32_t pointer_argument = 0;  ///< run() argument of its base address; extents (i32) follow,
                                   ///< then, strided, its element strides (i64)
-  uint32_t rank = 1;
-  uint32_t element_bytes = 4;
-  bool strided = false;
-  bool written = false;  ///< some access writes it
-  Rule rule = Rule::checked;
+  uint32_t rank = 1;              ///< its dimensions
+  uint32_t element_bytes = 4;     ///< bytes of one element
+  bool strided = false;           ///< strided layout (else C or F)
+  bool written = false;           ///< some access writes it
+  Rule rule = Rule::checked;      ///< what the compile proved
   /// one_item: per index position, the global-id dimension it uses (-1: none); at positions
   /// other than `slowest_position`, the launch's size along that dimension (times `lanes` at
   /// the last position) must not exceed the position's extent; along unused dimensions it must be 1.
   std::vector<int8_t> position_dims;
-  uint32_t slowest_position = 0;
-  uint32_t lanes = 1;
+  uint32_t slowest_position = 0;  ///< one_item: the position whose index varies slowest (C: 0)
+  uint32_t lanes = 1;             ///< one_item: elements per access (a vector access)
   /// one_item: per dimension, 0 or the most work-items a work-group may have along it (an index
   /// spelled group_id(d) * C + local_id(d)).
   std::array<int64_t, 3> block_bounds{};
