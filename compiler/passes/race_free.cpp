@@ -285,12 +285,17 @@ void index_places(const ir::Region& r, const ir::Op* owner, std::unordered_map<c
   }
 }
 
-// Whether the op, or one nested in it, writes shared array `memory` or leaves its region early.
-bool writes_or_jumps(const ir::Op& op, ir::MemoryId memory) {
+// Whether the op, or one nested in it, writes the storage of shared array `memory` or leaves its
+// region early. Every dynamic shared array starts at the same address: a write to any of them
+// writes the others' storage.
+bool writes_or_jumps(const ir::Kernel& kernel, const ir::Op& op, ir::MemoryId memory) {
+  const bool dynamic = kernel.memories.at(memory).dynamic;
   bool found = false;
   auto visit = [&](const ir::Op& o) {
     if (o.kind == OpKind::break_ || o.kind == OpKind::continue_ || o.kind == OpKind::return_) found = true;
-    if ((o.kind == OpKind::store || o.kind == OpKind::atomic) && o.memory() == memory) found = true;
+    if ((o.kind == OpKind::store || o.kind == OpKind::atomic) &&
+        (o.memory() == memory || (dynamic && kernel.memories.at(o.memory()).dynamic)))
+      found = true;
   };
   visit(op);
   for (const ir::Region& sub : op.regions) ir::walk(sub, visit);
@@ -320,7 +325,7 @@ std::unordered_set<const ir::Op*> reads_without_interval_writes(const ir::Kernel
             back_open = false;
             break;
           }
-          if (writes_or_jumps(*list[j], memory)) return;
+          if (writes_or_jumps(kernel, *list[j], memory)) return;
         }
       if (forward_open)
         for (size_t j = p.index + 1; j < list.size(); ++j) {
@@ -328,13 +333,13 @@ std::unordered_set<const ir::Op*> reads_without_interval_writes(const ir::Kernel
             forward_open = false;
             break;
           }
-          if (writes_or_jumps(*list[j], memory)) return;
+          if (writes_or_jumps(kernel, *list[j], memory)) return;
         }
       if (!p.owner) break;  // the kernel's start and end bound the interval
       // A loop taken round: an open direction reaches every part of it (other iterations, a
       // while's condition and step). An if: the open directions go on after it.
       if ((p.owner->kind == OpKind::for_ || p.owner->kind == OpKind::while_) && (back_open || forward_open) &&
-          writes_or_jumps(*p.owner, memory))
+          writes_or_jumps(kernel, *p.owner, memory))
         return;
       at = p.owner;
     }

@@ -43,7 +43,8 @@ std::vector<RaceFreeArray> race_free_arrays(const ir::Kernel& kernel);
 
 // The loads of shared arrays that share no barrier interval with a store or atomic of their
 // array: between the last barrier before them and the first after them (loops taken round,
-// barriers under if or in loops not counted as dividing), nothing writes the array. Such a read
+// barriers under if or in loops not counted as dividing), nothing writes the array (for a
+// dynamic shared array: any dynamic shared array, since they all start at one address). Such a read
 // can never be part of a race whose other side is a later write, so the checker need not record
 // it (it still checks the read itself: an unordered earlier write, an uninitialised element).
 // Kernels with Break, Continue or Return near the read get none.

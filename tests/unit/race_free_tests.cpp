@@ -193,4 +193,26 @@ TEST_CASE("reads_without_interval_writes: shared reads that no write of their ar
     x(global_id(0)) = s(63 - t);
   });
   CHECK(unrecorded(returns) == 0);
+  // A write to another static array does not matter; every dynamic shared array is the same
+  // storage, so a write to one shares the interval of a read of another.
+  Kernel two_static = kernel("rf_two_static", [](Array<float> x) {
+    auto s = shared::array<float>({64}, "s");
+    auto u = shared::array<float>({64}, "u");
+    Int t = local_id(0);
+    s(t) = 1.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x(global_id(0)) = s(63 - t);
+    u(t) = 2.0f;
+  });
+  CHECK(unrecorded(two_static) == 1);
+  Kernel two_dynamic = kernel("rf_two_dynamic", [](Array<float> x) {
+    auto a = shared::dynamic<float>("a");
+    auto b = shared::dynamic<float>("b");
+    Int t = local_id(0);
+    a(t) = 1.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x(global_id(0)) = a(63 - t);
+    b(t) = 2.0f;
+  });
+  CHECK(unrecorded(two_dynamic) == 0);
 }
