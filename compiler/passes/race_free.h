@@ -33,7 +33,8 @@ struct RaceFreeArray {
   unsigned slowest_position = 0;
   unsigned lanes = 1;
   // one_item: per global-id dimension, 0 or C when an index spells the id group_id(d) * C +
-  // local_id(d): the launch's work-groups must have at most C work-items along d.
+  // local_id(d): the launch's work-groups must have at most C work-items along d, and its largest
+  // such value must fit in an i32 (a wrapped product could repeat a value).
   std::array<int64_t, 3>
       block_bounds{};  // one_item: elements per access (a vector access: the last index counts vectors)
 };

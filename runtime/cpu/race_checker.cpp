@@ -42,6 +42,7 @@
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <thread>
@@ -167,8 +168,14 @@ uint64_t unchecked_arrays(const HostKernel& kernel, Dim3 grid, Dim3 block, const
         const int32_t extent = *static_cast<const int32_t*>(args[a.pointer_argument + 1 + p]);
         ok = size[d] * (p + 1 == a.rank ? a.lanes : 1) <= extent;
       }
+      // group_id(d) * C + local_id(d): at most C work-items per group along d, and no value past
+      // 2^31 - 1 (a wrapped 32-bit product could repeat one).
+      const int64_t groups[3] = {grid.x, grid.y, grid.z};
       for (int d = 0; d < 3 && ok; ++d)
-        ok = ((used & (1u << d)) || size[d] == 1) && (a.block_bounds[d] == 0 || work_items[d] <= a.block_bounds[d]);
+        ok = ((used & (1u << d)) || size[d] == 1) &&
+             (a.block_bounds[d] == 0 ||
+              (work_items[d] <= a.block_bounds[d] &&
+               static_cast<__int128>(groups[d] - 1) * a.block_bounds[d] + work_items[d] <= INT32_MAX));
     }
     if (ok) unchecked |= uint64_t{1} << a.param;
   }

@@ -124,6 +124,8 @@ TEST_CASE("unchecked_arrays: the launch's arguments and sizes complete the proof
   std::vector<int32_t> o(1024);
   CHECK(unchecked_arrays(hb, {4}, {256}, HostArgs().array(o).data()) == 0b1);
   CHECK(unchecked_arrays(hb, {2}, {512}, HostArgs().array(o).data()) == 0);  // groups overlap
+  // 2^23 groups of 256: the last ids pass 2^31 and a 32-bit product wraps.
+  CHECK(unchecked_arrays(hb, {int64_t{1} << 23}, {256}, HostArgs().array(o).data()) == 0);
 
   Kernel k2 = kernel("rf_launch2", [](Array<float, 2> a) {
     a(global_id(1), global_id(0)) = 1.0f;
