@@ -471,15 +471,10 @@ void check_xf32_layout(layout::Shape s) {
   INFO("xf32 shape " << layout::shape_name(s));
   Kernel k = kernel("mma_xf32_layout", [s](Array<float, 2> a, Array<float, 2> b, Array<float, 2> c,
                                            Array<float, 2> a_out, Array<float, 2> b_out, Array<float, 2> c_out) {
-    mma::A<mma::xf32> fa(s);
-    mma::B<mma::xf32> fb(s);
-    mma::Accumulator<float> fc(s);
-    mma::load(fa, a, 0, 0);
-    mma::load(fb, b, 0, 0);
-    mma::load(fc, c, 0, 0);
-    for (unsigned e = 0; e < fa.size(); ++e) a_out(fa.row(e), fa.col(e)) = fa[e];
-    for (unsigned e = 0; e < fb.size(); ++e) b_out(fb.row(e), fb.col(e)) = fb[e];
-    mma::store(c_out, 0, 0, fc);
+    Loaded<mma::xf32, float> f(s, a, b, c);
+    for (unsigned e = 0; e < f.a.size(); ++e) a_out(f.a.row(e), f.a.col(e)) = f.a[e];
+    for (unsigned e = 0; e < f.b.size(); ++e) b_out(f.b.row(e), f.b.col(e)) = f.b[e];
+    mma::store(c_out, 0, 0, f.c);
   });
   // The fragments hold the float values as they are (the cut happens in mma).
   const auto a = xf32_values(s.m * s.k, 1), b = xf32_values(s.k * s.n, 2), c = xf32_values(s.m * s.n, 3);
@@ -499,14 +494,9 @@ void check_xf32_layout(layout::Shape s) {
 void check_xf32_mma(layout::Shape s, unsigned seed) {
   INFO("xf32 shape " << layout::shape_name(s));
   Kernel k = kernel("mma_xf32", [s](Array<float, 2> a, Array<float, 2> b, Array<float, 2> c, Array<float, 2> d) {
-    mma::A<mma::xf32> fa(s);
-    mma::B<mma::xf32> fb(s);
-    mma::Accumulator<float> fc(s);
-    mma::load(fa, a, 0, 0);
-    mma::load(fb, b, 0, 0);
-    mma::load(fc, c, 0, 0);
-    mma::mma(fc, fa, fb);
-    mma::store(d, 0, 0, fc);
+    Loaded<mma::xf32, float> f(s, a, b, c);
+    mma::mma(f.c, f.a, f.b);
+    mma::store(d, 0, 0, f.c);
   });
   const auto a = xf32_values(s.m * s.k, seed), b = xf32_values(s.k * s.n, seed + 1);
   std::vector<float> c = xf32_values(s.m * s.n, seed + 2);
