@@ -438,6 +438,11 @@ bool is_narrow_float(Type t) { return ir::is_float(t) && t.bits == 16; }
 
 llvm::Value* KernelLowering::widen_narrow_float(llvm::Value* v) { return builder_.CreateFPExt(v, builder_.getFloatTy()); }
 
+llvm::Value* KernelLowering::cut_to_xf32(llvm::Value* v) {
+  llvm::Value* bits = builder_.CreateAnd(builder_.CreateBitCast(v, builder_.getInt32Ty()), builder_.getInt32(0xffffe000u));
+  return builder_.CreateSelect(builder_.CreateFCmpUNO(v, v), v, builder_.CreateBitCast(bits, v->getType()));
+}
+
 llvm::Value* KernelLowering::round_to_odd_f32(llvm::Value* d) {
   llvm::Value* f = builder_.CreateFPTrunc(d, builder_.getFloatTy());
   llvm::Value* back = builder_.CreateFPExt(f, builder_.getDoubleTy());

@@ -146,6 +146,9 @@ class KernelLowering {
   // and every conversion to f16 or bf16 that could round twice is spelled out here.
   // An f16/bf16 value as f32 (exact).
   llvm::Value* widen_narrow_float(llvm::Value* v);
+  /// An f32 value cut to xf32 as ir::mma::to_xf32 defines it (the low 13 bits cleared, a NaN
+  /// kept): what mma with xf32 inputs multiplies where no instruction does it.
+  llvm::Value* cut_to_xf32(llvm::Value* v);
   // An f32 or f64 value rounded once, to nearest even, to f16 or bf16 (`to`).
   llvm::Value* narrow_float(llvm::Value* v, ir::Type to);
   // An f64 rounded to f32 by round-to-odd (truncate, then set the last bit when inexact): a later

@@ -308,15 +308,12 @@ class AmdgpuLowering : public KernelLowering {
     auto element = [&](llvm::Value* v, unsigned count, unsigned e) {
       return count > 1 ? builder_.CreateExtractElement(v, builder_.getInt32(e)) : v;
     };
-    // A value of A or B as the accumulator's type (exact); xf32 cut to xf32 (ir::mma::to_xf32:
-    // the low 13 bits cleared, a NaN kept), which the fma chain then multiplies exactly.
+    // A value of A or B as the accumulator's type (exact); xf32 cut to xf32 (cut_to_xf32), which
+    // the fma chain then multiplies exactly.
     auto widen = [&](llvm::Value* x) -> llvm::Value* {
       if (acc == ir::Type::i32) return builder_.CreateSExt(x, builder_.getInt32Ty());
       if (in == ir::Type::f16 || in == ir::Type::bf16) return widen_narrow_float(x);
-      if (precision == ir::mma::Precision::xf32) {
-        llvm::Value* bits = builder_.CreateAnd(builder_.CreateBitCast(x, builder_.getInt32Ty()), builder_.getInt32(0xffffe000u));
-        return builder_.CreateSelect(builder_.CreateFCmpUNO(x, x), x, builder_.CreateBitCast(bits, x->getType()));
-      }
+      if (precision == ir::mma::Precision::xf32) return cut_to_xf32(x);
       return x;
     };
     // The layout's terms (rocjit/compiler/mma.hpp): C's column is lane mod n and its row

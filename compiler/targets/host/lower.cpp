@@ -1355,15 +1355,12 @@ class HostLowering : public KernelLowering {
                                                    builder_.CreateNUWMul(builder_.CreateZExt(item, i64), stride));
       return builder_.CreateInBoundsGEP(t, at, builder_.getInt32(e));
     };
-    // A value of A or B as the accumulator's type (exact); xf32 cut to xf32 (ir::mma::to_xf32:
-    // the low 13 bits cleared, a NaN kept), which the fma chain then multiplies exactly.
+    // A value of A or B as the accumulator's type (exact); xf32 cut to xf32 (cut_to_xf32), which
+    // the fma chain then multiplies exactly.
     auto widen = [&](llvm::Value* x) -> llvm::Value* {
       if (acc == ir::Type::i32) return builder_.CreateSExt(x, i32);
       if (in == ir::Type::f16 || in == ir::Type::bf16) return widen_narrow_float(x);
-      if (attrs.precision == ir::mma::Precision::xf32) {
-        llvm::Value* bits = builder_.CreateAnd(builder_.CreateBitCast(x, i32), builder_.getInt32(0xffffe000u));
-        return builder_.CreateSelect(builder_.CreateFCmpUNO(x, x), x, builder_.CreateBitCast(bits, x->getType()));
-      }
+      if (attrs.precision == ir::mma::Precision::xf32) return cut_to_xf32(x);
       return x;
     };
     namespace layout = ir::mma;
