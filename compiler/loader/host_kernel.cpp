@@ -36,6 +36,7 @@ HostAccessSite HostKernel::access_site(int32_t site) const {
 
 size_t HostKernel::access_site_count() const { return impl_->checks.size(); }
 const std::vector<HostRaceArray>& HostKernel::race_arrays() const { return impl_->race_arrays; }
+const std::vector<HostRaceShared>& HostKernel::race_shared() const { return impl_->race_shared; }
 std::optional<Dim3> HostKernel::fixed_block() const { return impl_->fixed_block; }
 int HostKernel::opt_level() const { return impl_->opt_level; }
 const std::string& HostKernel::llvm_ir() const { return impl_->llvm_ir; }
@@ -68,6 +69,9 @@ std::string metadata_text(const HostKernel& kernel) {
                           a.rule == HostRaceArray::Rule::read_only ? "never written" : "one work-item per element");
     }
     if (!free.empty()) s += fmt::format("  race-free arrays:     {}\n", free);
+    if (!k.race_shared.empty())
+      s += fmt::format("  race-free when full:  {} shared array{} (read unchecked once the group has written "
+                       "every element)\n", k.race_shared.size(), k.race_shared.size() == 1 ? "" : "s");
   }
   s += "  run() arguments:\n";
   for (size_t i = 0; i < k.argument_names.size(); ++i) s += fmt::format("    {:>3}  {}\n", i, k.argument_names[i]);
@@ -159,6 +163,12 @@ std::string encode_host_entry(const HostKernel::Impl& impl, const std::string& s
     w.put<uint32_t>(a.lanes);
     for (int64_t b : a.block_bounds) w.put<int64_t>(b);
   }
+  w.put<uint64_t>(impl.race_shared.size());
+  for (const HostRaceShared& a : impl.race_shared) {
+    w.put<uint32_t>(a.offset);
+    w.put<uint32_t>(a.bytes);
+    w.put<uint32_t>(a.unit);
+  }
   write_print_table(out, impl.prints ? *impl.prints : PrintTable{});
   w.text(shared_object);
   return out;
@@ -226,6 +236,15 @@ std::optional<HostEntry> decode_host_entry(std::string_view in, HostKernel::Impl
     a.slowest_position = r.get<uint32_t>();
     a.lanes = r.get<uint32_t>();
     for (int64_t& b : a.block_bounds) b = r.get<int64_t>();
+  }
+  const uint64_t shared_arrays = r.get<uint64_t>();
+  if (!r.ok() || shared_arrays > 64) return std::nullopt;
+  impl.race_shared.resize(shared_arrays);
+  for (HostRaceShared& a : impl.race_shared) {
+    a.offset = r.get<uint32_t>();
+    a.bytes = r.get<uint32_t>();
+    a.unit = r.get<uint32_t>();
+    if (!r.ok() || a.unit == 0 || uint64_t{a.offset} + a.bytes > impl.shared_bytes) return std::nullopt;
   }
   if (!r.ok()) return std::nullopt;
   size_t at = r.offset();

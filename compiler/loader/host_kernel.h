@@ -47,6 +47,7 @@ struct HostKernel::Impl {
   unsigned region_count = 0;
   std::vector<loader::BoundsCheck> checks;
   std::vector<HostRaceArray> race_arrays;  // check_races: the accessed array parameters
+  std::vector<HostRaceShared> race_shared;  // check_races: shared arrays read unchecked once written
   std::shared_ptr<const PrintTable> prints;  // the kernel's print and assert sites (in the cache entry)
   bool bounds_check = false;
   bool check_races = false;  // CompileOptions::check_races: `checks` is also the race sites' table

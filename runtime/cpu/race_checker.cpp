@@ -292,11 +292,26 @@ void RaceLaunch::enter_group(HostRaceState& s, int64_t group) {
   s.tick = 0;
   new_context(s);
   s.fast.group_first = s.fast.barrier_floor = s.fast.global_floor = s.fast.context;
+  s.fast.initialized = 0;
+  s.filled.assign(kernel_.race_shared().size(), 0);
   s.shared_map.clear();
   s.group_known.clear();
   s.item_known.clear();
   s.item_pending.clear();
   s.item_fenced.clear();
+}
+
+// Each entry's cells from where the last scan stopped, while they hold writes of this group (the
+// flat shadow only: a group with more shared memory keeps its arrays checked).
+void RaceLaunch::note_filled(HostRaceState& s) const {
+  const std::vector<HostRaceShared>& arrays = kernel_.race_shared();
+  for (size_t i = 0; i < arrays.size() && i < 64; ++i) {
+    const HostRaceShared& a = arrays[i];
+    if ((s.fast.initialized >> i & 1) || uint64_t{a.offset} + a.bytes > s.shared_cells.size()) continue;
+    uint32_t& at = s.filled[i];
+    while (at < a.bytes && s.shared_cells[a.offset + at].write.context >= s.fast.group_first) at += a.unit;
+    if (at >= a.bytes) s.fast.initialized |= uint64_t{1} << i;
+  }
 }
 
 // A stamp as an access: none for an empty stamp (of an earlier launch, or never written), and in
@@ -384,6 +399,7 @@ void RaceLaunch::sync(HostRaceState* s, int32_t kind, int64_t group, int32_t ite
       l.new_context(*s);
       s->fast.barrier_floor = s->fast.context;
       if (kind == static_cast<int32_t>(HostSync::barrier_global)) s->fast.global_floor = s->fast.context;
+      l.note_filled(*s);
       return;
     case HostSync::fence_acquire:
     case HostSync::fence_release:

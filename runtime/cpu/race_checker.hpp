@@ -73,6 +73,9 @@ struct rocjit::HostRaceState {
   // 64 MiB group would be 3 GiB).
   static constexpr size_t flat_shared_limit = size_t(1) << 20;
   std::unordered_map<uint32_t, HostRaceCell> shared_map;
+  // Per HostKernel::race_shared entry: how many of its first bytes are known to hold writes of the
+  // current group (a write of the group stays the group's, so each barrier's scan resumes there).
+  std::vector<uint32_t> filled;
   // The contexts this worker made, by number (chunks that never move: other workers decode
   // stamps through them).
   static constexpr unsigned chunk_bits = 14;
@@ -120,6 +123,8 @@ class RaceLaunch {
   static constexpr size_t leaf_entries = size_t(1) << host_race_leaf_bits;
 
   void enter_group(HostRaceState& s, int64_t group);
+  // At a barrier: HostRaceFast::initialized's bits for the shared arrays now written throughout.
+  void note_filled(HostRaceState& s) const;
   void new_context(HostRaceState& s);
   RaceAccess decode(const HostRaceState& s, const HostRaceStamp& stamp, bool global) const;
   std::byte* page(uintptr_t number);

@@ -556,6 +556,34 @@ TEST_CASE("race check: a read in an interval without writes of its array is stil
   CHECK(race_report([&] { k[{{1}, {64}}](out, 1); }).empty());
 }
 
+TEST_CASE("race check: a shared array the group has filled is read unchecked; one it has not is still checked") {
+  using namespace rocjit::dsl;
+  if (!checks_races()) return;
+  // The reads after the second barrier share their interval with no write of s. On the CPU device
+  // they go unchecked once every element of s holds a write of the group (HostRaceShared): here
+  // after the second barrier, the first having seen only the lower half written. A group that
+  // leaves some of s unwritten keeps them checked, also on a worker whose previous group filled s.
+  Kernel k = kernel("shared_filled", [](Array<float> out, Int upper) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    If(t < 32, [&] { s(t) = 1.0f; });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(t >= 32 && (upper != 0 || group_id(0) % 2 == 0), [&] { s(t) = 2.0f; });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out(global_id(0)) = s(63 - t) + s(t);
+  });
+  auto out = device_array<float>({16 * 64});
+  CHECK(race_report([&] { k[{{16}, {64}}](out, 1); }).empty());
+  const std::vector<float> filled = out.copy_to_host().to_vector();
+  CHECK(std::all_of(filled.begin(), filled.end(), [](float v) { return v == 3.0f; }));
+  // Odd groups leave the upper half unwritten: each of their work-items reads one unwritten
+  // element, at one of the two reads (8 groups x 64; the simulator counts bytes).
+  const std::string report = race_report([&] { k[{{16}, {64}}](out, 0); });
+  INFO(report);
+  CHECK_THAT(report, Contains(shared_place("s")) && Contains("uninitialised shared read"));
+  if (test_device().id() == "cpu") CHECK_THAT(report, Contains(" 512 instances"));
+}
+
 TEST_CASE("race check: a barrier that work-items reach differently through a broken uniform() promise") {
   using namespace rocjit::dsl;
   if (!checks_races() || test_device().is_simulator()) return;  // the simulator: the next test

@@ -138,7 +138,7 @@ TEST_CASE("corrupt, truncated, empty and wrong-version entries are ignored and r
   }
 }
 
-TEST_CASE("entries of older cache formats (1: FNV-1a checksums; 2: no print table; 3: metadata from the ELF, ORC objects; 4: no race-checked arrays) are ignored and replaced by format 5") {
+TEST_CASE("entries of older cache formats (1 FNV-1a checksums / 2 no print table / 3 metadata from the ELF and ORC objects / 4 no race-checked arrays / 5 no race-free shared arrays) are ignored and replaced by format 6") {
   TemporaryCache cache;
   CodeObject good = compile(samples::saxpy(), Target::amdgpu("gfx90a"));
   const fs::path entry = cache.entries().at(0);
@@ -152,11 +152,11 @@ TEST_CASE("entries of older cache formats (1: FNV-1a checksums; 2: no print tabl
   REQUIRE(bytes.size() > 64);
   uint32_t version = 0;
   std::memcpy(&version, bytes.data() + 8, sizeof version);
-  CHECK(version == 5);
+  CHECK(version == 6);
   // The same bytes labelled format 2 (whose payloads had no print table), 3 (whose code-object
-  // payloads held argument names, not metadata) or 4 (whose race-checked host entries had no
-  // array table): rejected, rewritten.
-  for (uint32_t older : {2u, 3u, 4u}) {
+  // payloads held argument names, not metadata), 4 (whose race-checked host entries had no
+  // array table) or 5 (no shared-array table): rejected, rewritten.
+  for (uint32_t older : {2u, 3u, 4u, 5u}) {
     std::string labelled = bytes;
     version = older;
     std::memcpy(labelled.data() + 8, &version, sizeof version);
@@ -183,7 +183,7 @@ TEST_CASE("entries of older cache formats (1: FNV-1a checksums; 2: no print tabl
   {
     std::ifstream in(entry, std::ios::binary);
     std::string replaced((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    CHECK(replaced == bytes);  // rewritten in format 5
+    CHECK(replaced == bytes);  // rewritten in format 6
   }
   clear_memory_cache();
   before = cache_stats();

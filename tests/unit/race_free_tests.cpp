@@ -218,3 +218,33 @@ TEST_CASE("reads_without_interval_writes: shared reads that no write of their ar
   });
   CHECK(unrecorded(two_dynamic) == 0);
 }
+
+TEST_CASE("race_shared: the static shared arrays whose reads go unchecked once the group has written them") {
+  // sA and sB are read only in intervals without writes of them; sC is written where it is read.
+  Kernel k = kernel("rf_filled", [](Array<float> x, Array<float> out) {
+    auto sA = shared::array<float>({64}, "sA");
+    auto sC = shared::array<int32_t>({64}, "sC");
+    auto sB = shared::array<double>({8, 8}, "sB");
+    Int t = local_id(0);
+    sA(t) = x(global_id(0));
+    sB(t / 8, t % 8) = 1.0;
+    sC(t) = 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    sC(t) = sC(63 - t) + 1;
+    out(global_id(0)) = sA(63 - t) + cast<float>(sB(t % 8, t / 8));
+  });
+  CompileOptions options;
+  options.check_races = true;
+  HostKernel hk = compile_host(k.ir(), options);
+  // In declaration order; offsets as the host lowering lays the arrays out (64-byte aligned).
+  REQUIRE(hk.race_shared().size() == 2);
+  CHECK(hk.race_shared()[0].offset == 0);
+  CHECK(hk.race_shared()[0].bytes == 256);
+  CHECK(hk.race_shared()[0].unit == 4);
+  CHECK(hk.race_shared()[1].offset == 512);
+  CHECK(hk.race_shared()[1].bytes == 512);
+  CHECK(hk.race_shared()[1].unit == 8);
+  CHECK_THAT(metadata_text(hk), Contains("race-free when full:  2 shared arrays"));
+  // Without race checks: no table.
+  CHECK(compile_host(k.ir()).race_shared().empty());
+}

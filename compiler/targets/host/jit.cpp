@@ -168,6 +168,7 @@ llvm::SmallVector<char, 0> build(const ir::Kernel& kernel, const CompileOptions&
   impl.region_count = lowered.region_count;
   impl.checks = std::move(lowered.checks);
   impl.race_arrays = std::move(lowered.race_arrays);
+  impl.race_shared = std::move(lowered.race_shared);
   HostMachine tm(h);
   {
     time_trace::Phase phase("optimise");

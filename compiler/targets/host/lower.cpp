@@ -136,6 +136,30 @@ class HostLowering : public KernelLowering {
       for (const HostRaceArray& a : out.race_arrays)
         if (a.rule != HostRaceArray::Rule::checked && a.param < 64) race_may_skip_ |= uint64_t{1} << a.param;
       race_unrecorded_reads_ = passes::reads_without_interval_writes(kernel_);
+      // Of those reads' static shared arrays, the ones a launch stops checking once the group has
+      // written every element (HostRaceShared): bit i of the group's `initialized`, reloaded after
+      // each barrier (race_sync) into a variable LLVM keeps in a register.
+      std::vector<bool> read_unrecorded(kernel_.memories.size());
+      for (const ir::Op* read : race_unrecorded_reads_) read_unrecorded[read->memory()] = true;
+      for (ir::MemoryId id = 0; id < kernel_.memories.size() && out.race_shared.size() < 64; ++id) {
+        const ir::Memory& m = kernel_.memories[id];
+        if (!read_unrecorded[id] || m.dynamic || m.space != ir::MemorySpace::shared) continue;
+        race_shared_bit_[id] = static_cast<unsigned>(out.race_shared.size());
+        out.race_shared.push_back({static_cast<uint32_t>(memory_offset_[id]),
+                                   static_cast<uint32_t>(m.element_count() * ir::byte_size(m.element)),
+                                   static_cast<uint32_t>(ir::byte_size(m.element))});
+      }
+      // The fields that change only in the hooks (contexts, floors, filled arrays): variables
+      // reloaded after each call (race_reload), which LLVM keeps in registers between the calls.
+      for (auto& [var, offset, n] : std::initializer_list<std::tuple<llvm::Value**, size_t, const char*>>{
+               {&race_context_, offsetof(HostRaceFast, context), "race.context"},
+               {&race_first_, offsetof(HostRaceFast, group_first), "race.first"},
+               {&race_barrier_floor_, offsetof(HostRaceFast, barrier_floor), "race.floor"},
+               {&race_global_floor_, offsetof(HostRaceFast, global_floor), "race.global_floor"},
+               {&race_initialized_, offsetof(HostRaceFast, initialized), "race.initialized"}}) {
+        *var = builder_.CreateAlloca(i64, nullptr, n);  // in the entry block
+        race_reloaded_.emplace_back(*var, offset);
+      }
     }
     threads_ = builder_.CreateZExt(builder_.CreateNUWMul(builder_.CreateNUWMul(block_[0], block_[1]), block_[2]), i64);
 
@@ -1520,6 +1544,15 @@ class HostLowering : public KernelLowering {
     builder_.CreateCall(type, race_sync_, {race_state_, builder_.getInt32(static_cast<int32_t>(kind)), group_linear_,
                                            item ? item : builder_.getInt32(-1),
                                            address ? address : llvm::ConstantPointerNull::get(builder_.getPtrTy())});
+    race_reload();
+  }
+
+  // After a hook: the HostRaceFast fields it may have changed, into their variables.
+  void race_reload() {
+    for (auto [var, offset] : race_reloaded_)
+      builder_.CreateStore(builder_.CreateLoad(builder_.getInt64Ty(),
+                                               builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), race_fast_, offset)),
+                           var);
   }
 
   // After an atomic read of shared or global memory: what it read is only then known (a release
@@ -1572,10 +1605,19 @@ class HostLowering : public KernelLowering {
     const bool inline_check = !bounds_check_ && (op.kind == OpKind::load || op.kind == OpKind::store) &&
                               ir::access_lanes(kernel_, op) == 1;
     if (!done) done = llvm::BasicBlock::Create(context_, "race.done", function_);
+    // A shared read no write of its array can share an interval with: unchecked once the group
+    // has written the whole array (HostRaceShared), else checked but not recorded.
+    const bool unrecorded = m.space == ir::MemorySpace::shared && race_unrecorded_reads_.count(&op);
+    if (unrecorded && race_shared_bit_.count(op.memory())) {
+      auto* checked = llvm::BasicBlock::Create(context_, "race.unfilled", function_);
+      llvm::Value* bit = builder_.CreateAnd(builder_.CreateLoad(i64, race_initialized_),
+                                            builder_.getInt64(uint64_t{1} << race_shared_bit_.at(op.memory())));
+      builder_.CreateCondBr(builder_.CreateICmpNE(bit, builder_.getInt64(0)), done, checked);
+      builder_.SetInsertPoint(checked);
+    }
     if (inline_check) {
       auto* slow = llvm::BasicBlock::Create(context_, "race.slow", function_);
-      // A shared read no write of its array can share an interval with is checked, not recorded.
-      const bool record = !(m.space == ir::MemorySpace::shared && race_unrecorded_reads_.count(&op));
+      const bool record = !unrecorded;
       race_inline(m.space == ir::MemorySpace::global, op.kind == OpKind::store, id, address, slow, done, record);
       builder_.SetInsertPoint(slow);
     }
@@ -1584,6 +1626,9 @@ class HostLowering : public KernelLowering {
                                          false);
     builder_.CreateCall(type, race_access_, {race_state_, builder_.getInt32(id), address, group_linear_,
                                              builder_.CreateTrunc(work_item_, builder_.getInt32Ty()), stored});
+    // An atomic release starts a new context (RaceLaunch::access); other accesses change nothing
+    // the variables hold.
+    if (op.kind == OpKind::atomic) race_reload();
     builder_.CreateBr(done);
     builder_.SetInsertPoint(done);
   }
@@ -1605,11 +1650,9 @@ class HostLowering : public KernelLowering {
     auto block = [&](const char* n) { return llvm::BasicBlock::Create(context_, n, function_); };
     auto at = [&](llvm::Value* base, uint64_t offset) { return builder_.CreateConstInBoundsGEP1_64(i8, base, offset); };
     llvm::Value* item = builder_.CreateTrunc(work_item_, i32);
-    llvm::Value* context = builder_.CreateLoad(i64, at(race_fast_, offsetof(HostRaceFast, context)), "race.context");
-    llvm::Value* first = builder_.CreateLoad(i64, at(race_fast_, offsetof(HostRaceFast, group_first)), "race.first");
-    llvm::Value* floor = builder_.CreateLoad(
-        i64, at(race_fast_, global ? offsetof(HostRaceFast, global_floor) : offsetof(HostRaceFast, barrier_floor)),
-        "race.floor");
+    llvm::Value* context = builder_.CreateLoad(i64, race_context_, "race.context");
+    llvm::Value* first = builder_.CreateLoad(i64, race_first_, "race.first");
+    llvm::Value* floor = builder_.CreateLoad(i64, global ? race_global_floor_ : race_barrier_floor_, "race.floor");
     llvm::Value* cell = nullptr, * lock = nullptr;
     if (!global) {
       llvm::Value* offset = builder_.CreateSub(builder_.CreatePtrToInt(address, i64), builder_.CreatePtrToInt(race_shared_, i64));
@@ -1823,6 +1866,12 @@ class HostLowering : public KernelLowering {
   llvm::Value* race_unchecked_ = nullptr;
   uint64_t race_may_skip_ = 0;  // bit p: array parameter p has a rule (HostRaceArray)
   std::unordered_set<const ir::Op*> race_unrecorded_reads_;  // shared reads the checker need not record
+  std::unordered_map<ir::MemoryId, unsigned> race_shared_bit_;  // of HostRaceFast::initialized
+  // Variables holding HostRaceFast fields as of the last hook (race_reload).
+  llvm::Value* race_initialized_ = nullptr;  // ... initialized
+  llvm::Value *race_context_ = nullptr, *race_first_ = nullptr, *race_barrier_floor_ = nullptr,
+              *race_global_floor_ = nullptr;
+  std::vector<std::pair<llvm::Value*, size_t>> race_reloaded_;  // (variable, field offset)
   llvm::Value* group_linear_ = nullptr;  // the group loop's counter (i64)
   std::unordered_map<const ir::Op*, int> segment_of_;
   std::vector<bool> segment_in_loop_;

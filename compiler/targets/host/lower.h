@@ -26,6 +26,7 @@ struct HostModule {
   unsigned region_count = 0;
   std::vector<BoundsCheck> checks;
   std::vector<HostRaceArray> race_arrays;  // check_races
+  std::vector<HostRaceShared> race_shared;  // check_races
 };
 
 // `block`: x, y, z of the work-group shape to compile for, or all 0 to read it at launch.

@@ -81,6 +81,21 @@ struct HostRaceFast {
   uint32_t granule_shift = 2;         ///< log2 of the bytes a global cell stands for
   /// Bit p: the accesses of array parameter p go unchecked at this launch (HostRaceArray).
   uint64_t unchecked = 0;
+  /// Bit i: every element of HostKernel::race_shared()[i] held a write of the current group at
+  /// its last barrier (set at barriers, cleared at the group's start): its listed reads go
+  /// unchecked from then on.
+  uint64_t initialized = 0;
+};
+
+/// A static shared array whose reads the race checker may stop checking once the group has
+/// written every element of it (HostKernel::race_shared, HostRaceFast::initialized). The compile
+/// proved (compiler/passes/race_free.h, reads_without_interval_writes) that no write of the array
+/// shares a barrier interval with those reads, so a read of an element the group wrote before can
+/// only be ordered after that write: what would remain to report is an uninitialised element.
+struct HostRaceShared {
+  uint32_t offset = 0;  ///< the array's first byte in the group's shared buffer
+  uint32_t bytes = 0;   ///< its bytes
+  uint32_t unit = 4;    ///< bytes of one element (the checker keeps a cell per element)
 };
 
 /// An array parameter of a race-checked kernel, as a launch decides whether its accesses need
@@ -216,6 +231,9 @@ class HostKernel {
   size_t access_site_count() const;
   /// A race-checked kernel's accessed array parameters (what a launch may leave unchecked).
   const std::vector<HostRaceArray>& race_arrays() const;
+  /// A race-checked kernel's static shared arrays whose reads stop being checked once the group
+  /// has written all of them (bit i of HostRaceFast::initialized is entry i).
+  const std::vector<HostRaceShared>& race_shared() const;
   /// The work-group shape the kernel was compiled for, if it was (HostCompileOptions::block).
   std::optional<Dim3> fixed_block() const;
   /// The optimisation level it was compiled at (CompileOptions::opt_level).
