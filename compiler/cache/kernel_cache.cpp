@@ -61,8 +61,9 @@ constexpr char magic[8] = {'R', 'J', 'C', 'A', 'C', 'H', 'E', '1'};
 // the kernel's print table and host entries its print table too; 4: host entries hold a shared
 // object (loaded with dlopen) instead of a relocatable object for ORC, and code-object entries the
 // kernels' metadata (read without LLVM, not from the ELF's note); 5: race-checked host entries
-// list the array parameters a launch may leave unchecked (HostRaceArray); 6: ... and the shared
-// arrays whose reads go unchecked once written (HostRaceShared).
+// list the array parameters a launch may leave unchecked (HostRaceArray); 6: ... with group and
+// local dimensions and a bound per index position, and the shared arrays whose reads go unchecked
+// once written (HostRaceShared).
 constexpr uint32_t format_version = 6;
 
 struct Header {

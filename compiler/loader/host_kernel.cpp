@@ -161,7 +161,8 @@ std::string encode_host_entry(const HostKernel::Impl& impl, const std::string& s
     for (int8_t d : a.position_dims) w.put<int8_t>(d);
     w.put<uint32_t>(a.slowest_position);
     w.put<uint32_t>(a.lanes);
-    for (int64_t b : a.block_bounds) w.put<int64_t>(b);
+    for (int8_t d : a.position_locals) w.put<int8_t>(d);  // as many as position_dims
+    for (int64_t b : a.position_bounds) w.put<int64_t>(b);
   }
   w.put<uint64_t>(impl.race_shared.size());
   for (const HostRaceShared& a : impl.race_shared) {
@@ -235,7 +236,14 @@ std::optional<HostEntry> decode_host_entry(std::string_view in, HostKernel::Impl
     for (int8_t& d : a.position_dims) d = r.get<int8_t>();
     a.slowest_position = r.get<uint32_t>();
     a.lanes = r.get<uint32_t>();
-    for (int64_t& b : a.block_bounds) b = r.get<int64_t>();
+    a.position_locals.resize(positions);
+    for (int8_t& d : a.position_locals) d = r.get<int8_t>();
+    a.position_bounds.resize(positions);
+    for (int64_t& b : a.position_bounds) b = r.get<int64_t>();
+    for (uint64_t p = 0; p < positions; ++p)
+      if (a.position_dims[p] > 2 || a.position_locals[p] > 2 || (a.position_dims[p] < 0) != (a.position_locals[p] < 0) ||
+          a.position_bounds[p] < 0)
+        return std::nullopt;
   }
   const uint64_t shared_arrays = r.get<uint64_t>();
   if (!r.ok() || shared_arrays > 64) return std::nullopt;

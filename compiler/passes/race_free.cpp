@@ -33,25 +33,28 @@ class IndexKeys {
     return key;
   }
 
-  // A value that is an injective function of global_id(dim): two work-items with different
-  // ids along it get different values. Additions and subtractions of uniform values, negation
-  // and widening integer casts keep that (modulo 2^bits they are bijections); the id itself is
-  // global_id(d) or group_id(d) * local_size(d) + local_id(d). `plain`: only the id, perhaps
-  // widened (its values are 0 to the launch's size along dim - 1).
+  // A value that is an injective function of (group_id(dim), local_id(local)): two work-items
+  // that differ in either get different values. Additions and subtractions of uniform values,
+  // negation and widening integer casts keep that (modulo 2^bits they are bijections); the id
+  // itself is global_id(d) or group_id(d) * local_size(d) + local_id(d) (dim = local = d), or
+  // group_id(g) * C + local_id(l) for a positive constant C (`bound`). `plain`: only the id,
+  // perhaps widened (its values are 0 to the launch's size along dim - 1, or, bounded, to
+  // (groups along g - 1) * C + work-items along l - 1).
   struct Injective {
-    int dim = 0;
+    int dim = 0;    // the group-id dimension
+    int local = 0;  // the local-id dimension
     std::string key;
     bool plain = true;
-    int64_t block_bound = 0;  // > 0: work-groups may have at most this many work-items along dim
+    int64_t bound = 0;  // > 0: C (work-groups may have at most C work-items along `local`)
   };
   std::optional<Injective> injective(ValueId v, unsigned depth = 0) {
     const ir::Op* op = kernel_.values.at(v).def;
     if (!op || depth > max_depth) return std::nullopt;
     const std::string type = ir::type_name(kernel_.value_type(v));
     if (const auto id = global_id(*op)) {
-      if (id->second == 0) return Injective{id->first, fmt::format("g{}", id->first)};
-      // Its values reach the number of groups times C: not plain.
-      return Injective{id->first, fmt::format("g{}.{}", id->first, id->second), false, id->second};
+      if (id->bound == 0) return Injective{id->group, id->local, fmt::format("g{}", id->group)};
+      return Injective{id->group, id->local, fmt::format("g{}.{}.{}", id->group, id->local, id->bound), true,
+                       id->bound};
     }
     if (op->kind == OpKind::cast) {
       const ir::Type from = kernel_.value_type(op->operands[0]), to = kernel_.value_type(v);
@@ -60,15 +63,17 @@ class IndexKeys {
         return std::nullopt;
       auto inner = injective(op->operands[0], depth + 1);
       if (!inner) return std::nullopt;
-      // A widened id stays in 0 .. size - 1 (sizes are below 2^31).
-      return Injective{inner->dim, fmt::format("cast.{}.{}({})", ir::type_name(from), type, inner->key), inner->plain,
-                       inner->block_bound};
+      // A widened id keeps its values (sizes are below 2^31).
+      inner->key = fmt::format("cast.{}.{}({})", ir::type_name(from), type, inner->key);
+      return inner;
     }
     if (op->kind == OpKind::unary) {
       if (op->unary_op() != ir::UnaryOp::neg || !ir::is_integer(kernel_.value_type(v))) return std::nullopt;
       auto inner = injective(op->operands[0], depth + 1);
       if (!inner) return std::nullopt;
-      return Injective{inner->dim, fmt::format("neg.{}({})", type, inner->key), false, inner->block_bound};
+      inner->key = fmt::format("neg.{}({})", type, inner->key);
+      inner->plain = false;
+      return inner;
     }
     if (op->kind == OpKind::binary) {
       const ir::BinaryOp b = op->binary_op();
@@ -76,19 +81,20 @@ class IndexKeys {
         return std::nullopt;
       const char* name = b == ir::BinaryOp::add ? "add" : "sub";
       if (auto left = injective(op->operands[0], depth + 1)) {
-        if (auto right = uniform(op->operands[1], depth + 1))
-          return Injective{left->dim, fmt::format("{}.{}({},{})", name, type, left->key, *right), false,
-                           left->block_bound};
-        return std::nullopt;
+        auto right = uniform(op->operands[1], depth + 1);
+        if (!right) return std::nullopt;
+        left->key = fmt::format("{}.{}({},{})", name, type, left->key, *right);
+        left->plain = false;
+        return left;
       }
       auto left = uniform(op->operands[0], depth + 1);
       if (!left) return std::nullopt;
       auto right = injective(op->operands[1], depth + 1);
       if (!right) return std::nullopt;
       // u + i is i + u; u - i is a reflection.
-      return Injective{right->dim,
-                       fmt::format("{}.{}({},{})", b == ir::BinaryOp::add ? "add" : "rsub", type, right->key, *left),
-                       false, right->block_bound};
+      right->key = fmt::format("{}.{}({},{})", b == ir::BinaryOp::add ? "add" : "rsub", type, right->key, *left);
+      right->plain = false;
+      return right;
     }
     return std::nullopt;
   }
@@ -105,11 +111,15 @@ class IndexKeys {
   }
 
   // global_id(d), as the op or as group_id(d) * local_size(d) + local_id(d) in either order:
-  // (d, 0). group_id(d) * C + local_id(d) with C a positive constant is injective when the
-  // launch's work-groups have at most C work-items along d: (d, C).
-  std::optional<std::pair<int, int64_t>> global_id(const ir::Op& op) const {
+  // (d, d, 0). group_id(g) * C + local_id(l) with C a positive constant is injective in the two
+  // ids when the launch's work-groups have at most C work-items along l: (g, l, C).
+  struct Id {
+    int group = 0, local = 0;
+    int64_t bound = 0;
+  };
+  std::optional<Id> global_id(const ir::Op& op) const {
     if (op.kind == OpKind::workitem) {
-      if (op.workitem() == WorkItem::global_id) return std::pair{static_cast<int>(op.dim()), int64_t{0}};
+      if (op.workitem() == WorkItem::global_id) return Id{static_cast<int>(op.dim()), static_cast<int>(op.dim()), 0};
       return std::nullopt;
     }
     if (op.kind != OpKind::binary || op.binary_op() != ir::BinaryOp::add) return std::nullopt;
@@ -121,13 +131,15 @@ class IndexKeys {
         continue;
       const unsigned d = local->dim();
       for (int p = 0; p < 2; ++p) {
-        if (workitem(product->operands[p], d) != WorkItem::group_id) continue;
-        if (workitem(product->operands[1 - p], d) == WorkItem::local_size)
-          return std::pair{static_cast<int>(d), int64_t{0}};
+        const ir::Op* group = def(product->operands[p]);
+        if (!group || group->kind != OpKind::workitem || group->workitem() != WorkItem::group_id) continue;
+        const unsigned g = group->dim();
+        if (g == d && workitem(product->operands[1 - p], d) == WorkItem::local_size)
+          return Id{static_cast<int>(d), static_cast<int>(d), 0};
         const ir::Op* c = def(product->operands[1 - p]);
         if (c && c->kind == OpKind::constant && ir::is_integer(kernel_.value_type(product->operands[1 - p])) &&
             c->get<ir::ConstantAttrs>().integer > 0)
-          return std::pair{static_cast<int>(d), c->get<ir::ConstantAttrs>().integer};
+          return Id{static_cast<int>(g), static_cast<int>(d), c->get<ir::ConstantAttrs>().integer};
       }
     }
     return std::nullopt;
@@ -195,21 +207,27 @@ std::vector<RaceFreeArray> race_free_arrays(const ir::Kernel& kernel) {
       return;
     }
     Site site{ir::access_lanes(kernel, op), {}};
-    std::vector<int8_t> dims;
-    std::array<int64_t, 3> bounds{};
-    unsigned used = 0;
+    std::vector<int8_t> dims, locals;
+    std::vector<int64_t> bounds;
+    unsigned used = 0, used_locals = 0;
     // The position whose index varies slowest (C: the first; F: the last). The others must be
-    // plain ids: a component that may exceed its extent could reach another row's elements.
+    // plain ids (the launch checks they stay within their extents): a component that may exceed
+    // its extent could reach another row's elements.
     const unsigned slowest = m.layout == ir::Layout::F ? m.rank - 1 : 0;
     for (unsigned d = 0; d < m.rank && one_item[p]; ++d) {
       if (auto inj = keys.injective(op.operands[d])) {
-        if ((used & (1u << inj->dim)) || (d != slowest && !inj->plain)) one_item[p] = false;
+        if ((used & (1u << inj->dim)) || (used_locals & (1u << inj->local)) || (d != slowest && !inj->plain))
+          one_item[p] = false;
         used |= 1u << inj->dim;
-        bounds[inj->dim] = inj->block_bound;
+        used_locals |= 1u << inj->local;
         dims.push_back(static_cast<int8_t>(inj->dim));
+        locals.push_back(static_cast<int8_t>(inj->local));
+        bounds.push_back(inj->bound);
         site.keys.push_back(std::move(inj->key));
       } else if (auto u = keys.uniform(op.operands[d])) {
         dims.push_back(-1);
+        locals.push_back(-1);
+        bounds.push_back(0);
         site.keys.push_back(std::move(*u));
       } else {
         one_item[p] = false;
@@ -221,10 +239,11 @@ std::vector<RaceFreeArray> race_free_arrays(const ir::Kernel& kernel) {
     }
     if (!first[p]) {
       first[p] = std::move(site);
-      a.position_dims = std::move(dims);
+      a.position_dims = std::move(dims);  // the keys name them and the bounds: later sites have the same
+      a.position_locals = std::move(locals);
+      a.position_bounds = std::move(bounds);
       a.slowest_position = slowest;
       a.lanes = first[p]->lanes;
-      a.block_bounds = bounds;  // the keys name them: later sites have the same
     } else if (first[p]->lanes != site.lanes || first[p]->keys != site.keys) {
       one_item[p] = false;
     }
@@ -236,7 +255,11 @@ std::vector<RaceFreeArray> race_free_arrays(const ir::Kernel& kernel) {
       a.rule = RaceFreeArray::Rule::read_only;
     else if (one_item[p])
       a.rule = RaceFreeArray::Rule::one_item;
-    if (a.rule != RaceFreeArray::Rule::one_item) a.position_dims.clear();
+    if (a.rule != RaceFreeArray::Rule::one_item) {
+      a.position_dims.clear();
+      a.position_locals.clear();
+      a.position_bounds.clear();
+    }
   }
   return arrays;
 }
@@ -262,7 +285,8 @@ std::vector<HostRaceArray> host_race_arrays(const ir::Kernel& kernel) {
     a.position_dims = f.position_dims;
     a.slowest_position = f.slowest_position;
     a.lanes = f.lanes;
-    a.block_bounds = f.block_bounds;
+    a.position_locals = f.position_locals;
+    a.position_bounds = f.position_bounds;
     out.push_back(std::move(a));
   }
   return out;

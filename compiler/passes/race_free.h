@@ -24,19 +24,19 @@ struct RaceFreeArray {
   Rule rule = Rule::checked;
   bool accessed = false;  // some load, store or atomic names it
   bool written = false;   // some store or atomic writes it
-  // one_item: per index position, the global-id dimension its component is injective in, or -1
-  // for a component that is the same for the whole launch. Components at positions other than
-  // the slowest-varying one (C layout: the first; F: the last) are the plain id. The launch
-  // must then have one work-item along every dimension no position uses, and no more
-  // work-items along an other position's dimension than that position's extent.
+  // one_item: per index position, the group-id dimension and the local-id dimension its
+  // component is injective in (the same for global_id(d)), or -1 for a component that is the
+  // same for the whole launch, and 0 or C for an id spelled group_id(g) * C + local_id(l) (the
+  // launch's work-groups must then have at most C work-items along l, and its largest value must
+  // fit in an i32: a wrapped product could repeat one). Components at positions other than the
+  // slowest-varying one (C layout: the first; F: the last) are the plain id, whose values the
+  // launch must keep below their extent. The launch must have one work-group along every group
+  // dimension no position uses, and one work-item along every such local dimension.
   std::vector<int8_t> position_dims;
+  std::vector<int8_t> position_locals;
+  std::vector<int64_t> position_bounds;
   unsigned slowest_position = 0;
-  unsigned lanes = 1;
-  // one_item: per global-id dimension, 0 or C when an index spells the id group_id(d) * C +
-  // local_id(d): the launch's work-groups must have at most C work-items along d, and its largest
-  // such value must fit in an i32 (a wrapped product could repeat a value).
-  std::array<int64_t, 3>
-      block_bounds{};  // one_item: elements per access (a vector access: the last index counts vectors)
+  unsigned lanes = 1;  // one_item: elements per access (a vector access: the last index counts vectors)
 };
 
 // Per parameter, by parameter index (scalar parameters: accessed = false).

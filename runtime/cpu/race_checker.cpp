@@ -145,7 +145,6 @@ uint64_t unchecked_arrays(const HostKernel& kernel, Dim3 grid, Dim3 block, const
   const std::vector<HostRaceArray>& arrays = kernel.race_arrays();
   std::vector<std::optional<Span>> spans;
   for (const HostRaceArray& a : arrays) spans.push_back(span_of(a, args));
-  const int64_t size[3] = {grid.x * block.x, grid.y * block.y, grid.z * block.z};
   const int64_t work_items[3] = {block.x, block.y, block.z};
   uint64_t unchecked = 0;
   for (size_t i = 0; i < arrays.size(); ++i) {
@@ -158,24 +157,28 @@ uint64_t unchecked_arrays(const HostKernel& kernel, Dim3 grid, Dim3 block, const
       ok = spans[j] && !spans[i]->overlaps(*spans[j]);
     }
     if (ok && a.rule == HostRaceArray::Rule::one_item) {
-      unsigned used = 0;
-      for (uint32_t p = 0; p < a.position_dims.size() && ok; ++p) {
-        const int d = a.position_dims[p];
-        if (d < 0) continue;
-        used |= 1u << d;
-        if (p == a.slowest_position) continue;
-        // A fast-varying position: the ids along d must not reach past its extent.
-        const int32_t extent = *static_cast<const int32_t*>(args[a.pointer_argument + 1 + p]);
-        ok = size[d] * (p + 1 == a.rank ? a.lanes : 1) <= extent;
-      }
-      // group_id(d) * C + local_id(d): at most C work-items per group along d, and no value past
-      // 2^31 - 1 (a wrapped 32-bit product could repeat one).
       const int64_t groups[3] = {grid.x, grid.y, grid.z};
+      unsigned used = 0, used_locals = 0;
+      for (uint32_t p = 0; p < a.position_dims.size() && ok; ++p) {
+        const int g = a.position_dims[p], l = a.position_locals.at(p);
+        if (g < 0) continue;
+        ok = !(used & (1u << g)) && !(used_locals & (1u << l));
+        used |= 1u << g;
+        used_locals |= 1u << l;
+        // One past the largest value of the position's index: global_id(g), or group_id(g) * C +
+        // local_id(l), which needs at most C work-items per group along l and no value past
+        // 2^31 - 1 (a wrapped 32-bit product could repeat one).
+        const int64_t bound = a.position_bounds.at(p);
+        const __int128 reach = bound == 0 ? static_cast<__int128>(groups[g]) * work_items[l]
+                                          : static_cast<__int128>(groups[g] - 1) * bound + work_items[l];
+        if (bound != 0) ok = ok && work_items[l] <= bound && reach - 1 <= INT32_MAX;
+        if (p == a.slowest_position) continue;
+        // A fast-varying position: its values must not reach past its extent.
+        const int32_t extent = *static_cast<const int32_t*>(args[a.pointer_argument + 1 + p]);
+        ok = ok && reach * (p + 1 == a.rank ? a.lanes : 1) <= extent;
+      }
       for (int d = 0; d < 3 && ok; ++d)
-        ok = ((used & (1u << d)) || size[d] == 1) &&
-             (a.block_bounds[d] == 0 ||
-              (work_items[d] <= a.block_bounds[d] &&
-               static_cast<__int128>(groups[d] - 1) * a.block_bounds[d] + work_items[d] <= INT32_MAX));
+        ok = ((used & (1u << d)) || groups[d] == 1) && ((used_locals & (1u << d)) || work_items[d] == 1);
     }
     if (ok) unchecked |= uint64_t{1} << a.param;
   }

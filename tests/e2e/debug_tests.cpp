@@ -420,6 +420,15 @@ TEST_CASE("race check: arrays proved race-free are still checked when arguments 
   auto out = device_array<int32_t>({64});
   CHECK(race_report([&] { rows[{{1}, {64}}](out); }).empty());
   CHECK_THAT(race_report([&] { rows[{{1, 2}, {64, 1}}](out); }), Contains("race check: kernel 'one_index_two_rows'"));
+  // A transpose's output index crosses group and local dimensions, C = 16: 16 x 16 groups write
+  // each element once; groups 32 wide along x (local_id(0) up to 31) write their neighbours'.
+  Kernel crossed = kernel("crossed_tiles", [](Array<int32_t, 2> out) {
+    out(group_id(0) * 16 + local_id(1), group_id(1) * 16 + local_id(0)) = local_id(0);
+  }, {.param_names = {"out"}});
+  auto tiles = device_array<int32_t>({64, 64});
+  CHECK(race_report([&] { crossed[{{4, 4}, {16, 16}}](tiles); }).empty());
+  CHECK_THAT(race_report([&] { crossed[{{4, 2}, {32, 16}}](tiles); }),
+             Contains("race check: kernel 'crossed_tiles'") && Contains("global array 'out'"));
 }
 
 TEST_CASE("race check: acquire/release orders work-groups; without it the same hand-off is a race") {

@@ -48,7 +48,29 @@ TEST_CASE("race_free_arrays: never-written arrays, and arrays whose every access
   Kernel blocked = kernel("rf_blocked", [](Array<int32_t> out) { out(group_id(0) * 256 + local_id(0)) = 1; });
   f = facts(blocked);
   CHECK(f[0].rule == Rule::one_item);
-  CHECK(f[0].block_bounds == std::array<int64_t, 3>{256, 0, 0});
+  CHECK(f[0].position_dims == std::vector<int8_t>{0});
+  CHECK(f[0].position_locals == std::vector<int8_t>{0});
+  CHECK(f[0].position_bounds == std::vector<int64_t>{256});
+
+  // Tiles: group_id(g) * C + local_id(l) at each position, the group and local dimensions
+  // crossed (a transpose's output) or not (a tiled stencil's).
+  Kernel crossed = kernel("rf_crossed", [](Array<float, 2> out) {
+    out(group_id(0) * 16 + local_id(1), group_id(1) * 16 + local_id(0)) = 1.0f;
+  });
+  f = facts(crossed);
+  CHECK(f[0].rule == Rule::one_item);
+  CHECK(f[0].position_dims == std::vector<int8_t>{0, 1});
+  CHECK(f[0].position_locals == std::vector<int8_t>{1, 0});
+  CHECK(f[0].position_bounds == std::vector<int64_t>{16, 16});
+  Kernel tiled = kernel("rf_tiled_out", [](Array<float, 2> out) {
+    out(group_id(1) * 16 + local_id(1), group_id(0) * 16 + local_id(0)) = 1.0f;
+  });
+  CHECK(facts(tiled)[0].rule == Rule::one_item);
+  // One local id twice: (g0 * 16 + l0, g1 * 16 + l0) leaves l1 unknown.
+  Kernel twice_local = kernel("rf_twice_local", [](Array<float, 2> out) {
+    out(group_id(0) * 16 + local_id(0), group_id(1) * 16 + local_id(0)) = 1.0f;
+  });
+  CHECK(facts(twice_local)[0].rule == Rule::checked);
 
   // Two indices computed separately but the same way are one index.
   Kernel twice = kernel("rf_twice", [](Array<int32_t> out) { out(global_id(0) + 1) = out(global_id(0) + 1) * 2; });
@@ -124,8 +146,9 @@ TEST_CASE("unchecked_arrays: the launch's arguments and sizes complete the proof
   std::vector<int32_t> o(1024);
   CHECK(unchecked_arrays(hb, {4}, {256}, HostArgs().array(o).data()) == 0b1);
   CHECK(unchecked_arrays(hb, {2}, {512}, HostArgs().array(o).data()) == 0);  // groups overlap
-  // 2^23 groups of 256: the last ids pass 2^31 and a 32-bit product wraps.
-  CHECK(unchecked_arrays(hb, {int64_t{1} << 23}, {256}, HostArgs().array(o).data()) == 0);
+  // 2^23 groups of 256: the last id is 2^31 - 1; one group more and the 32-bit values wrap.
+  CHECK(unchecked_arrays(hb, {int64_t{1} << 23}, {256}, HostArgs().array(o).data()) == 0b1);
+  CHECK(unchecked_arrays(hb, {(int64_t{1} << 23) + 1}, {256}, HostArgs().array(o).data()) == 0);
 
   Kernel k2 = kernel("rf_launch2", [](Array<float, 2> a) {
     a(global_id(1), global_id(0)) = 1.0f;
@@ -135,6 +158,24 @@ TEST_CASE("unchecked_arrays: the launch's arguments and sizes complete the proof
   // 64 work-items along x fit a row of 64; 128 would reach the next row's elements.
   CHECK(unchecked_arrays(hk2, {1, 8}, {64}, HostArgs().array(a.data(), {8, 64}).data()) == 0b1);
   CHECK(unchecked_arrays(hk2, {2, 4}, {64}, HostArgs().array(a.data(), {8, 64}).data()) == 0);
+
+  // Crossed tiles (a transpose's output): (group_id(0) * 16 + local_id(1), group_id(1) * 16 +
+  // local_id(0)) over a 64 x 64 array.
+  Kernel crossed = kernel("rf_launch_crossed", [](Array<float, 2> out) {
+    out(group_id(0) * 16 + local_id(1), group_id(1) * 16 + local_id(0)) = 1.0f;
+  });
+  HostKernel hc = compile_host(crossed.ir(), options);
+  std::vector<float> t(64 * 64);
+  HostArgs tile_args;
+  tile_args.array(t.data(), {64, 64});
+  CHECK(unchecked_arrays(hc, {4, 4}, {16, 16}, tile_args.data()) == 0b1);
+  CHECK(unchecked_arrays(hc, {2, 2}, {16, 8}, tile_args.data()) == 0b1);  // fewer work-items than C
+  CHECK(unchecked_arrays(hc, {2, 4}, {32, 16}, tile_args.data()) == 0);   // local_id(0) up to 31 > C
+  // The fast position's values reach 7 * 16 + 15 = 127, past the 64 columns (the next row).
+  CHECK(unchecked_arrays(hc, {4, 8}, {16, 16}, tile_args.data()) == 0);
+  // A third dimension the index does not use, of groups or of work-items.
+  CHECK(unchecked_arrays(hc, {4, 4, 2}, {16, 16}, tile_args.data()) == 0);
+  CHECK(unchecked_arrays(hc, {4, 4}, {16, 16, 2}, tile_args.data()) == 0);
 }
 
 TEST_CASE("reads_without_interval_writes: shared reads that no write of their array can share a barrier interval with") {

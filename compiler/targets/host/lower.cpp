@@ -20,7 +20,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -857,6 +859,30 @@ class HostLowering : public KernelLowering {
         work_item_loops();
         builder_.CreateBr(join);
         builder_.SetInsertPoint(join);
+      } else if (const auto needed = race_skippable(run)) {
+        // Race checking, and every access of the region is one a launch or the group's filled
+        // shared arrays may leave unchecked: when they all do (tested once at group level), the
+        // region without the checks (which LLVM vectorises as it does the unchecked kernel).
+        auto holds = [&](llvm::Value* bits, uint64_t mask) {
+          return builder_.CreateICmpEQ(builder_.CreateAnd(bits, builder_.getInt64(mask)), builder_.getInt64(mask));
+        };
+        llvm::Value* all = holds(race_unchecked_, needed->first);
+        if (needed->second)  // race_initialized_ exists: the kernel has a shared table
+          all = builder_.CreateAnd(all, holds(builder_.CreateLoad(builder_.getInt64Ty(), race_initialized_),
+                                              needed->second));
+        auto* fast = llvm::BasicBlock::Create(context_, "race.skipped", function_);
+        auto* slow = llvm::BasicBlock::Create(context_, "race.checked_region", function_);
+        auto* join = llvm::BasicBlock::Create(context_, "race.join", function_);
+        builder_.CreateCondBr(all, fast, slow);
+        builder_.SetInsertPoint(fast);
+        race_skip_ = true;
+        work_item_loops();
+        race_skip_ = false;
+        builder_.CreateBr(join);
+        builder_.SetInsertPoint(slow);
+        work_item_loops();
+        builder_.CreateBr(join);
+        builder_.SetInsertPoint(join);
       } else if (guards.empty()) {
         work_item_loops();
       } else {
@@ -1577,6 +1603,42 @@ class HostLowering : public KernelLowering {
     KernelLowering::fence(op);
   }
 
+  // Race checking: whether every access of a region's ops may go unchecked at some launches or
+  // groups, and the bits that then hold (of HostRaceFast::unchecked: array parameters whose
+  // launch-time proof holds; of HostRaceFast::initialized: shared arrays the group has filled, read
+  // where no write of them shares the interval). Not with atomics, fences, barriers or other ops
+  // that touch memory (their hooks must run), nor for a region without any checked access.
+  std::optional<std::pair<uint64_t, uint64_t>> race_skippable(const std::vector<const ir::Op*>& run) const {
+    if (!check_races) return std::nullopt;
+    uint64_t params = 0, shared = 0;
+    bool ok = true;
+    auto visit = [&](const ir::Op& o) {
+      const ir::OpInfo& info = ir::op_info(o.kind);
+      if (info.effect == ir::OpEffect::synchronizes) ok = false;
+      if (info.reference != ir::OpReference::memory && info.reference != ir::OpReference::indexed) return;
+      const ir::Memory& m = kernel_.memories[o.memory()];
+      if (m.space != ir::MemorySpace::shared && m.space != ir::MemorySpace::global) return;
+      if (o.kind != OpKind::load && o.kind != OpKind::store) {
+        ok = false;
+      } else if (m.space == ir::MemorySpace::global) {
+        if (m.param_index >= 0 && m.param_index < 64 && (race_may_skip_ >> m.param_index & 1))
+          params |= uint64_t{1} << m.param_index;
+        else
+          ok = false;
+      } else if (o.kind == OpKind::load && race_unrecorded_reads_.count(&o) && race_shared_bit_.count(o.memory())) {
+        shared |= uint64_t{1} << race_shared_bit_.at(o.memory());
+      } else {
+        ok = false;
+      }
+    };
+    for (const ir::Op* op : run) {
+      visit(*op);
+      for (const ir::Region& sub : op->regions) ir::walk(sub, visit);
+    }
+    if (!ok || (params == 0 && shared == 0)) return std::nullopt;
+    return std::pair{params, shared};
+  }
+
   // The race checker's hook before an access of shared or global memory at `address` (site `id`):
   // a scalar load or store of a kernel without bounds checks is checked inline (race_inline),
   // which calls race_access only for a possible conflict; other accesses call it always.
@@ -1772,7 +1834,8 @@ class HostLowering : public KernelLowering {
   bool plain_atomics(ir::MemorySpace space) override { return space != ir::MemorySpace::global; }
 
   llvm::Value* element_address(const ir::Op& op, const ir::Memory& m, llvm::Value* base, llvm::Value* linear) override {
-    const bool race = check_races && (m.space == ir::MemorySpace::shared || m.space == ir::MemorySpace::global);
+    const bool race =
+        check_races && !race_skip_ && (m.space == ir::MemorySpace::shared || m.space == ir::MemorySpace::global);
     if (!bounds_check_) {
       llvm::Value* address = KernelLowering::element_address(op, m, base, linear);
       if (race) race_access(op, m, access_site(op, m), address);
@@ -1872,6 +1935,7 @@ class HostLowering : public KernelLowering {
   llvm::Value *race_context_ = nullptr, *race_first_ = nullptr, *race_barrier_floor_ = nullptr,
               *race_global_floor_ = nullptr;
   std::vector<std::pair<llvm::Value*, size_t>> race_reloaded_;  // (variable, field offset)
+  bool race_skip_ = false;  // lowering a region's copy whose accesses all go unchecked (race_skippable)
   llvm::Value* group_linear_ = nullptr;  // the group loop's counter (i64)
   std::unordered_map<const ir::Op*, int> segment_of_;
   std::vector<bool> segment_in_loop_;

@@ -119,15 +119,19 @@ struct HostRaceArray {
   bool strided = false;           ///< strided layout (else C or F)
   bool written = false;           ///< some access writes it
   Rule rule = Rule::checked;      ///< what the compile proved
-  /// one_item: per index position, the global-id dimension it uses (-1: none); at positions
-  /// other than `slowest_position`, the launch's size along that dimension (times `lanes` at
-  /// the last position) must not exceed the position's extent; along unused dimensions it must be 1.
+  /// one_item: per index position, the group-id dimension its index uses (-1: none; also the
+  /// global-id dimension of global_id(d)). The launch must have one work-group along every group
+  /// dimension no position uses, and one work-item along every unused local dimension.
   std::vector<int8_t> position_dims;
   uint32_t slowest_position = 0;  ///< one_item: the position whose index varies slowest (C: 0)
   uint32_t lanes = 1;             ///< one_item: elements per access (a vector access)
-  /// one_item: per dimension, 0 or the most work-items a work-group may have along it (an index
-  /// spelled group_id(d) * C + local_id(d)).
-  std::array<int64_t, 3> block_bounds{};
+  /// one_item: per index position, the local-id dimension its index uses (-1: none).
+  std::vector<int8_t> position_locals;
+  /// one_item: per index position, 0 (the index is global_id(d)) or C (it is group_id(g) * C +
+  /// local_id(l): the launch's work-groups may have at most C work-items along l, and its values
+  /// must fit in 32 bits). At positions other than `slowest_position`, the index's values (times
+  /// `lanes` at the last position) must stay below the position's extent.
+  std::vector<int64_t> position_bounds;
 };
 
 /// The block of launch state a host kernel's generated code reads: one per worker thread per
