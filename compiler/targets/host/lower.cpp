@@ -1570,15 +1570,23 @@ class HostLowering : public KernelLowering {
     builder_.CreateCall(type, race_sync_, {race_state_, builder_.getInt32(static_cast<int32_t>(kind)), group_linear_,
                                            item ? item : builder_.getInt32(-1),
                                            address ? address : llvm::ConstantPointerNull::get(builder_.getPtrTy())});
-    race_reload();
+    // What RaceLaunch::sync changes: at a group's start and barriers the floors and filled
+    // arrays too, at wavebarriers and fences the context; after an atomic read nothing.
+    if (kind == HostSync::group_begin || kind == HostSync::barrier || kind == HostSync::barrier_global)
+      race_reload(false);
+    else if (kind != HostSync::acquired && kind != HostSync::read_relaxed)
+      race_reload(true);
   }
 
-  // After a hook: the HostRaceFast fields it may have changed, into their variables.
-  void race_reload() {
+  // After a hook: the HostRaceFast fields it may have changed (only the context, or all), into
+  // their variables.
+  void race_reload(bool context_only) {
     for (auto [var, offset] : race_reloaded_)
-      builder_.CreateStore(builder_.CreateLoad(builder_.getInt64Ty(),
-                                               builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), race_fast_, offset)),
-                           var);
+      if (!context_only || offset == offsetof(HostRaceFast, context))
+        builder_.CreateStore(
+            builder_.CreateLoad(builder_.getInt64Ty(),
+                                builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), race_fast_, offset)),
+            var);
   }
 
   // After an atomic read of shared or global memory: what it read is only then known (a release
@@ -1690,7 +1698,8 @@ class HostLowering : public KernelLowering {
                                              builder_.CreateTrunc(work_item_, builder_.getInt32Ty()), stored});
     // An atomic release starts a new context (RaceLaunch::access); other accesses change nothing
     // the variables hold.
-    if (op.kind == OpKind::atomic) race_reload();
+    if (op.kind == OpKind::atomic && op.atomic_op() != ir::AtomicOp::load && ir::releases(op.order()))
+      race_reload(true);
     builder_.CreateBr(done);
     builder_.SetInsertPoint(done);
   }
