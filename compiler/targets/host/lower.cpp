@@ -805,6 +805,23 @@ class HostLowering : public KernelLowering {
     builder_.SetInsertPoint(live);
   }
 
+  // At group level: `then` when `condition` holds, else `otherwise`, in blocks named by `names`
+  // (then, else, join); code after it goes on from the join.
+  template <class Then, class Otherwise>
+  void two_ways(llvm::Value* condition, const std::array<const char*, 3>& names, Then&& then, Otherwise&& otherwise) {
+    auto* yes = llvm::BasicBlock::Create(context_, names[0], function_);
+    auto* no = llvm::BasicBlock::Create(context_, names[1], function_);
+    auto* join = llvm::BasicBlock::Create(context_, names[2], function_);
+    builder_.CreateCondBr(condition, yes, no);
+    builder_.SetInsertPoint(yes);
+    then();
+    builder_.CreateBr(join);
+    builder_.SetInsertPoint(no);
+    otherwise();
+    builder_.CreateBr(join);
+    builder_.SetInsertPoint(join);
+  }
+
   void flush(std::vector<const ir::Op*>& run) {
     if (run.empty()) return;
     int seg = segment_of_.at(run.front());
@@ -848,17 +865,8 @@ class HostLowering : public KernelLowering {
       if (const ir::Op* loop = interchangeable_loop(run)) {
         // Where the loop's bounds allow (interchange_holds), its iterations run in lock step over
         // the group's work-items (interchanged_loops), else the work-item loops as written.
-        auto* lock_step = llvm::BasicBlock::Create(context_, "interchange.holds", function_);
-        auto* as_written = llvm::BasicBlock::Create(context_, "interchange.not", function_);
-        auto* join = llvm::BasicBlock::Create(context_, "interchange.join", function_);
-        builder_.CreateCondBr(interchange_holds(*loop), lock_step, as_written);
-        builder_.SetInsertPoint(lock_step);
-        interchanged_loops(run, *loop);
-        builder_.CreateBr(join);
-        builder_.SetInsertPoint(as_written);
-        work_item_loops();
-        builder_.CreateBr(join);
-        builder_.SetInsertPoint(join);
+        two_ways(interchange_holds(*loop), {"interchange.holds", "interchange.not", "interchange.join"},
+                 [&] { interchanged_loops(run, *loop); }, work_item_loops);
       } else if (const auto needed = race_skippable(run)) {
         // Race checking, and every access of the region is one a launch or the group's filled
         // shared arrays may leave unchecked: when they all do (tested once at group level), the
@@ -870,19 +878,11 @@ class HostLowering : public KernelLowering {
         if (needed->second)  // race_initialized_ exists: the kernel has a shared table
           all = builder_.CreateAnd(all, holds(builder_.CreateLoad(builder_.getInt64Ty(), race_initialized_),
                                               needed->second));
-        auto* fast = llvm::BasicBlock::Create(context_, "race.skipped", function_);
-        auto* slow = llvm::BasicBlock::Create(context_, "race.checked_region", function_);
-        auto* join = llvm::BasicBlock::Create(context_, "race.join", function_);
-        builder_.CreateCondBr(all, fast, slow);
-        builder_.SetInsertPoint(fast);
-        race_skip_ = true;
-        work_item_loops();
-        race_skip_ = false;
-        builder_.CreateBr(join);
-        builder_.SetInsertPoint(slow);
-        work_item_loops();
-        builder_.CreateBr(join);
-        builder_.SetInsertPoint(join);
+        two_ways(all, {"race.skipped", "race.checked_region", "race.join"}, [&] {
+          race_skip_ = true;
+          work_item_loops();
+          race_skip_ = false;
+        }, work_item_loops);
       } else if (guards.empty()) {
         work_item_loops();
       } else {
@@ -890,21 +890,15 @@ class HostLowering : public KernelLowering {
         // the guards taken as true, and as written.
         llvm::Value* all_hold = builder_.getTrue();
         for (const Guard& g : guards) all_hold = builder_.CreateAnd(all_hold, holds_for_group(g));
-        auto* fast = llvm::BasicBlock::Create(context_, "guards.hold", function_);
-        auto* slow = llvm::BasicBlock::Create(context_, "guards.checked", function_);
-        auto* join = llvm::BasicBlock::Create(context_, "guards.join", function_);
-        builder_.CreateCondBr(all_hold, fast, slow);
-        builder_.SetInsertPoint(fast);
-        for (const Guard& g : guards) forced_true_.insert(g.condition);
-        work_item_loops();
-        forced_true_.clear();
-        builder_.CreateBr(join);
-        builder_.SetInsertPoint(slow);
-        scalar_loops_ = true;
-        work_item_loops();
-        scalar_loops_ = false;
-        builder_.CreateBr(join);
-        builder_.SetInsertPoint(join);
+        two_ways(all_hold, {"guards.hold", "guards.checked", "guards.join"}, [&] {
+          for (const Guard& g : guards) forced_true_.insert(g.condition);
+          work_item_loops();
+          forced_true_.clear();
+        }, [&] {
+          scalar_loops_ = true;
+          work_item_loops();
+          scalar_loops_ = false;
+        });
       }
       if (returned_) {
         // Work-items that returned skip the rest of the kernel: with a uniform Return that is the
