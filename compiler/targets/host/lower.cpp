@@ -1605,6 +1605,23 @@ class HostLowering : public KernelLowering {
     KernelLowering::fence(op);
   }
 
+  // Race checking: the bit an access may go unchecked on. Of HostRaceFast::unchecked, an array
+  // parameter's whose rule a launch may confirm (HostRaceArray); of HostRaceFast::initialized, a
+  // static shared array's in the table (HostRaceShared), for a read no write of the array shares
+  // the interval with. None for accesses always checked.
+  struct RaceSkipBit {
+    bool filled = false;  // of `initialized` (else of `unchecked`)
+    unsigned bit = 0;
+  };
+  std::optional<RaceSkipBit> race_skip_bit(const ir::Op& op, const ir::Memory& m) const {
+    if (m.space == ir::MemorySpace::global && m.param_index >= 0 && m.param_index < 64 &&
+        (race_may_skip_ >> m.param_index & 1))
+      return RaceSkipBit{false, static_cast<unsigned>(m.param_index)};
+    if (m.space == ir::MemorySpace::shared && race_unrecorded_reads_.count(&op))
+      if (auto it = race_shared_bit_.find(op.memory()); it != race_shared_bit_.end()) return RaceSkipBit{true, it->second};
+    return std::nullopt;
+  }
+
   // Race checking: whether every access of a region's ops may go unchecked at some launches or
   // groups, and the bits that then hold (of HostRaceFast::unchecked: array parameters whose
   // launch-time proof holds; of HostRaceFast::initialized: shared arrays the group has filled, read
@@ -1620,18 +1637,11 @@ class HostLowering : public KernelLowering {
       if (info.reference != ir::OpReference::memory && info.reference != ir::OpReference::indexed) return;
       const ir::Memory& m = kernel_.memories[o.memory()];
       if (m.space != ir::MemorySpace::shared && m.space != ir::MemorySpace::global) return;
-      if (o.kind != OpKind::load && o.kind != OpKind::store) {
+      const auto skip = race_skip_bit(o, m);
+      if ((o.kind != OpKind::load && o.kind != OpKind::store) || !skip)
         ok = false;
-      } else if (m.space == ir::MemorySpace::global) {
-        if (m.param_index >= 0 && m.param_index < 64 && (race_may_skip_ >> m.param_index & 1))
-          params |= uint64_t{1} << m.param_index;
-        else
-          ok = false;
-      } else if (o.kind == OpKind::load && race_unrecorded_reads_.count(&o) && race_shared_bit_.count(o.memory())) {
-        shared |= uint64_t{1} << race_shared_bit_.at(o.memory());
-      } else {
-        ok = false;
-      }
+      else
+        (skip->filled ? shared : params) |= uint64_t{1} << skip->bit;
     };
     for (const ir::Op* op : run) {
       visit(*op);
@@ -1647,13 +1657,14 @@ class HostLowering : public KernelLowering {
   void race_access(const ir::Op& op, const ir::Memory& m, int32_t id, llvm::Value* address) {
     auto* i64 = builder_.getInt64Ty();
     llvm::BasicBlock* done = nullptr;
-    // An array the launch may leave unchecked (HostRaceFast::unchecked; loaded once per call, so
-    // the test is loop-invariant).
-    if (m.space == ir::MemorySpace::global && m.param_index >= 0 && m.param_index < 64 &&
-        (race_may_skip_ >> m.param_index & 1)) {
+    // An array the launch may leave unchecked (HostRaceFast::unchecked; loaded once per call), or
+    // a read of a shared array once the group has written all of it (initialized, as of the last
+    // barrier): both loop-invariant tests.
+    if (const auto skip = race_skip_bit(op, m)) {
       done = llvm::BasicBlock::Create(context_, "race.done", function_);
-      auto* checked = llvm::BasicBlock::Create(context_, "race.checked", function_);
-      llvm::Value* bit = builder_.CreateAnd(race_unchecked_, builder_.getInt64(uint64_t{1} << m.param_index));
+      auto* checked = llvm::BasicBlock::Create(context_, skip->filled ? "race.unfilled" : "race.checked", function_);
+      llvm::Value* bits = skip->filled ? builder_.CreateLoad(i64, race_initialized_) : race_unchecked_;
+      llvm::Value* bit = builder_.CreateAnd(bits, builder_.getInt64(uint64_t{1} << skip->bit));
       builder_.CreateCondBr(builder_.CreateICmpNE(bit, builder_.getInt64(0)), done, checked);
       builder_.SetInsertPoint(checked);
     }
@@ -1669,19 +1680,10 @@ class HostLowering : public KernelLowering {
     const bool inline_check = !bounds_check_ && (op.kind == OpKind::load || op.kind == OpKind::store) &&
                               ir::access_lanes(kernel_, op) == 1;
     if (!done) done = llvm::BasicBlock::Create(context_, "race.done", function_);
-    // A shared read no write of its array can share an interval with: unchecked once the group
-    // has written the whole array (HostRaceShared), else checked but not recorded.
-    const bool unrecorded = m.space == ir::MemorySpace::shared && race_unrecorded_reads_.count(&op);
-    if (unrecorded && race_shared_bit_.count(op.memory())) {
-      auto* checked = llvm::BasicBlock::Create(context_, "race.unfilled", function_);
-      llvm::Value* bit = builder_.CreateAnd(builder_.CreateLoad(i64, race_initialized_),
-                                            builder_.getInt64(uint64_t{1} << race_shared_bit_.at(op.memory())));
-      builder_.CreateCondBr(builder_.CreateICmpNE(bit, builder_.getInt64(0)), done, checked);
-      builder_.SetInsertPoint(checked);
-    }
     if (inline_check) {
       auto* slow = llvm::BasicBlock::Create(context_, "race.slow", function_);
-      const bool record = !unrecorded;
+      // A shared read no write of its array can share an interval with is checked, not recorded.
+      const bool record = !(m.space == ir::MemorySpace::shared && race_unrecorded_reads_.count(&op));
       race_inline(m.space == ir::MemorySpace::global, op.kind == OpKind::store, id, address, slow, done, record);
       builder_.SetInsertPoint(slow);
     }
