@@ -246,6 +246,49 @@ TEST_CASE("bounds guards that hold for a whole work-group: the unguarded copy ag
   run_both_shapes(wrapped, {600}, {64}, Args().array(std::vector<int32_t>(600 * 64, 7)).scalar(1 << 29));
 }
 
+// An exit guard (an If that only returns, on one comparison) is taken as false in the copy, which
+// groups run when the negated comparison holds for all their work-items: the last, partial
+// group and groups past the end take the checked copy.
+TEST_CASE("exit guards that fail for a whole work-group: the copy without them agrees with the interpreter") {
+  Kernel offsets = kernel("exit_offsets", [](Array<int32_t> out, Array<int32_t> add) {
+    Int i = global_id(0);
+    If(i >= out.shape(0), [&] { Return(); });
+    out(i) = out(i) + add(group_id(0));
+  });
+  CompileOptions o;
+  o.emit_llvm_ir = true;
+  o.jit = false;
+  CHECK(compile(offsets, Target::host(), o).host.llvm_ir().find("guards.hold") != std::string::npos);
+  std::vector<int32_t> base(1000);
+  for (int i = 0; i < 1000; ++i) base[i] = i;
+  auto r = run_both_shapes(offsets, {17}, {64}, Args().array(base).array(std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}));
+  std::vector<int32_t> rv = r[0].as<int32_t>();
+  for (int i = 0; i < 1000; ++i) REQUIRE(rv[i] == i + i / 64 + 1);
+
+  // Negative coefficients and a wrap: -global_id * 65536 passes 32768 in the later groups, where
+  // the exact value would still fail the exit guard; those groups must take the checked copy.
+  Kernel wrapping = kernel("exit_wrapping", [](Array<int32_t> out, Int limit) {
+    Int v = 0 - global_id(0) * 65536;
+    If(v <= limit, [&] { Return(); });
+    out(global_id(0)) = v;
+  });
+  auto w = run_both_shapes(wrapping, {600}, {64}, Args().array(std::vector<int32_t>(600 * 64, 7)).scalar(-(1 << 30)));
+  CHECK(w[0].as<int32_t>()[1] == -65536);
+
+  // Nested in an If, and followed by more than one store.
+  Kernel nested = kernel("exit_nested", [](Array<int32_t> out, Int lo) {
+    Int i = global_id(0);
+    If(local_id(0) < 48, [&] {
+      If(i < lo, [&] { Return(); });
+      out(i) = i * 2;
+    });
+    If(local_id(0) >= 48, [&] { out(i) = -2; });
+  });
+  auto nd = run_both_shapes(nested, {5}, {64}, Args().array(std::vector<int32_t>(5 * 64, -1)).scalar(100));
+  std::vector<int32_t> ndv = nd[0].as<int32_t>();
+  for (int i = 0; i < 5 * 64; ++i) REQUIRE(ndv[i] == (i % 64 >= 48 ? -2 : i < 100 ? -1 : i * 2));
+}
+
 TEST_CASE("only i32 guards over ids and group values get an unguarded copy of their region, and only when optimising") {
   auto versioned = [](const Kernel& k, int opt_level) {
     CompileOptions o;

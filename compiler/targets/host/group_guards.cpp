@@ -66,9 +66,27 @@ std::vector<GuardAnalysis::Guard> GuardAnalysis::group_wide_guards(const std::ve
   return out;
 }
 
+ir::ComparePred GuardAnalysis::checked_pred(const Guard& guard, const ir::Op& term) {
+  const ir::ComparePred p = term.pred();
+  if (!guard.exit) return p;
+  switch (p) {
+    case ir::ComparePred::lt: return ir::ComparePred::ge;
+    case ir::ComparePred::le: return ir::ComparePred::gt;
+    case ir::ComparePred::gt: return ir::ComparePred::le;
+    case ir::ComparePred::ge: return ir::ComparePred::lt;
+    case ir::ComparePred::eq: case ir::ComparePred::ne: break;  // guard_terms takes neither
+  }
+  return p;
+}
+
 void GuardAnalysis::find_guards(const ir::Op& op, std::vector<Guard>& out) const {
   if (op.kind != OpKind::if_) return;
   Guard g{op.operands[0], {}};
+  // An If that only returns, on one comparison: an exit guard (the negation of a conjunction
+  // would be a disjunction, which the check does not take).
+  const ir::Op* cond = kernel_.values[g.condition].def;
+  g.exit = op.regions[0].ops.size() == 1 && op.regions[0].ops[0]->kind == OpKind::return_ &&
+           op.regions[1].ops.empty() && cond && cond->kind == OpKind::compare;
   // A guard without a global or group id in it, like `local_id < s` in a tree reduction, passes
   // or fails the same way in every group: a copy for groups where it holds would rarely run and
   // only cost compile time.

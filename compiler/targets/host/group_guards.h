@@ -11,7 +11,9 @@
 // shapes, constants, values computed at group level, and min/max of such values), and sums,
 // differences, min/max, constant multiples, quotients and remainders by positive constants of
 // those. Over the group's box of local ids an affine expression takes its extremes at corners;
-// the others are bounded by interval arithmetic.
+// the others are bounded by interval arithmetic. An exit guard is an If whose only op is a Return
+// (sample-scan's `If(i >= n, [&] { Return(); })`) on one such comparison: the copy takes it as
+// false, and the per-group check tests the negated comparison.
 #pragma once
 
 #include <cstdint>
@@ -32,18 +34,24 @@ class GuardAnalysis {
     bool ok = false;
     int64_t coefficient[3] = {0, 0, 0};  // of local ids x, y, z
   };
-  // A guard: its condition and the comparisons it is a conjunction of.
+  // A guard: its condition and the comparisons it is a conjunction of. An exit guard's condition
+  // is one comparison, which the copy takes as false.
   struct Guard {
     ir::ValueId condition;
     std::vector<const ir::Op*> terms;
+    bool exit = false;
   };
+
+  // The predicate the per-group check tests for `term` of `guard`: its own, or for an exit guard
+  // the negation (lt and ge, le and gt).
+  static ir::ComparePred checked_pred(const Guard& guard, const ir::Op& term);
 
   // `v` as an affine function of the local ids, if it is one (i32 values only).
   Affine affine(ir::ValueId v) const;
 
   // The region's Ifs whose conditions are guards: at its top level and nested in Ifs (not in
   // loops), like a staging loop's `If(gy >= 0 && gy < rows ...)` inside `If(c < cells)`. In the
-  // unguarded copy each is taken as true wherever it is reached.
+  // unguarded copy each is taken as true (an exit guard as false) wherever it is reached.
   std::vector<Guard> group_wide_guards(const std::vector<const ir::Op*>& run) const;
 
   // Whether `v` is an i32 constant (then in `c`).

@@ -237,25 +237,26 @@ class HostLowering : public KernelLowering {
     for (const ir::Op* cmp : guard.terms) {
       const Affine a = affine(cmp->operands[0]), b = affine(cmp->operands[1]);
       if (!a.ok || !b.ok) {
-        all = builder_.CreateAnd(all, holds_over_ranges(*cmp));
+        all = builder_.CreateAnd(all, holds_over_ranges(*cmp, GuardAnalysis::checked_pred(guard, *cmp)));
         continue;
       }
       int64_t difference[3];
       for (int d = 0; d < 3; ++d) difference[d] = a.coefficient[d] - b.coefficient[d];
       // a - b at its largest (lt, le) or smallest (gt, ge) over the group.
-      const bool upper = cmp->pred() == ir::ComparePred::lt || cmp->pred() == ir::ComparePred::le;
+      const ir::ComparePred pred = GuardAnalysis::checked_pred(guard, *cmp);
+      const bool upper = pred == ir::ComparePred::lt || pred == ir::ComparePred::le;
       std::array<bool, 3> high;
       for (int d = 0; d < 3; ++d) high[d] = upper ? difference[d] > 0 : difference[d] < 0;
       llvm::Value* gap = builder_.CreateSub(at_corner(cmp->operands[0], high), at_corner(cmp->operands[1], high));
       llvm::Value* zero = builder_.getInt64(0);
       llvm::Value* holds = nullptr;
-      switch (cmp->pred()) {
+      switch (pred) {
         case ir::ComparePred::lt: holds = builder_.CreateICmpSLT(gap, zero); break;
         case ir::ComparePred::le: holds = builder_.CreateICmpSLE(gap, zero); break;
         case ir::ComparePred::gt: holds = builder_.CreateICmpSGT(gap, zero); break;
         case ir::ComparePred::ge: holds = builder_.CreateICmpSGE(gap, zero); break;
         case ir::ComparePred::eq: case ir::ComparePred::ne:
-          throw rocjit::Error(fmt::format("internal error: guard planned over cmp.{}", ir::compare_pred_name(cmp->pred())));
+          throw rocjit::Error(fmt::format("internal error: guard planned over cmp.{}", ir::compare_pred_name(pred)));
       }
       all = builder_.CreateAnd(all, holds);
       all = builder_.CreateAnd(all, in_i32_range(cmp->operands[0]));
@@ -402,16 +403,16 @@ class HostLowering : public KernelLowering {
   }
 
   // At group level: whether comparison `cmp` holds for every work-item, from its operands' ranges.
-  llvm::Value* holds_over_ranges(const ir::Op& cmp) {
+  llvm::Value* holds_over_ranges(const ir::Op& cmp, ir::ComparePred pred) {
     const Range a = range(cmp.operands[0]), b = range(cmp.operands[1]);
     llvm::Value* holds = nullptr;
-    switch (cmp.pred()) {
+    switch (pred) {
       case ir::ComparePred::lt: holds = builder_.CreateICmpSLT(a.hi, b.lo); break;
       case ir::ComparePred::le: holds = builder_.CreateICmpSLE(a.hi, b.lo); break;
       case ir::ComparePred::gt: holds = builder_.CreateICmpSGT(a.lo, b.hi); break;
       case ir::ComparePred::ge: holds = builder_.CreateICmpSGE(a.lo, b.hi); break;
       case ir::ComparePred::eq: case ir::ComparePred::ne:
-        throw rocjit::Error(fmt::format("internal error: guard range over cmp.{}", ir::compare_pred_name(cmp.pred())));
+        throw rocjit::Error(fmt::format("internal error: guard range over cmp.{}", ir::compare_pred_name(pred)));
     }
     return builder_.CreateAnd(holds, builder_.CreateAnd(a.ok, b.ok));
   }
@@ -628,7 +629,8 @@ class HostLowering : public KernelLowering {
   llvm::Value* group_item() { return in_wave_ ? wave_first_ : builder_.getInt64(0); }
 
   llvm::Value* value(ir::ValueId id) override {
-    if (!forced_true_.empty() && forced_true_.count(id)) return builder_.getTrue();
+    if (!forced_.empty())
+      if (auto f = forced_.find(id); f != forced_.end()) return builder_.getInt1(f->second);
     if (spilled_[id] && def_segment_[id] != segment_) {
       const ir::Type t = kernel_.value_type(id);
       return builder_.CreateAlignedLoad(llvm_type(t), storage_address(value_offset_[id], item_bytes(t)), spill_align(t));
@@ -887,13 +889,13 @@ class HostLowering : public KernelLowering {
         work_item_loops();
       } else {
         // The guards' check for the whole group (at group level), then the region twice: with
-        // the guards taken as true, and as written.
+        // the guards taken as true (exit guards as false), and as written.
         llvm::Value* all_hold = builder_.getTrue();
         for (const Guard& g : guards) all_hold = builder_.CreateAnd(all_hold, holds_for_group(g));
         two_ways(all_hold, {"guards.hold", "guards.checked", "guards.join"}, [&] {
-          for (const Guard& g : guards) forced_true_.insert(g.condition);
+          for (const Guard& g : guards) forced_[g.condition] = !g.exit;
           work_item_loops();
-          forced_true_.clear();
+          forced_.clear();
         }, [&] {
           scalar_loops_ = true;
           work_item_loops();
@@ -1971,7 +1973,7 @@ class HostLowering : public KernelLowering {
   llvm::BasicBlock* item_next_ = nullptr;   // starts the next work-item of the current segment
   llvm::AllocaInst* returned_ = nullptr;    // some work-item of the group has returned
   llvm::Value* host_zero_ = nullptr;        // 0, loaded from rocjit_host_zero (integer_wrap_guard)
-  std::unordered_set<ir::ValueId> forced_true_;  // guards taken as true (the region's group-wide copy)
+  std::unordered_map<ir::ValueId, bool> forced_;  // guards taken as true, exit guards as false (the region's group-wide copy)
   bool scalar_loops_ = false;                    // lowering a region's guarded copy: loops not vectorised
   mutable std::vector<int> remat_cost_;  // per value: remat_cost, -1 until asked
   bool recomputing_ = false;             // value() is lowering an expression again in a later segment
