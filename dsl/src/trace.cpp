@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "rocjit/compiler/error.hpp"
@@ -64,11 +65,30 @@ ir::ValueId use(const Value& v, const std::source_location& loc) {
   return v.id();
 }
 
+// Whether load `later` (just traced) goes before load `earlier`, the op traced before it: its
+// location is to the left on the same line and it does not use `earlier`'s value. The operands of
+// an overloaded operator are unsequenced in C++, and g++ evaluates them right to left:
+// `a * x(i) + y(i)` traces y(i)'s load (located at the `+`) first, clang x(i)'s (at the `*`).
+// Adjacent loads are kept in the order of their locations, so such IR is the same whichever
+// compiler built the application, and AMDGPU code follows the source (saxpy's loads in g++'s
+// order cost gfx90a two VGPRs: docs/performance.md). Two loads at one location (the operands of
+// one operator, `a(i) + b(i)`) keep the order they were traced in. Loads have no effect on
+// memory, so their order changes no result.
+bool precedes(const ir::Op& later, const ir::Op& earlier) {
+  return later.kind == ir::OpKind::load && earlier.kind == ir::OpKind::load && later.loc.line != 0 &&
+         later.loc.line == earlier.loc.line && later.loc.column < earlier.loc.column &&
+         later.loc.file == earlier.loc.file &&
+         std::find(later.operands.begin(), later.operands.end(), earlier.result) == later.operands.end();
+}
+
 ir::Op& append(ir::Op op) {
   Trace* t = current_trace;
   auto owned = std::make_unique<ir::Op>(std::move(op));
   ir::Op& ref = *owned;
-  t->insert_stack.back()->ops.push_back(std::move(owned));
+  auto& ops = t->insert_stack.back()->ops;
+  auto at = ops.end();
+  while (at != ops.begin() && precedes(ref, **std::prev(at))) --at;
+  ops.insert(at, std::move(owned));
   return ref;
 }
 

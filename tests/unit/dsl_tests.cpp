@@ -19,6 +19,36 @@ TEST_CASE("saxpy traces into a load, fma-like arithmetic and a guarded store") {
   CHECK(text.find("store @y[") != std::string::npos);
 }
 
+// C++ leaves an overloaded operator's operands unsequenced (g++ evaluates `a * x(i) + y(i)`'s
+// right operand first); adjacent loads of one line are kept in the order of their locations'
+// columns, unless one uses the other's value. (A load's location is that of the expression that
+// reads it: both loads of `a(i) + b(i)` are at the `+`, so their order stays the compiler's.)
+TEST_CASE("adjacent loads of one line are traced in source order, whatever order C++ evaluates them in") {
+  std::vector<std::string> order;
+  auto loads = [&](const Kernel& k) {
+    order.clear();
+    ir::walk(k.ir().body, [&](const ir::Op& op) {
+      if (op.kind == ir::OpKind::load) order.push_back(k.ir().memories.at(op.memory()).name);
+    });
+    return order;
+  };
+  CHECK(loads(samples::saxpy()) == std::vector<std::string>{"x", "y"});
+  // An index loaded from another array: the inner load stays first (its value is an operand).
+  Kernel gathered = kernel("gathered", [](Array<int32_t> idx, Array<float> v, Array<float> out) {
+    Int i = global_id(0);
+    out(i) = v(idx(i));
+  });
+  CHECK(loads(gathered) == std::vector<std::string>{"arg0", "arg1"});
+  // Loads on different lines keep their order.
+  Kernel lines = kernel("lines", [](Array<float> a, Array<float> b, Array<float> out) {
+    Int i = global_id(0);
+    Float second = b(i);
+    Float first = a(i);
+    out(i) = second + first;
+  });
+  CHECK(loads(lines) == std::vector<std::string>{"arg1", "arg0"});
+}
+
 namespace {
 // Lines of the test kernel's statements, filled while it is traced.
 std::set<uint32_t> statement_lines;

@@ -51,20 +51,33 @@ struct CollectDiagnostics : llvm::DiagnosticHandler {
 
 // Whether the SLP vectoriser can pay for its compile time (kernels with nothing to pack skip it).
 // It packs pairs of independent operations of a lane into v_pk_* instructions: every processor
-// has them for 16-bit values, gfx90a and gfx940+ (the packed-fp32-ops feature) also for f32
+// has them for 16-bit values; gfx90a and gfx940+ (the packed-fp32-ops feature) also for f32
 // (v_pk_mul_f32, v_pk_add_f32, v_pk_fma_f32; each half rounds as the scalar instruction does, so
-// results are the same). matmul's inner product on gfx90a: 16 v_mul_f32 become 8 v_pk_mul_f32,
-// 143 -> 137 instructions (bench-isa; clang -O3: 133).
+// results are the same). Independent f32 pairs come from unrolled loops (matmul's inner product:
+// 16 v_mul_f32 become 8 v_pk_mul_f32, 143 -> 137 instructions on gfx90a; clang -O3: 133), so
+// for f32 it runs only when f32 arithmetic sits in a loop: jacobi's straight-line stencil gave
+// the same code for 4.9% more instructions executed per compile (callgrind), transpose (no f32
+// arithmetic) 2.8%.
 bool slp_pays(const ir::Kernel& kernel, const llvm::TargetMachine& machine) {
-  const bool packed_f32 = machine.getMCSubtargetInfo()->checkFeatures("+packed-fp32-ops");
-  auto packs = [&](const ir::Type& t) {
-    return t.bits == 16 || (packed_f32 && t.code == ir::Type::Code::float_ && t.bits == 32);
-  };
   for (const ir::ValueInfo& v : kernel.values)
-    if (packs(v.type)) return true;
+    if (v.type.bits == 16) return true;
   for (const ir::Memory& m : kernel.memories)
-    if (packs(m.element)) return true;
-  return false;
+    if (m.element.bits == 16) return true;
+  if (!machine.getMCSubtargetInfo()->checkFeatures("+packed-fp32-ops")) return false;
+  auto f32_arithmetic = [](const ir::Op& op) {
+    return (op.kind == ir::OpKind::binary || op.kind == ir::OpKind::math) && op.type == ir::Type::f32;
+  };
+  bool found = false;
+  auto scan = [&](auto&& self, const ir::Region& region, bool in_loop) -> void {
+    for (const auto& op : region.ops) {
+      if (found) return;
+      if (in_loop && f32_arithmetic(*op)) found = true;
+      const bool loop = in_loop || op->kind == ir::OpKind::for_ || op->kind == ir::OpKind::while_;
+      for (const ir::Region& r : op->regions) self(self, r, loop);
+    }
+  };
+  scan(scan, kernel.body, false);
+  return found;
 }
 
 // The AMDGPU code-generation pipeline runs LICM once more (after CodeGenPrepare, for the parts of
