@@ -8,6 +8,7 @@
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/LoopUtils.h>
 
@@ -23,7 +24,6 @@
 #include "targets/amdgpu/lower.h"
 #include "targets/amdgpu/metadata.h"
 #include "targets/amdgpu/target_machine.h"
-#include <llvm/MC/MCSubtargetInfo.h>
 #include "targets/amdgpu/workarounds.h"
 #include "loader/backend.h"
 #include "targets/codegen.h"
