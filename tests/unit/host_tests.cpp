@@ -476,7 +476,8 @@ TEST_CASE("the CPU's inline wave operations and the interpreter agree on every o
 
 namespace {
 // Full waves lowered as vectors (HostLowering::full_wave): constant and uniform lane operands
-// (constant shuffles, uniform broadcasts), uniform operands (one copy for every lane), bool votes
+// (constant shuffles, uniform broadcasts), per-lane lane operands that differ within a wave (a
+// gather) or are the same in the whole wave (tested at run time: one lane's value), uniform operands (one copy for every lane), bool votes
 // and every reduction and scan, on kernels compiled for any shape and for the launched shape
 // (where the wave count and fullness are constants), bit for bit against the interpreter.
 template <class T>
@@ -499,6 +500,8 @@ void check_full_waves_against_interpreter(uint64_t seed) {
     put(wave::broadcast(v, src + 1));
     put(wave::shuffle_up(v, src));                       // uniform offsets
     put(wave::shuffle_xor(v, src));
+    put(wave::shuffle(v, lane(g)));                      // per lane, different sources: a gather
+    put(wave::broadcast(v, local_id(0) / wave_size()));  // per lane, one source per wave
     put(wave::read_first(v));
     put(wave::reduce_add(v));
     put(wave::reduce_min(v));
@@ -518,7 +521,7 @@ void check_full_waves_against_interpreter(uint64_t seed) {
     votes(4 * g + 2) = cast<uint64_t>(wave::all(lane(g) > -100)) + 2 * cast<uint64_t>(wave::all(p));
     votes(4 * g + 3) = cast<uint64_t>(wave::count(p)) + (cast<uint64_t>(wave::count(true)) << 8);
   }, {.max_block_size = 256});
-  constexpr int ops = floating ? 19 : 22;
+  constexpr int ops = floating ? 21 : 24;
   std::mt19937_64 rng(seed);
   for (int threads : {64, 128, 192, 256, 100}) {
     for (bool shaped : {false, true}) {
@@ -569,6 +572,60 @@ TEST_CASE("full waves lowered as vectors agree with the interpreter bit for bit"
   check_full_waves_against_interpreter<uint32_t>(14);
   check_full_waves_against_interpreter<int64_t>(15);
   check_full_waves_against_interpreter<uint64_t>(16);
+}
+
+TEST_CASE("regions that ask for lane_id() run wave by wave over a fixed x size and agree with the interpreter") {
+  // sample-scan's pattern: per-wave totals in shared memory, read back by the first lanes of every
+  // wave (If(lane_id() < waves)), an index through lane_id(), and the wave's number as a per-lane
+  // broadcast source; and lane_id() in a 2-D or 3-D group, where it is x modulo the wave size.
+  Kernel k = kernel("lanes_by_wave", [](Array<int32_t> in, Array<int32_t> out) {
+    auto totals = shared::array<int32_t>({16}, "totals");
+    Int t = local_id(0) + local_size(0) * (local_id(1) + local_size(1) * local_id(2));
+    Int g = group_id(0) * local_size(0) * local_size(1) * local_size(2) + t;
+    If(t < 16, [&] { totals(t) = -5; });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Int v = in(g);
+    Int inclusive = wave::inclusive_scan_add(v);
+    Int wave = t / wave_size();
+    If(lane_id() == wave_size() - 1, [&] { totals(wave) = inclusive; });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Int waves = (local_size(0) * local_size(1) * local_size(2) + wave_size() - 1) / wave_size();
+    Var<int32_t> total = 0;
+    If(lane_id() < waves, [&] { total = totals(lane_id()); });
+    Int offset = wave::broadcast(wave::exclusive_scan_add(total), wave);
+    out(3 * g) = offset + inclusive - v;
+    out(3 * g + 1) = lane_id() * 1000 + local_id(0);
+    out(3 * g + 2) = select(lane_id() % 5 == 1, totals(lane_id() % 4), -1);
+  }, {.max_block_size = 1024});
+  struct Shape {
+    Dim3 block;
+    bool by_wave;  // the x size is a multiple of the wave size
+  };
+  for (const Shape& shape : {Shape{{64}, true}, Shape{{128}, true}, Shape{{256}, true}, Shape{{192, 2}, true},
+                             Shape{{64, 3, 2}, true}, Shape{{96}, false}, Shape{{32, 4}, false}}) {
+    const Dim3 b = shape.block;
+    const int items = int(b.x * b.y * b.z), groups = 3;
+    CAPTURE(b.x, b.y, b.z);
+    HostCompileOptions options;
+    options.block = b;
+    options.emit_llvm_ir = true;
+    const HostKernel compiled = compile_host(k.ir(), options);
+    CHECK((compiled.llvm_ir().find("wi.wave.header") != std::string::npos) == shape.by_wave);
+    std::vector<int32_t> in(items * groups), cpu(3 * in.size(), 7), interp(cpu.size(), 7);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = int32_t(i * 7919 % 201) - 100;
+    run_host(compiled, {groups}, b, HostArgs().array(in).array(cpu).data());
+    std::vector<InterpretArgument> args{InterpretArgument::array(in), InterpretArgument::array(interp)};
+    interpret(k.ir(), {groups}, b, args);
+    REQUIRE(cpu == interp);
+  }
+  // Compiled for the launched shape, sample-scan's `If(lane_id() < waves) total = wave_totals(lane_id())`
+  // is vector code: LLVM sees that lanes 0-3 of each wave read wave_totals(0..3) and loads them as
+  // one vector per wave, where `linear % 64` left it a scalar loop of 256 tests.
+  HostCompileOptions block256;
+  block256.block = Dim3{256};
+  block256.emit_llvm_ir_optimized = true;
+  const std::string opt = compile_host(samples::scan_blocks().ir(), block256).llvm_ir_optimized();
+  CHECK_THAT(opt, Contains("load <4 x i32>, ptr %shared"));
 }
 
 TEST_CASE("a full wave of a 32- or 64-bit wave op is straight-line vector code, a partial one the lane loops") {

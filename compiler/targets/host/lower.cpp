@@ -755,6 +755,22 @@ class HostLowering : public KernelLowering {
     return id;
   }
 
+  // How many waves a row of work-items along x holds, when a region's work-item loop should run
+  // wave by wave (an outer loop over those waves, an inner one over their lanes): the region asks
+  // for lane_id(), and the group's x size is a fixed multiple of the wave size, so that a
+  // work-item's lane is its x id modulo the wave size whatever its y and z. 0: one x loop.
+  uint64_t waves_along_x(const std::vector<const ir::Op*>& run) const {
+    auto* bx = llvm::dyn_cast<llvm::ConstantInt>(block_[0]);
+    if (!bx || bx->getZExtValue() == 0 || bx->getZExtValue() % host_wave_size != 0) return 0;
+    bool lanes = false;
+    auto note = [&](const ir::Op& o) { lanes |= o.kind == OpKind::workitem && o.workitem() == ir::WorkItem::lane_id; };
+    for (const ir::Op* op : run) {
+      note(*op);
+      for (const auto& r : op->regions) ir::walk(r, note);
+    }
+    return lanes ? bx->getZExtValue() / host_wave_size : 0;
+  }
+
   // Whether the vectoriser may widen the work-item loop over dimension `d` (1: y, 2: z). Only
   // the x loop has consecutive work-items, so only where the dimensions below d hold one
   // work-item is d's loop unit-stride. Otherwise, once LLVM has unrolled a short x loop of a
@@ -849,7 +865,7 @@ class HostLowering : public KernelLowering {
       auto work_item_loops = [&] {
         counted_loop(block_[2], "wi.z", [&](llvm::Value* z, llvm::BasicBlock*) {
           counted_loop(block_[1], "wi.y", [&](llvm::Value* y, llvm::BasicBlock*) {
-            counted_loop(block_[0], "wi.x", [&](llvm::Value* x, llvm::BasicBlock* next) {
+            auto item = [&](llvm::Value* x, llvm::BasicBlock* next) {
               item_next_ = next;
               local_[0] = x;
               local_[1] = y;
@@ -859,7 +875,23 @@ class HostLowering : public KernelLowering {
               work_item_ = builder_.CreateZExt(linear, builder_.getInt64Ty());
               skip_returned_item();
               for (const ir::Op* op : run) operation(*op);
-            });
+            };
+            const uint64_t waves_in_x = waves_along_x(run);
+            if (waves_in_x == 0) {
+              counted_loop(block_[0], "wi.x", item);
+            } else {
+              // A loop over the waves along x around one over their lanes: lane_id() is the inner
+              // counter, so `If(lane_id() < k)` and `a(lane_id())` are affine in it and vectorise
+              // as contiguous (masked) accesses, where `linear % 64` made them gathers or scalar code.
+              const uint64_t width = host_wave_size;
+              counted_loop(builder_.getInt32(static_cast<uint32_t>(waves_in_x)), "wi.wave", [&](llvm::Value* w, llvm::BasicBlock*) {
+                counted_loop(builder_.getInt32(static_cast<uint32_t>(width)), "wi.x", [&](llvm::Value* l, llvm::BasicBlock* next) {
+                  lane_ = l;
+                  item(builder_.CreateNUWAdd(builder_.CreateNUWMul(w, builder_.getInt32(static_cast<uint32_t>(width))), l), next);
+                });
+              }, false);
+              lane_ = nullptr;
+            }
           }, outer_loop_vectorizable(1));
         }, outer_loop_vectorizable(2));
       };
@@ -1026,6 +1058,7 @@ class HostLowering : public KernelLowering {
         return builder_.CreateNSWAdd(builder_.CreateNSWMul(group_[dim], block_[dim]), local_[dim]);
       case ir::WorkItem::global_size: return builder_.CreateNSWMul(grid_[dim], block_[dim]);
       case ir::WorkItem::lane_id:
+        if (lane_) return lane_;
         return builder_.CreateTrunc(builder_.CreateURem(work_item_, builder_.getInt64(host_wave_size)),
                                     builder_.getInt32Ty());
       case ir::WorkItem::wave_size: return builder_.getInt32(host_wave_size);
@@ -1263,9 +1296,31 @@ class HostLowering : public KernelLowering {
           store_lanes(builder_.CreateShuffleVector(x, mask));
           return;
         }
+        // One lane's value everywhere, if lane `src` exists; else every lane keeps its own.
+        auto from_one_lane = [&](llvm::Value* src) {
+          llvm::Value* inside = builder_.CreateICmpULT(src, builder_.getInt32(width));
+          llvm::Value* picked = builder_.CreateExtractElement(x, builder_.CreateSelect(inside, src, builder_.getInt32(0)));
+          store_lanes(builder_.CreateSelect(inside, builder_.CreateVectorSplat(width, picked), x));
+        };
         if (!is_zero(b_stride) || (w != W::shuffle && w != W::broadcast)) {
           // Per-lane sources (or a uniform offset of shuffle_xor/up/down): shuffle_source on the vectors, then a gather from the lanes array.
           llvm::Value* operand = load_lanes(b, b_stride, op.operands[1], i32);
+          llvm::BasicBlock* join = nullptr;
+          if (w == W::shuffle || w == W::broadcast) {
+            // A per-lane source that is the same in every lane of this wave (scan's
+            // broadcast(offsets, t / wave_size())) is one lane's value, tested at run time: four
+            // vector compares instead of a 64-lane gather.
+            llvm::Value* first = builder_.CreateExtractElement(operand, uint64_t{0});
+            llvm::Value* same = builder_.CreateAndReduce(builder_.CreateICmpEQ(operand, builder_.CreateVectorSplat(width, first)));
+            auto* one = llvm::BasicBlock::Create(context_, "waveop.one_source", function_);
+            auto* many = llvm::BasicBlock::Create(context_, "waveop.gather", function_);
+            join = llvm::BasicBlock::Create(context_, "waveop.moved", function_);
+            builder_.CreateCondBr(same, one, many);
+            builder_.SetInsertPoint(one);
+            from_one_lane(first);
+            builder_.CreateBr(join);
+            builder_.SetInsertPoint(many);
+          }
           llvm::SmallVector<llvm::Constant*, 64> ids;
           for (unsigned l = 0; l < width; ++l) ids.push_back(builder_.getInt32(l));
           llvm::Value* lane = llvm::ConstantVector::get(ids);
@@ -1279,13 +1334,14 @@ class HostLowering : public KernelLowering {
           builder_.CreateAlignedStore(x, lanes, llvm::Align(ir::byte_size(at)));
           llvm::Value* from = builder_.CreateInBoundsGEP(lt, lanes, builder_.CreateZExt(src, llvm::FixedVectorType::get(i64, width)));
           store_lanes(builder_.CreateMaskedGather(x->getType(), from, llvm::Align(ir::byte_size(at))));
+          if (join) {
+            builder_.CreateBr(join);
+            builder_.SetInsertPoint(join);
+          }
           return;
         }
-        // shuffle or broadcast from a uniform lane: that lane's value everywhere, if it exists.
-        llvm::Value* src = builder_.CreateLoad(i32, b);
-        llvm::Value* inside = builder_.CreateICmpULT(src, builder_.getInt32(width));
-        llvm::Value* picked = builder_.CreateExtractElement(x, builder_.CreateSelect(inside, src, builder_.getInt32(0)));
-        store_lanes(builder_.CreateSelect(inside, builder_.CreateVectorSplat(width, picked), x));
+        // shuffle or broadcast from a uniform lane.
+        from_one_lane(builder_.CreateLoad(i32, b));
         return;
       }
       case sem::WaveForm::vote: {
@@ -1955,6 +2011,7 @@ class HostLowering : public KernelLowering {
   bool wave_returns_ = false;                // a wave-level op holds a Return: per-item flags
   uint64_t item_returned_offset_ = 0;        // their storage item
   bool in_wave_ = false;                     // lowering inside a wave-level op
+  llvm::Value* lane_ = nullptr;              // lane_id() in a wi.wave/wi.x loop pair (waves_along_x)
   llvm::Value* wave_first_ = nullptr, * wave_count_ = nullptr;  // its wave: first work-item, size
   std::vector<int> def_segment_;
   GuardAnalysis guards_{kernel_, def_segment_, group_segment};
