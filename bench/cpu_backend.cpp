@@ -111,6 +111,28 @@ void parallel_for(int64_t n, const std::function<void(unsigned, int64_t, int64_t
 
 int64_t ceil_div(int64_t n, int64_t d) { return (n + d - 1) / d; }
 
+// The time of moving a kernel's unavoidable bytes on the same threads, as a floor under its row:
+// `in` read once (an integer sum of its 8-byte words, which the compiler vectorises) and, when
+// `out` is given, written once (a copy of `in`). A kernel that streams more data than fits in the
+// caches cannot run faster than this, whatever its code.
+double memory_floor(const void* in, size_t bytes, void* out = nullptr) {
+  const auto* words = static_cast<const uint64_t*>(in);
+  auto* copy = static_cast<uint64_t*>(out);
+  const int64_t n = static_cast<int64_t>(bytes / sizeof(uint64_t));
+  std::vector<uint64_t> sums(host_thread_count());
+  return measure([&] {
+    parallel_for(n, [&](unsigned t, int64_t b, int64_t e) {
+      if (copy) {
+        std::copy(words + b, words + e, copy + b);
+      } else {
+        uint64_t sum = 0;
+        for (int64_t i = b; i < e; ++i) sum += words[i];
+        sums[t] = sum;  // kept, so the reads are not optimised away
+      }
+    });
+  }, {});
+}
+
 [[noreturn]] void fail(const std::string& kernel, const std::string& what) {
   std::fflush(stdout);
   std::printf("FAIL %s: %s\n", kernel.c_str(), what.c_str());
@@ -138,6 +160,7 @@ struct Row {
   std::string kernel, size, launch;
   double rocjit = 0, cxx = 0;
   std::optional<double> pocl;
+  std::optional<double> traffic;  // memory_floor: the row's bytes read and written, nothing else
 };
 
 bool any_shape = false;
@@ -420,6 +443,7 @@ Row bench_block_sums(const char* name, const Kernel& kernel, const char* opencl_
       }
     });
   }, {});
+  row.traffic = memory_floor(in.data(), in.size() * sizeof(float));
   // A tree sums in another order than the loop: allow float rounding.
   HostKernel k = compile_host(kernel.ir(), shaped(block));
   Args args;
@@ -456,6 +480,7 @@ Row bench_scan(int n, Pocl& pocl) {
       }
     });
   }, {});
+  row.traffic = memory_floor(in.data(), in.size() * sizeof(int32_t), out.data());
   HostKernel k = compile_host(samples::scan_blocks().ir(), shaped(block));
   Args args;
   args.array(in, {n}).array(out, {n}).array(totals, {groups});
@@ -523,6 +548,7 @@ Row bench_histogram(int n, int groups, Pocl& pocl) {
     for (const auto& c : counts)
       for (int b = 0; b < bins; ++b) reference[b] += c[b];
   }, {});
+  row.traffic = memory_floor(data.data(), data.size() * sizeof(uint32_t));
   HostKernel k = compile_host(samples::histogram().ir(), shaped(block));
   Args args;
   args.array(data, {n}).array(hist, {bins});
@@ -569,7 +595,7 @@ Row bench_jacobi(int rows, int cols, Pocl& pocl) {
   return row;
 }
 
-constexpr const char* row_format = "{:<13} {:<16} {:<20} {:>10} {:>10} {:>10} {:>11} {:>12}\n";
+constexpr const char* row_format = "{:<13} {:<16} {:<20} {:>10} {:>10} {:>10} {:>11} {:>12} {:>10}\n";
 
 // ---- Barrier-heavy kernels (issue goal: each within 3x of the plain C++ loop) ------------------
 // Kernels whose work between barriers is a step or two: a barrier per tree level, per scan step,
@@ -1000,15 +1026,17 @@ void print_header(const Pocl& pocl) {
   else
 #endif
     fmt::print("  PoCL:   n/a ({})\n", pocl.unavailable_reason());
+  fmt::print("  memory: the time of reading the row's input once (and writing its output once), same threads; where measured\n");
   fmt::print("\n");
   fmt::print(row_format, "kernel", "size", "groups x block", "rocjit", fmt::format("C++ {}T", threads), "PoCL",
-             "rocjit/C++", "rocjit/PoCL");
+             "rocjit/C++", "rocjit/PoCL", "memory");
 }
 
 void print_row(const Row& r) {
   fmt::print(row_format, r.kernel, r.size, r.launch, fmt::format("{:.3f}", r.rocjit), fmt::format("{:.3f}", r.cxx),
              r.pocl ? fmt::format("{:.3f}", *r.pocl) : "n/a", fmt::format("{:.2f}", r.rocjit / r.cxx),
-             r.pocl ? fmt::format("{:.2f}", r.rocjit / *r.pocl) : "n/a");
+             r.pocl ? fmt::format("{:.2f}", r.rocjit / *r.pocl) : "n/a",
+             r.traffic ? fmt::format("{:.3f}", *r.traffic) : "");
   std::fflush(stdout);
 }
 
