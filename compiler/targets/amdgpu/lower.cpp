@@ -182,12 +182,35 @@ class AmdgpuLowering : public KernelLowering {
     return intrinsic(llvm::Intrinsic::amdgcn_readfirstlane, {v->getType()}, {v});
   }
 
-  // Whether lane `src` (i32, any value) is an active lane of this wave.
+  // Whether lane `src` (i32, any value) is an active lane of this wave. In wave32 the mask's
+  // test is a 32-bit shift: a 64-bit one (v_lshrrev_b64) holds a pair of VGPRs per step of a
+  // reduction (reduce on gfx1030: 8 VGPRs, clang 6).
   llvm::Value* lane_exists(llvm::Value* src, llvm::Value* active) {
     llvm::Value* in_range = builder_.CreateICmpULT(src, builder_.getInt32(wave_));
-    llvm::Value* shift = builder_.CreateZExt(builder_.CreateAnd(src, builder_.getInt32(63)), builder_.getInt64Ty());
-    llvm::Value* bit = builder_.CreateTrunc(builder_.CreateLShr(active, shift), builder_.getInt1Ty());
-    return builder_.CreateAnd(in_range, bit);
+    llvm::Value* bit = nullptr;
+    if (wave_ == 32) {
+      llvm::Value* mask = builder_.CreateTrunc(active, builder_.getInt32Ty());
+      bit = builder_.CreateLShr(mask, builder_.CreateAnd(src, builder_.getInt32(31)));
+    } else {
+      bit = builder_.CreateLShr(active, builder_.CreateZExt(builder_.CreateAnd(src, builder_.getInt32(63)), builder_.getInt64Ty()));
+    }
+    return builder_.CreateAnd(in_range, builder_.CreateTrunc(bit, builder_.getInt1Ty()));
+  }
+
+  // lane_exists(me + k, active) for this lane `me` and a constant k (0 < k < wave size), in terms
+  // of `me` alone: me < wave - k, and bit `me` of the mask shifted right by k (a scalar shift).
+  // The reduction's steps then keep no lane number per step alive beside their read address.
+  llvm::Value* lane_exists_above(llvm::Value* me, unsigned k, llvm::Value* active) {
+    llvm::Value* in_range = builder_.CreateICmpULT(me, builder_.getInt32(wave_ - k));
+    llvm::Value* bit = nullptr;
+    if (wave_ == 32) {
+      llvm::Value* mask = builder_.CreateLShr(builder_.CreateTrunc(active, builder_.getInt32Ty()), k);
+      bit = builder_.CreateLShr(mask, builder_.CreateAnd(me, builder_.getInt32(31)));
+    } else {
+      bit = builder_.CreateLShr(builder_.CreateLShr(active, k),
+                                builder_.CreateZExt(builder_.CreateAnd(me, builder_.getInt32(63)), builder_.getInt64Ty()));
+    }
+    return builder_.CreateAnd(in_range, builder_.CreateTrunc(bit, builder_.getInt1Ty()));
   }
 
   // The rules of rocjit/compiler/semantics.hpp (wave_rule, shuffle_source, the trees of
@@ -226,7 +249,7 @@ class AmdgpuLowering : public KernelLowering {
         for (unsigned k = 1; k < wave_; k <<= 1) {
           llvm::Value* from = builder_.CreateAdd(me, builder_.getInt32(k));
           llvm::Value* y = read_lane(r, from);
-          r = builder_.CreateSelect(lane_exists(from, active), wave_combine(rule.combine, t, r, y), r);
+          r = builder_.CreateSelect(lane_exists_above(me, k, active), wave_combine(rule.combine, t, r, y), r);
         }
         r = read_first_lane(r);
         break;
