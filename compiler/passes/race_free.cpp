@@ -309,67 +309,352 @@ void index_places(const ir::Region& r, const ir::Op* owner, std::unordered_map<c
   }
 }
 
-// Whether the op, or one nested in it, writes the storage of shared array `memory` or leaves its
-// region early. Every dynamic shared array starts at the same address: a write to any of them
-// writes the others' storage.
-bool writes_or_jumps(const ir::Kernel& kernel, const ir::Op& op, ir::MemoryId memory) {
-  const bool dynamic = kernel.memories.at(memory).dynamic;
-  bool found = false;
-  auto visit = [&](const ir::Op& o) {
-    if (o.kind == OpKind::break_ || o.kind == OpKind::continue_ || o.kind == OpKind::return_) found = true;
-    if ((o.kind == OpKind::store || o.kind == OpKind::atomic) &&
-        (o.memory() == memory || (dynamic && kernel.memories.at(o.memory()).dynamic)))
-      found = true;
+bool is_access(const ir::Op& o) {
+  return o.kind == OpKind::load || o.kind == OpKind::store || o.kind == OpKind::atomic;
+}
+bool writes(const ir::Op& o) {
+  return o.kind == OpKind::store || (o.kind == OpKind::atomic && o.atomic_op() != ir::AtomicOp::load);
+}
+
+// The accesses of shared array `memory`'s storage (every dynamic shared array starts at the same
+// address: for a dynamic one, any dynamic array's) that may run between the same two barriers of
+// a group as `site` (site itself not included), or none when a Break, Continue or Return is on
+// the way. Scanned outwards from the site: backwards and forwards in each enclosing region until
+// a barrier at that level (one every work-item passes); an if's other branch whole (other
+// work-items may take it); a For's previous iteration from the end of its body and its next one
+// from the start, up to a barrier at the body's level; a While whole. Barriers nested deeper
+// (under an if, in a loop the scan takes whole) do not divide.
+class Intervals {
+ public:
+  explicit Intervals(const ir::Kernel& k) : kernel_(k) { index_places(k.body, nullptr, places_); }
+
+  std::optional<std::vector<const ir::Op*>> around(const ir::Op& site) {
+    const ir::MemoryId memory = site.memory();
+    const bool dynamic = kernel_.memories.at(memory).dynamic;
+    std::vector<const ir::Op*> found;
+    bool ok = true;
+    auto take = [&](const ir::Op& op) {
+      auto visit = [&](const ir::Op& o) {
+        if (o.kind == OpKind::break_ || o.kind == OpKind::continue_ || o.kind == OpKind::return_) ok = false;
+        if (is_access(o) && &o != &site &&
+            (o.memory() == memory || (dynamic && kernel_.memories.at(o.memory()).dynamic)))
+          found.push_back(&o);
+      };
+      visit(op);
+      for (const ir::Region& sub : op.regions) ir::walk(sub, visit);
+    };
+    // Scans list[from], list[from - 1], ... (or forwards) until a barrier; false when it met one.
+    auto scan = [&](const std::vector<std::unique_ptr<ir::Op>>& list, size_t from, size_t to, bool backwards) {
+      for (size_t n = 0; n < to; ++n) {
+        const ir::Op& o = *list[backwards ? from - n : from + n];
+        if (o.kind == OpKind::barrier) return false;
+        take(o);
+      }
+      return true;
+    };
+    bool back_open = true, forward_open = true;
+    const ir::Op* at = &site;
+    while (ok && (back_open || forward_open)) {
+      const Place& p = places_.at(at);
+      const auto& list = *p.list;
+      if (back_open && p.index > 0) back_open = scan(list, p.index - 1, p.index, true);
+      if (forward_open && p.index + 1 < list.size())
+        forward_open = scan(list, p.index + 1, list.size() - p.index - 1, false);
+      if (!p.owner) break;  // the kernel's start and end bound the interval
+      const ir::Op& owner = *p.owner;
+      if (owner.kind == OpKind::if_) {
+        for (const ir::Region& r : owner.regions)
+          if (&r.ops != p.list)
+            for (const auto& o : r.ops) take(*o);
+      } else if (owner.kind == OpKind::for_) {
+        // The previous iteration's end and the next one's start (the scans above reached this
+        // list's ends in the open directions; the loop may also be entered or left there).
+        if (back_open && p.index + 1 < list.size()) scan(list, list.size() - 1, list.size() - p.index - 1, true);
+        if (forward_open && p.index > 0) scan(list, 0, p.index, false);
+      } else if (back_open || forward_open) {
+        take(owner);  // a While: its condition, body and step whole
+      }
+      at = p.owner;
+    }
+    if (!ok) return std::nullopt;
+    return found;
+  }
+
+ private:
+  const ir::Kernel& kernel_;
+  std::unordered_map<const ir::Op*, Place> places_;
+};
+
+// Which elements of its array an access touches, per work-item of a group of a known shape: the
+// indices evaluated for every work-item from what is known without running the kernel (constants,
+// local ids and sizes, the lane and wave size, For counters with known bounds), under the enclosing
+// if conditions that are known. `unknown` when any index is not (or is outside the array).
+class LocalElements {
+ public:
+  LocalElements(const ir::Kernel& k, std::array<int64_t, 3> block, unsigned wave)
+      : kernel_(k), block_(block), wave_(wave) {
+    index_places(k.body, nullptr, places_);
+  }
+
+  struct Touches {
+    bool unknown = false;
+    std::vector<std::pair<int64_t, int32_t>> items;  // (element, work-item)
   };
-  visit(op);
-  for (const ir::Region& sub : op.regions) ir::walk(sub, visit);
-  return found;
+
+  const Touches& of(const ir::Op& access) {
+    auto [it, fresh] = cache_.try_emplace(&access);
+    if (fresh) it->second = compute(access);
+    return it->second;
+  }
+
+ private:
+  static constexpr uint64_t budget = 1u << 24;        // value evaluations per kernel
+  static constexpr size_t max_touches = 1u << 20;     // per access
+  static constexpr int64_t max_iterations = 4096;     // per For, per work-item
+
+  struct Level {
+    const ir::Op* owner;
+    unsigned region;
+  };
+
+  Touches compute(const ir::Op& access) {
+    Touches out;
+    const ir::Memory& m = kernel_.memories.at(access.memory());
+    if (m.dynamic || m.shape.size() != m.rank || m.layout == ir::Layout::strided) {
+      out.unknown = true;
+      return out;
+    }
+    std::vector<Level> path;
+    for (const ir::Op* at = &access;;) {
+      const Place& p = places_.at(at);
+      if (!p.owner) break;
+      unsigned r = 0;
+      while (&p.owner->regions[r].ops != p.list) ++r;
+      path.push_back({p.owner, r});
+      at = p.owner;
+    }
+    std::reverse(path.begin(), path.end());
+    const unsigned lanes = ir::access_lanes(kernel_, access);
+    for (int64_t z = 0; z < block_[2] && !out.unknown; ++z)
+      for (int64_t y = 0; y < block_[1] && !out.unknown; ++y)
+        for (int64_t x = 0; x < block_[0] && !out.unknown; ++x) {
+          id_ = {x, y, z};
+          item_ = x + block_[0] * (y + block_[1] * z);
+          bound_.clear();
+          visit(path, 0, access, m, lanes, out);
+        }
+    if (out.unknown) out.items.clear();
+    return out;
+  }
+
+  void visit(const std::vector<Level>& path, size_t level, const ir::Op& access, const ir::Memory& m, unsigned lanes,
+             Touches& out) {
+    if (out.unknown) return;
+    if (level == path.size()) {
+      int64_t element = 0;
+      for (unsigned d = 0; d < m.rank; ++d) {
+        const unsigned pos = m.layout == ir::Layout::F ? m.rank - 1 - d : d;
+        const std::optional<int64_t> i = eval(access.operands[pos]);
+        if (!i || *i < 0 || *i >= m.shape[pos]) {
+          out.unknown = true;
+          return;
+        }
+        element = element * m.shape[pos] + *i;
+      }
+      if ((element + 1) * lanes > m.element_count()) {  // a vector past the end
+        out.unknown = true;
+        return;
+      }
+      for (unsigned l = 0; l < lanes; ++l) out.items.emplace_back(element * lanes + l, static_cast<int32_t>(item_));
+      if (out.items.size() > max_touches) out.unknown = true;
+      return;
+    }
+    const ir::Op& owner = *path[level].owner;
+    if (owner.kind == OpKind::if_) {
+      const std::optional<int64_t> c = eval(owner.operands[0]);
+      if (c && (*c != 0) != (path[level].region == 0)) return;  // this work-item takes the other branch
+      visit(path, level + 1, access, m, lanes, out);
+    } else if (owner.kind == OpKind::for_) {
+      const std::optional<int64_t> from = eval(owner.operands[0]), to = eval(owner.operands[1]),
+                                   step = eval(owner.operands[2]);
+      if (!from || !to || !step || *step <= 0 || (*to > *from && (*to - *from) / *step >= max_iterations)) {
+        visit(path, level + 1, access, m, lanes, out);  // its counter stays unknown
+        return;
+      }
+      for (int64_t v = *from; v < *to && !out.unknown; v += *step) {
+        bound_[owner.result] = v;
+        visit(path, level + 1, access, m, lanes, out);
+      }
+      bound_.erase(owner.result);
+    } else {
+      visit(path, level + 1, access, m, lanes, out);  // a While: its values stay unknown
+    }
+  }
+
+  // The value of an integer or i1 `v` for the current work-item, as the interpreter computes it
+  // (two's complement, wrapping; i1 as 0 or 1), or none.
+  std::optional<int64_t> eval(ValueId v, unsigned depth = 0) {
+    if (++spent_ > budget || depth > 64) return std::nullopt;
+    if (auto it = bound_.find(v); it != bound_.end()) return it->second;
+    const ir::Op* op = kernel_.values.at(v).def;
+    if (!op) return std::nullopt;  // a scalar parameter
+    const ir::Type t = kernel_.value_type(v);
+    if (t.lanes != 1 || !(t.is_integer() || t.is_bool())) return std::nullopt;
+    auto wrap = [&](int64_t x) -> int64_t {
+      const unsigned w = ir::bit_width(t);
+      if (w >= 64) return x;
+      const uint64_t low = static_cast<uint64_t>(x) & ((uint64_t{1} << w) - 1);
+      if (t.is_signed_int() && (low >> (w - 1) & 1)) return static_cast<int64_t>(low | ~((uint64_t{1} << w) - 1));
+      return static_cast<int64_t>(low);
+    };
+    auto operand = [&](unsigned i) { return eval(op->operands[i], depth + 1); };
+    if (op->kind == OpKind::constant) return wrap(op->get<ir::ConstantAttrs>().integer);
+    if (op->kind == OpKind::uniform) return operand(0);
+    if (op->kind == OpKind::workitem) {
+        const unsigned d = op->dim();
+        switch (op->workitem()) {
+          case WorkItem::local_id: return d < 3 ? std::optional<int64_t>(id_[d]) : std::nullopt;
+          case WorkItem::local_size: return d < 3 ? std::optional<int64_t>(block_[d]) : std::nullopt;
+          case WorkItem::lane_id: return item_ % wave_;
+          case WorkItem::wave_size: return wave_;
+          case WorkItem::group_id: case WorkItem::num_groups: case WorkItem::global_id: case WorkItem::global_size:
+            return std::nullopt;
+        }
+      return std::nullopt;
+    }
+    if (op->kind == OpKind::cast) {
+        const ir::Type from = kernel_.value_type(op->operands[0]);
+        if (!(from.is_integer() || from.is_bool()) || !t.is_integer()) return std::nullopt;  // to i1: not needed
+        const std::optional<int64_t> x = operand(0);
+        return x ? std::optional<int64_t>(wrap(*x)) : std::nullopt;
+    }
+    if (op->kind == OpKind::select) {
+        const std::optional<int64_t> c = operand(0);
+        if (!c) return std::nullopt;
+        return operand(*c ? 1 : 2);
+    }
+    if (op->kind == OpKind::compare) {
+        const ir::Type ot = kernel_.value_type(op->operands[0]);
+        if (!(ot.is_integer() || ot.is_bool()) || ot.lanes != 1) return std::nullopt;
+        const std::optional<int64_t> a = operand(0), b = operand(1);
+        if (!a || !b) return std::nullopt;
+        // Values are kept sign-extended for signed types and zero-extended otherwise, so int64_t
+        // order is the type's order for both (u64 values up to 2^63 only: larger ones are none).
+        if (!ot.is_signed_int() && (*a < 0 || *b < 0)) return std::nullopt;
+        switch (op->pred()) {
+          case ir::ComparePred::eq: return *a == *b;
+          case ir::ComparePred::ne: return *a != *b;
+          case ir::ComparePred::lt: return *a < *b;
+          case ir::ComparePred::le: return *a <= *b;
+          case ir::ComparePred::gt: return *a > *b;
+          case ir::ComparePred::ge: return *a >= *b;
+        }
+        return std::nullopt;
+    }
+    if (op->kind == OpKind::unary) {
+        const std::optional<int64_t> a = operand(0);
+        if (!a) return std::nullopt;
+        switch (op->unary_op()) {
+          case ir::UnaryOp::neg: return t.is_bool() ? std::nullopt : std::optional<int64_t>(wrap(int64_t(0 - uint64_t(*a))));
+          case ir::UnaryOp::not_: return t.is_bool() ? int64_t(*a == 0) : wrap(~*a);
+          case ir::UnaryOp::abs: return std::nullopt;
+        }
+        return std::nullopt;
+    }
+    if (op->kind == OpKind::binary) {
+        const std::optional<int64_t> a = operand(0), b = operand(1);
+        if (!a || !b) return std::nullopt;
+        if (!t.is_signed_int() && (*a < 0 || *b < 0)) return std::nullopt;  // u64 beyond 2^63
+        const uint64_t ua = static_cast<uint64_t>(*a), ub = static_cast<uint64_t>(*b);
+        switch (op->binary_op()) {
+          case ir::BinaryOp::add: return wrap(static_cast<int64_t>(ua + ub));
+          case ir::BinaryOp::sub: return wrap(static_cast<int64_t>(ua - ub));
+          case ir::BinaryOp::mul: return wrap(static_cast<int64_t>(ua * ub));
+          case ir::BinaryOp::div: case ir::BinaryOp::rem:
+            if (*b <= 0 || *a < 0) return std::nullopt;  // zero and signs: left to the kernel
+            return op->binary_op() == ir::BinaryOp::div ? *a / *b : *a % *b;
+          case ir::BinaryOp::min: return std::min(*a, *b);
+          case ir::BinaryOp::max: return std::max(*a, *b);
+          case ir::BinaryOp::and_: return wrap(*a & *b);
+          case ir::BinaryOp::or_: return wrap(*a | *b);
+          case ir::BinaryOp::xor_: return wrap(*a ^ *b);
+          case ir::BinaryOp::shl: case ir::BinaryOp::shr:
+            if (*b < 0 || *b >= ir::bit_width(t) || *a < 0) return std::nullopt;
+            return op->binary_op() == ir::BinaryOp::shl ? wrap(static_cast<int64_t>(ua << *b)) : *a >> *b;
+        }
+        return std::nullopt;
+    }
+    return std::nullopt;  // loads, variables, wave operations, ...
+  }
+
+  const ir::Kernel& kernel_;
+  std::array<int64_t, 3> block_;
+  int64_t wave_;
+  std::unordered_map<const ir::Op*, Place> places_;
+  std::unordered_map<const ir::Op*, Touches> cache_;
+  std::array<int64_t, 3> id_{};
+  int64_t item_ = 0;
+  std::unordered_map<ValueId, int64_t> bound_;
+  uint64_t spent_ = 0;
+};
+
+// Whether two accesses of one element by different work-items, unordered, would be a race.
+bool conflicting(const ir::Op& a, const ir::Op& b) {
+  return (writes(a) || writes(b)) && !(a.kind == OpKind::atomic && b.kind == OpKind::atomic);
 }
 
 }  // namespace
 
-std::unordered_set<const ir::Op*> reads_without_interval_writes(const ir::Kernel& kernel) {
-  std::unordered_map<const ir::Op*, Place> places;
-  index_places(kernel.body, nullptr, places);
-  std::unordered_set<const ir::Op*> reads;
-  ir::walk(kernel.body, [&](const ir::Op& read) {
-    if (read.kind != OpKind::load || kernel.memories.at(read.memory()).space != ir::MemorySpace::shared) return;
-    const ir::MemoryId memory = read.memory();
-    // Scan outwards from the read: backwards and forwards in each enclosing region until a
-    // barrier at that level (one every work-item passes); a loop around the read is taken whole
-    // (its other iterations may share the interval). Any write of the array on the way: no.
-    bool back_open = true, forward_open = true;
-    const ir::Op* at = &read;
-    while (back_open || forward_open) {
-      const Place& p = places.at(at);
-      const auto& list = *p.list;
-      if (back_open)
-        for (size_t j = p.index; j-- > 0;) {
-          if (list[j]->kind == OpKind::barrier) {
-            back_open = false;
-            break;
-          }
-          if (writes_or_jumps(kernel, *list[j], memory)) return;
-        }
-      if (forward_open)
-        for (size_t j = p.index + 1; j < list.size(); ++j) {
-          if (list[j]->kind == OpKind::barrier) {
-            forward_open = false;
-            break;
-          }
-          if (writes_or_jumps(kernel, *list[j], memory)) return;
-        }
-      if (!p.owner) break;  // the kernel's start and end bound the interval
-      // A loop taken round: an open direction reaches every part of it (other iterations, a
-      // while's condition and step). An if: the open directions go on after it.
-      if ((p.owner->kind == OpKind::for_ || p.owner->kind == OpKind::while_) && (back_open || forward_open) &&
-          writes_or_jumps(kernel, *p.owner, memory))
-        return;
-      at = p.owner;
-    }
-    reads.insert(&read);
+std::unordered_set<const ir::Op*> interval_race_free(const ir::Kernel& kernel,
+                                                     const std::optional<std::array<int64_t, 3>>& block,
+                                                     unsigned wave_size) {
+  // Relaxed atomics qualify only in kernels without acquire or release: the checker's clocks then
+  // never need what an atomic's hook records.
+  bool synchronises = false;
+  ir::walk(kernel.body, [&](const ir::Op& o) {
+    if ((o.kind == OpKind::atomic || o.kind == OpKind::fence) && o.order() != ir::MemoryOrder::relaxed)
+      synchronises = true;
   });
-  return reads;
+  std::optional<LocalElements> elements;
+  if (block && block->at(0) > 0 && block->at(1) > 0 && block->at(2) > 0 &&
+      block->at(0) * block->at(1) * block->at(2) <= 4096)
+    elements.emplace(kernel, *block, wave_size);
+  Intervals intervals(kernel);
+  std::unordered_set<const ir::Op*> out;
+  ir::walk(kernel.body, [&](const ir::Op& site) {
+    if (!is_access(site)) return;
+    const ir::Memory& m = kernel.memories.at(site.memory());
+    if (m.space != ir::MemorySpace::shared) return;
+    if (site.kind == OpKind::atomic && (synchronises || site.order() != ir::MemoryOrder::relaxed)) return;
+    const auto around = intervals.around(site);
+    if (!around) return;
+    std::vector<const ir::Op*> others;
+    if (conflicting(site, site)) others.push_back(&site);  // the site itself, by other work-items
+    for (const ir::Op* o : *around)
+      if (conflicting(site, *o)) others.push_back(o);
+    if (!others.empty()) {
+      if (!elements) return;
+      const LocalElements::Touches& mine = elements->of(site);
+      if (mine.unknown) return;
+      // Per element: the one work-item the other access touches it from, or -1 for several.
+      std::vector<int32_t> owner;
+      for (const ir::Op* o : others) {
+        const LocalElements::Touches& theirs = elements->of(*o);
+        if (theirs.unknown) return;
+        owner.assign(static_cast<size_t>(m.element_count()), -2);
+        for (auto [e, item] : theirs.items) {
+          int32_t& w = owner[static_cast<size_t>(e)];
+          w = w == -2 || w == item ? item : -1;
+        }
+        for (auto [e, item] : mine.items) {
+          const int32_t w = owner[static_cast<size_t>(e)];
+          if (w != -2 && w != item) return;
+        }
+      }
+    }
+    out.insert(&site);
+  });
+  return out;
 }
 
 }  // namespace rocjit::passes

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <unordered_set>
 #include <vector>
 
@@ -42,14 +43,25 @@ struct RaceFreeArray {
 // Per parameter, by parameter index (scalar parameters: accessed = false).
 std::vector<RaceFreeArray> race_free_arrays(const ir::Kernel& kernel);
 
-// The loads of shared arrays that share no barrier interval with a store or atomic of their
-// array: between the last barrier before them and the first after them (loops taken round,
-// barriers under if or in loops not counted as dividing), nothing writes the array (for a
-// dynamic shared array: any dynamic shared array, since they all start at one address). Such a read
-// can never be part of a race whose other side is a later write, so the checker need not record
-// it (it still checks the read itself: an unordered earlier write, an uninitialised element).
-// Kernels with Break, Continue or Return near the read get none.
-std::unordered_set<const ir::Op*> reads_without_interval_writes(const ir::Kernel& kernel);
+// The accesses of static shared arrays (loads, stores, and relaxed atomics of kernels without
+// acquire or release) that no access of their array by another work-item of the group can conflict
+// with between the barriers around them (a conflict: one element, at least one of the two writing,
+// not both atomic). Such an access needs no check once the group has written every element of the
+// array (a read of an unwritten element is the only finding it could still have), and a read among
+// them need not be recorded. Its interval: from the access outwards, backwards and forwards in each
+// enclosing region until a barrier at that level (one every work-item passes), an if's other
+// branch whole, a For's previous iteration from the end of its body and its next one from its
+// start up to a barrier there, a While whole; barriers nested deeper do not divide, and an access
+// with a Break, Continue or Return in its interval gets none. It holds for an access when its
+// interval has no conflicting access at all (a read where nothing writes the array), or, when the work-group shape is known (`block`),
+// when every work-item's elements, computed from the indices for every work-item of the group
+// (local ids, the shape, constants and For counters whose bounds are known; enclosing if
+// conditions that are known exclude work-items), are no other work-item's in any conflicting
+// access of the interval: tree levels `s(t) += s(t + k)` under `t < k`, staging `tile(ty, tx)`,
+// Hillis-Steele's `s(t) = v` after a read barrier. Anything unknown counts as a conflict.
+std::unordered_set<const ir::Op*> interval_race_free(const ir::Kernel& kernel,
+                                                     const std::optional<std::array<int64_t, 3>>& block,
+                                                     unsigned wave_size);
 
 // The table a race-checked host kernel carries for its launches: every accessed array parameter
 // with its arguments (kernel ABI), whether it is written, and its rule.

@@ -108,6 +108,20 @@ ArenaPool& arena_pool() {
   return *pool;
 }
 
+// Context tables kept between launches, with the chunks their earlier workers allocated: a
+// worker writes each context before any stamp names it, so nothing is cleared, and a launch that
+// makes hundreds of thousands of contexts (a barrier-heavy kernel: several per group) no longer
+// pays the page faults of fresh chunks each time.
+struct ContextPool {
+  std::mutex lock;
+  std::vector<std::unique_ptr<std::atomic<RaceContext*>[]>> free;
+};
+ContextPool& context_pool() {
+  static ContextPool* pool = new ContextPool;  // never destroyed: launches may end during exit
+  return *pool;
+}
+constexpr size_t pooled_context_tables = 16;
+
 }  // namespace
 
 namespace {
@@ -237,8 +251,16 @@ RaceLaunch::~RaceLaunch() {
 }
 
 HostRaceState::~HostRaceState() {
-  if (contexts)
-    for (size_t i = 0; i < chunk_count; ++i) delete[] contexts[i].load(std::memory_order_relaxed);
+  if (!contexts) return;
+  {
+    ContextPool& pool = context_pool();
+    std::lock_guard<std::mutex> g(pool.lock);
+    if (pool.free.size() < pooled_context_tables) {
+      pool.free.push_back(std::move(contexts));
+      return;
+    }
+  }
+  for (size_t i = 0; i < chunk_count; ++i) delete[] contexts[i].load(std::memory_order_relaxed);
 }
 
 HostRaceState* RaceLaunch::worker(const void* shared, size_t shared_bytes, const void* scratch) {
@@ -253,7 +275,15 @@ HostRaceState* RaceLaunch::worker(const void* shared, size_t shared_bytes, const
   s->shared = static_cast<const std::byte*>(shared);
   s->shared_bytes = shared_bytes;
   s->scratch = static_cast<const std::byte*>(scratch);
-  s->contexts = std::make_unique<std::atomic<RaceContext*>[]>(HostRaceState::chunk_count);
+  {
+    ContextPool& pool = context_pool();
+    std::lock_guard<std::mutex> g(pool.lock);
+    if (!pool.free.empty()) {
+      s->contexts = std::move(pool.free.back());
+      pool.free.pop_back();
+    }
+  }
+  if (!s->contexts) s->contexts = std::make_unique<std::atomic<RaceContext*>[]>(HostRaceState::chunk_count);
   if (shared_bytes <= HostRaceState::flat_shared_limit) s->shared_cells.resize(shared_bytes);
   s->fast.shared = shared;
   s->fast.shared_cells = s->shared_cells.size();

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <rocjit/rocjit.hpp>
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -178,8 +179,11 @@ TEST_CASE("unchecked_arrays: the launch's arguments and sizes complete the proof
   CHECK(unchecked_arrays(hc, {4, 4}, {16, 16, 2}, tile_args.data()) == 0);
 }
 
-TEST_CASE("reads_without_interval_writes: shared reads that no write of their array can share a barrier interval with") {
-  auto unrecorded = [](const Kernel& k) { return passes::reads_without_interval_writes(k.ir()).size(); };
+TEST_CASE("interval_race_free without a work-group shape: shared reads that no write of their array can share a barrier interval with") {
+  auto unrecorded = [](const Kernel& k) {
+    const auto sites = passes::interval_race_free(k.ir(), std::nullopt, 64);
+    return std::count_if(sites.begin(), sites.end(), [](const ir::Op* o) { return o->kind == ir::OpKind::load; });
+  };
   // A tiled loop: stage, barrier, read the tile, barrier. The reads' interval has no write.
   Kernel tiled = kernel("rf_tiled", [](Array<float> x, Array<float> out) {
     auto s = shared::array<float>({64}, "s");
@@ -258,6 +262,204 @@ TEST_CASE("reads_without_interval_writes: shared reads that no write of their ar
     b(t) = 2.0f;
   });
   CHECK(unrecorded(two_dynamic) == 0);
+}
+
+namespace {
+// The accesses interval_race_free proves for `block`, as (kind, count) per memory name.
+struct Proven {
+  size_t loads = 0, stores = 0, atomics = 0;
+  size_t total() const { return loads + stores + atomics; }
+};
+Proven proven(const Kernel& k, std::array<int64_t, 3> block, const std::string& memory = "s") {
+  Proven out;
+  for (const ir::Op* o : passes::interval_race_free(k.ir(), block, 64)) {
+    if (k.ir().memories.at(o->memory()).name != memory) continue;
+    (o->kind == ir::OpKind::load ? out.loads : o->kind == ir::OpKind::store ? out.stores : out.atomics) += 1;
+  }
+  return out;
+}
+size_t accesses(const Kernel& k, const std::string& memory = "s") {
+  size_t n = 0;
+  ir::walk(k.ir().body, [&](const ir::Op& o) {
+    if ((o.kind == ir::OpKind::load || o.kind == ir::OpKind::store || o.kind == ir::OpKind::atomic) &&
+        k.ir().memories.at(o.memory()).name == memory)
+      ++n;
+  });
+  return n;
+}
+}  // namespace
+
+TEST_CASE("interval_race_free for a work-group shape: accesses no other work-item's access of their interval conflicts with") {
+  // A tree reduction, a barrier per level: t < k reads s(t + k) and writes s(t), elements other
+  // work-items of the level neither read nor write.
+  Kernel tree = kernel("irf_tree", [](Array<float> x) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    s(t) = 0.0f;
+    If(t < x.shape(0), [&] { s(t) = x(t); });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 32; k > 0; k /= 2) {
+      If(t < k, [&] { s(t) += s(t + k); });
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    If(t == 0, [&] { x(0) = s(0); });
+  });
+  CHECK(accesses(tree) == 2 + 6 * 3 + 1);
+  CHECK(proven(tree, {64, 1, 1}).total() == accesses(tree));
+  // Without a shape only the last read (its interval has no write).
+  CHECK(passes::interval_race_free(tree.ir(), std::nullopt, 64).size() == 1);
+  // 64 x 2 work-items: two write each element.
+  CHECK(proven(tree, {64, 2, 1}).stores == 0);
+  // The seeded bug: one barrier missing, so levels 32 and 16 share an interval. Level 32's write
+  // of s(t) and level 16's read of s(t + 16) are not proven (work-item 16 writes s(16), which
+  // work-item 0 reads at level 16): the checker still sees both sides of the race. Every other
+  // site is.
+  Kernel missing = kernel("irf_missing", [](Array<float> x) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    s(t) = x(t);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 32; k > 0; k /= 2) {
+      If(t < k, [&] { s(t) += s(t + k); });
+      if (k != 32) barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    x(0) = s(0);
+  });
+  const Proven m = proven(missing, {64, 1, 1});
+  CHECK(m.total() == accesses(missing) - 2);
+  CHECK(m.stores == 6);
+  CHECK(m.loads == 12);
+  // Numba's warp-synchronous scan: lanes read what other lanes write, no barrier.
+  Kernel warp_scan = kernel("irf_warp_scan", [](Array<int32_t> x) {
+    auto s = shared::array<int32_t>({64}, "s");
+    Int t = local_id(0);
+    s(t) = x(t);
+    for (int k = 1; k < 64; k *= 2) If(t >= k, [&] { s(t) += s(t - k); });
+    x(t) = s(t);
+  });
+  // Each work-item's reads of its own s(t) are proven; every write and every read of s(t - k),
+  // the two sides of the races, are not.
+  const Proven ws = proven(warp_scan, {64, 1, 1});
+  CHECK(ws.stores == 0);
+  CHECK(ws.loads == 7);
+  CHECK(accesses(warp_scan) == 1 + 6 * 3 + 1);
+  // Hillis-Steele with a barrier between the reads and the writes of each step.
+  Kernel hillis = kernel("irf_hillis", [](Array<int32_t> x) {
+    auto s = shared::array<int32_t>({64}, "s");
+    Int t = local_id(0);
+    s(t) = x(t);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 1; k < 64; k *= 2) {
+      Var<int32_t> v = s(t);
+      If(t >= k, [&] { v += s(t - k); });
+      barrier(CLK_LOCAL_MEM_FENCE);
+      s(t) = v;
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    x(t) = s(t);
+  });
+  CHECK(proven(hillis, {64, 1, 1}).total() == accesses(hillis));
+}
+
+TEST_CASE("interval_race_free: tiles, loops, branches and atomics") {
+  // Staging a 2-D tile in a loop, reading it between two barriers.
+  Kernel tiled = kernel("irf_tiled", [](Array<float, 2> a, Array<float> out) {
+    auto s = shared::array<float>({16, 16}, "s");
+    Int tx = local_id(0), ty = local_id(1);
+    Var<float> acc = 0.0f;
+    For(0, a.shape(1) / 16, [&](Int k) {
+      s(ty, tx) = 0.0f;
+      If(k * 16 + tx < a.shape(1), [&] { s(ty, tx) = a(ty, k * 16 + tx); });
+      barrier(CLK_LOCAL_MEM_FENCE);
+      For(0, 16, [&](Int j) { acc += s(ty, j); });
+      barrier(CLK_LOCAL_MEM_FENCE);
+    });
+    out(global_id(0)) = acc;
+  });
+  CHECK(proven(tiled, {16, 16, 1}).total() == 3);
+  CHECK(proven(tiled, {16, 16, 2}).stores == 0);  // z is not in the index
+  CHECK(proven(tiled, {16, 16, 2}).loads == 1);   // the read shares its interval with no write
+  CHECK(proven(tiled, {32, 16, 1}).stores == 0);  // tx = 16 .. 31 write the next row's elements
+  // Without the second barrier, the next iteration's stores share the reads' interval.
+  Kernel wraps = kernel("irf_wraps", [](Array<float> a, Array<float> out) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    Var<float> acc = 0.0f;
+    For(0, 4, [&](Int k) {
+      s(t) = a(k * 64 + t);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      acc += s(63 - t);
+    });
+    out(global_id(0)) = acc;
+  });
+  CHECK(proven(wraps, {64, 1, 1}).total() == 0);
+  // A For whose counter indexes the array: work-item t touches t, t + 64, ... of 256.
+  Kernel strided = kernel("irf_strided", [](Array<uint32_t> data, Array<uint32_t> hist) {
+    auto s = shared::array<uint32_t>({256}, "s");
+    Int t = local_id(0);
+    For(t, 256, local_size(0), [&](Int b) { s(b) = 0u; });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    For(global_id(0), data.shape(0), global_size(0), [&](Int i) { atomic::add(s, data(i) % 256u, 1u); });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    For(t, 256, local_size(0), [&](Int b) { atomic::add(hist, b, s(b)); });
+  });
+  const Proven st = proven(strided, {64, 1, 1});
+  CHECK(st.stores == 1);
+  CHECK(st.atomics == 1);  // relaxed, only atomics in its interval
+  CHECK(st.loads == 1);
+  CHECK(proven(strided, {96, 1, 1}).total() == 3);
+  // With an acquire somewhere in the kernel, atomics keep their hooks.
+  Kernel ordered = kernel("irf_ordered", [](Array<uint32_t> data, Array<uint32_t> flag) {
+    auto s = shared::array<uint32_t>({64}, "s");
+    Int t = local_id(0);
+    s(t) = 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic::add(s, data(global_id(0)) % 64u, 1u);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(atomic::load(flag, 0, memory_order::acquire) != 0u, [&] { data(global_id(0)) = s(t); });
+  });
+  const Proven o = proven(ordered, {64, 1, 1});
+  CHECK(o.atomics == 0);
+  CHECK(o.stores == 1);
+  CHECK(o.loads == 1);
+  // A plain write beside atomics of the same interval: neither.
+  Kernel mixed = kernel("irf_mixed", [](Array<uint32_t> data) {
+    auto s = shared::array<uint32_t>({64}, "s");
+    Int t = local_id(0);
+    s(t) = 0u;
+    atomic::add(s, data(global_id(0)) % 64u, 1u);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    data(global_id(0)) = s(t);
+  });
+  const Proven mx = proven(mixed, {64, 1, 1});
+  CHECK(mx.stores == 0);
+  CHECK(mx.atomics == 0);
+  CHECK(mx.loads == 1);
+  // An if's other branch runs in the same interval for other work-items.
+  Kernel branches = kernel("irf_branches", [](Array<float> x) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    If(t < 32, [&] { s(t) = x(t); }).Else([&] { x(t) = s(t - 32); });
+  });
+  CHECK(proven(branches, {64, 1, 1}).total() == 0);
+  // The same split with disjoint halves.
+  Kernel halves = kernel("irf_halves", [](Array<float> x) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    If(t < 32, [&] { s(t) = x(t); }).Else([&] { x(t) = s(t); });
+  });
+  CHECK(proven(halves, {64, 1, 1}).total() == 2);
+  // An index that is not a function of the local ids (a loaded value): not proven.
+  Kernel scattered = kernel("irf_scattered", [](Array<int32_t> idx, Array<float> x) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    s(idx(global_id(0)) % 64) = 1.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x(global_id(0)) = s(t);
+  });
+  const Proven sc = proven(scattered, {64, 1, 1});
+  CHECK(sc.stores == 0);
+  CHECK(sc.loads == 1);
 }
 
 TEST_CASE("race_shared: the static shared arrays whose reads go unchecked once the group has written them") {

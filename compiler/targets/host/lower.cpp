@@ -137,15 +137,24 @@ class HostLowering : public KernelLowering {
       out.race_arrays = passes::host_race_arrays(kernel_);
       for (const HostRaceArray& a : out.race_arrays)
         if (a.rule != HostRaceArray::Rule::checked && a.param < 64) race_may_skip_ |= uint64_t{1} << a.param;
-      race_unrecorded_reads_ = passes::reads_without_interval_writes(kernel_);
-      // Of those reads' static shared arrays, the ones a launch stops checking once the group has
-      // written every element (HostRaceShared): bit i of the group's `initialized`, reloaded after
-      // each barrier (race_sync) into a variable LLVM keeps in a register.
-      std::vector<bool> read_unrecorded(kernel_.memories.size());
-      for (const ir::Op* read : race_unrecorded_reads_) read_unrecorded[read->memory()] = true;
+      // Shared accesses nothing of their barrier interval conflicts with (passes/race_free.h),
+      // for the work-group shape compiled for when there is one.
+      std::optional<std::array<int64_t, 3>> shape;
+      if (fixed_block_[0] > 0) shape = std::array<int64_t, 3>{fixed_block_[0], fixed_block_[1], fixed_block_[2]};
+      race_interval_free_ = passes::interval_race_free(kernel_, shape, host_wave_size);
+      ir::walk(kernel_.body, [&](const ir::Op& o) {
+        if ((o.kind == OpKind::atomic || o.kind == OpKind::fence) && o.order() != ir::MemoryOrder::relaxed)
+          race_releases_ = true;
+      });
+      // Of their static shared arrays, the ones whose such accesses a launch stops checking once
+      // the group has written every element (HostRaceShared): bit i of the group's
+      // `initialized`, reloaded after each barrier (race_sync) into a variable LLVM keeps in a
+      // register.
+      std::vector<bool> interval_free(kernel_.memories.size());
+      for (const ir::Op* site : race_interval_free_) interval_free[site->memory()] = true;
       for (ir::MemoryId id = 0; id < kernel_.memories.size() && out.race_shared.size() < 64; ++id) {
         const ir::Memory& m = kernel_.memories[id];
-        if (!read_unrecorded[id] || m.dynamic || m.space != ir::MemorySpace::shared) continue;
+        if (!interval_free[id] || m.dynamic || m.space != ir::MemorySpace::shared) continue;
         race_shared_bit_[id] = static_cast<unsigned>(out.race_shared.size());
         out.race_shared.push_back({static_cast<uint32_t>(memory_offset_[id]),
                                    static_cast<uint32_t>(m.element_count() * ir::byte_size(m.element)),
@@ -225,6 +234,8 @@ class HostLowering : public KernelLowering {
 
  public:
   bool version_guards = false;
+  // Race checking: a region's copy without checks may interchange its loop (interchangeable_loop).
+  bool interchange_unchecked = false;
 
  protected:
   using Affine = GuardAnalysis::Affine;
@@ -914,7 +925,11 @@ class HostLowering : public KernelLowering {
                                               needed->second));
         two_ways(all, {"race.skipped", "race.checked_region", "race.join"}, [&] {
           race_skip_ = true;
-          work_item_loops();
+          if (const ir::Op* loop = interchangeable_loop(run))  // as the unchecked kernel runs it
+            two_ways(interchange_holds(*loop), {"interchange.holds", "interchange.not", "interchange.join"},
+                     [&] { interchanged_loops(run, *loop); }, work_item_loops);
+          else
+            work_item_loops();
           race_skip_ = false;
         }, work_item_loops);
       } else if (guards.empty()) {
@@ -959,9 +974,11 @@ class HostLowering : public KernelLowering {
   // interleaving could mix up: no variables (slots), private arrays, loops with Break/Continue,
   // Return, prints, asserts, fences or other loops than For; one-dimensional groups of a fixed
   // shape; not under bounds or race checking (their reports name the first access in program
-  // order). The ops before the loop must be pure and used by no later region.
+  // order), except in a race-checked kernel's copy of a region that runs without checks
+  // (race.skipped). The ops before the loop must be pure and used by no later region.
   const ir::Op* interchangeable_loop(const std::vector<const ir::Op*>& run) const {
-    if (bounds_check_ || check_races || wave_returns_ || in_wave_ || !version_guards) return nullptr;
+    const bool allowed = check_races ? race_skip_ && interchange_unchecked : version_guards;
+    if (bounds_check_ || !allowed || wave_returns_ || in_wave_) return nullptr;
     if (fixed_block_[0] <= 0 || fixed_block_[1] != 1 || fixed_block_[2] != 1) return nullptr;
     const ir::Op* loop = run.back();
     if (loop->kind != OpKind::for_ || loop->type != ir::Type::i32) return nullptr;
@@ -1647,6 +1664,8 @@ class HostLowering : public KernelLowering {
     if (!check_races || (m.space != ir::MemorySpace::shared && m.space != ir::MemorySpace::global) ||
         op.atomic_op() == ir::AtomicOp::store)
       return;
+    // A relaxed read matters only to a later acquire fence, which needs a release to acquire.
+    if (!ir::acquires(op.order()) && !race_releases_) return;
     race_sync(ir::acquires(op.order()) ? HostSync::acquired : HostSync::read_relaxed,
               builder_.CreateTrunc(work_item_, builder_.getInt32Ty()), address);
   }
@@ -1675,7 +1694,7 @@ class HostLowering : public KernelLowering {
     if (m.space == ir::MemorySpace::global && m.param_index >= 0 && m.param_index < 64 &&
         (race_may_skip_ >> m.param_index & 1))
       return RaceSkipBit{false, static_cast<unsigned>(m.param_index)};
-    if (m.space == ir::MemorySpace::shared && race_unrecorded_reads_.count(&op))
+    if (m.space == ir::MemorySpace::shared && race_interval_free_.count(&op))
       if (auto it = race_shared_bit_.find(op.memory()); it != race_shared_bit_.end()) return RaceSkipBit{true, it->second};
     return std::nullopt;
   }
@@ -1692,11 +1711,13 @@ class HostLowering : public KernelLowering {
     auto visit = [&](const ir::Op& o) {
       const ir::OpInfo& info = ir::op_info(o.kind);
       if (info.effect == ir::OpEffect::synchronizes) ok = false;
-      if (info.reference != ir::OpReference::memory && info.reference != ir::OpReference::indexed) return;
+      if (info.reference != ir::OpReference::indexed) return;  // not `shape`: it reads no element
       const ir::Memory& m = kernel_.memories[o.memory()];
       if (m.space != ir::MemorySpace::shared && m.space != ir::MemorySpace::global) return;
       const auto skip = race_skip_bit(o, m);
-      if ((o.kind != OpKind::load && o.kind != OpKind::store) || !skip)
+      // Atomics only as race-free shared accesses (relaxed, in a kernel without acquire or
+      // release: their hooks record nothing the checker needs).
+      if (!skip || (o.kind != OpKind::load && o.kind != OpKind::store && !(o.kind == OpKind::atomic && skip->filled)))
         ok = false;
       else
         (skip->filled ? shared : params) |= uint64_t{1} << skip->bit;
@@ -1740,9 +1761,10 @@ class HostLowering : public KernelLowering {
     if (!done) done = llvm::BasicBlock::Create(context_, "race.done", function_);
     if (inline_check) {
       auto* slow = llvm::BasicBlock::Create(context_, "race.slow", function_);
-      // A shared read no write of its array can share an interval with is checked, not recorded.
-      const bool record = !(m.space == ir::MemorySpace::shared && race_unrecorded_reads_.count(&op));
-      race_inline(m.space == ir::MemorySpace::global, op.kind == OpKind::store, id, address, slow, done, record);
+      // A shared access nothing of its interval conflicts with: a read is checked for an
+      // unwritten element and not recorded, a write only stamped.
+      const bool interval_free = m.space == ir::MemorySpace::shared && race_interval_free_.count(&op);
+      race_inline(m.space == ir::MemorySpace::global, op.kind == OpKind::store, id, address, slow, done, interval_free);
       builder_.SetInsertPoint(slow);
     }
     auto* type = llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getPtrTy(), builder_.getInt32Ty(),
@@ -1763,11 +1785,13 @@ class HostLowering : public KernelLowering {
   // write, read and read by another work-item) must each be empty, of this work-item, or of this
   // group before its last barrier (shared memory) or last barrier with a global fence (global
   // memory; there also of this group at all: its contexts are group_first to context). Then no
-  // rule reports and the cell is updated here (a read with record_read false: left as it is);
-  // otherwise, or when the cell has no page yet or its lock is taken, `slow` (the call). Global
-  // cells are updated under their page's lock word.
+  // rule reports and the cell is updated here; otherwise, or when the cell has no page yet or its
+  // lock is taken, `slow` (the call). Global cells are updated under their page's lock word. A
+  // shared access of passes::interval_race_free (`interval_free`) can conflict with nothing the
+  // stamps hold: a write only stamps its cell, a read tests only that the group wrote the element
+  // and leaves the cell as it is.
   void race_inline(bool global, bool write, int32_t id, llvm::Value* address, llvm::BasicBlock* slow,
-                   llvm::BasicBlock* done, bool record_read) {
+                   llvm::BasicBlock* done, bool interval_free) {
     auto* i8 = builder_.getInt8Ty();
     auto* i32 = builder_.getInt32Ty();
     auto* i64 = builder_.getInt64Ty();
@@ -1837,8 +1861,20 @@ class HostLowering : public KernelLowering {
     const uint64_t write_at = offsetof(HostRaceCell, write), read_at = offsetof(HostRaceCell, read),
                    other_at = offsetof(HostRaceCell, other_read);
     llvm::Value* ok;
+    if (interval_free && write) {
+      // passes::interval_race_free: nothing of the interval conflicts with this write, and what
+      // is before it is ordered (earlier barrier intervals of the group, earlier groups): its stamp
+      // is all the checker needs (the group's filled arrays, later reads' uninitialised test).
+      builder_.CreateStore(context, at(cell, write_at));
+      builder_.CreateStore(item, at(cell, write_at + offsetof(HostRaceStamp, item)));
+      builder_.CreateStore(builder_.getInt32(id), at(cell, write_at + offsetof(HostRaceStamp, site)));
+      builder_.CreateBr(done);
+      return;
+    }
     const auto written = stamp(write_at);
-    if (!write) {  // a shared read of an element the group has not written is reported: slow
+    if (interval_free) {  // a read: only an element the group has not written is a finding
+      ok = this_group(written.first);
+    } else if (!write) {  // a shared read of an element the group has not written is reported: slow
       ok = global ? builder_.CreateOr(empty(written.first), ordered(written)) : ordered(written);
     } else {
       ok = builder_.getTrue();
@@ -1864,8 +1900,8 @@ class HostLowering : public KernelLowering {
       builder_.CreateStore(item, at(cell, offset + offsetof(HostRaceStamp, item)));
       builder_.CreateStore(builder_.getInt32(id), at(cell, offset + offsetof(HostRaceStamp, site)));
     };
-    if (!write && !record_read) {
-      // passes::reads_without_interval_writes: no later write can race with this read.
+    if (!write && interval_free) {
+      // passes::interval_race_free: no later write can race with this read.
     } else if (!write) {
       // The last read moves to other_read when another work-item (or group) made it.
       const auto read = stamp(read_at);
@@ -1991,7 +2027,8 @@ class HostLowering : public KernelLowering {
   llvm::Value* race_top_ = nullptr, * race_granule_shift_ = nullptr;  // HostRaceFast's fixed fields
   llvm::Value* race_unchecked_ = nullptr;
   uint64_t race_may_skip_ = 0;  // bit p: array parameter p has a rule (HostRaceArray)
-  std::unordered_set<const ir::Op*> race_unrecorded_reads_;  // shared reads the checker need not record
+  std::unordered_set<const ir::Op*> race_interval_free_;  // passes::interval_race_free
+  bool race_releases_ = false;  // some atomic or fence orders more than relaxed
   std::unordered_map<ir::MemoryId, unsigned> race_shared_bit_;  // of HostRaceFast::initialized
   // Variables holding HostRaceFast fields as of the last hook (race_reload).
   llvm::Value* race_initialized_ = nullptr;  // ... initialized
@@ -2046,6 +2083,7 @@ HostModule lower(const ir::Kernel& kernel, llvm::LLVMContext& context, const std
   HostLowering lowering(kernel, *module, bounds_check, block, settings);
   lowering.check_races = check_races;
   lowering.version_guards = version_guards && !bounds_check && !check_races;
+  lowering.interchange_unchecked = version_guards && !bounds_check;
   if (fast_math || kernel.fast_math) lowering.enable_fast_math();
   HostModule out = lowering.run(function_name);
   out.module = std::move(module);
