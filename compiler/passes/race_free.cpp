@@ -398,12 +398,18 @@ class LocalElements {
 
   struct Touches {
     bool unknown = false;
+    bool exact = true;  // every enclosing if's condition known for every work-item
     std::vector<std::pair<int64_t, int32_t>> items;  // (element, work-item)
   };
 
-  const Touches& of(const ir::Op& access) {
-    auto [it, fresh] = cache_.try_emplace(&access);
-    if (fresh) it->second = compute(access);
+  // `loops`: For counters with known bounds take each of their values; else every counter is
+  // unknown (the elements one pass over the access's region touches, whatever iteration).
+  const Touches& of(const ir::Op& access, bool loops = true) {
+    auto [it, fresh] = (loops ? cache_ : single_cache_).try_emplace(&access);
+    if (fresh) {
+      enumerate_loops_ = loops;
+      it->second = compute(access);
+    }
     return it->second;
   }
 
@@ -472,12 +478,14 @@ class LocalElements {
     const ir::Op& owner = *path[level].owner;
     if (owner.kind == OpKind::if_) {
       const std::optional<int64_t> c = eval(owner.operands[0]);
+      if (!c) out.exact = false;
       if (c && (*c != 0) != (path[level].region == 0)) return;  // this work-item takes the other branch
       visit(path, level + 1, access, m, lanes, out);
     } else if (owner.kind == OpKind::for_) {
       const std::optional<int64_t> from = eval(owner.operands[0]), to = eval(owner.operands[1]),
                                    step = eval(owner.operands[2]);
-      if (!from || !to || !step || *step <= 0 || (*to > *from && (*to - *from) / *step >= max_iterations)) {
+      if (!enumerate_loops_ || !from || !to || !step || *step <= 0 ||
+          (*to > *from && (*to - *from) / *step >= max_iterations)) {
         visit(path, level + 1, access, m, lanes, out);  // its counter stays unknown
         return;
       }
@@ -591,7 +599,8 @@ class LocalElements {
   std::array<int64_t, 3> block_;
   int64_t wave_;
   std::unordered_map<const ir::Op*, Place> places_;
-  std::unordered_map<const ir::Op*, Touches> cache_;
+  std::unordered_map<const ir::Op*, Touches> cache_, single_cache_;
+  bool enumerate_loops_ = true;
   std::array<int64_t, 3> id_{};
   int64_t item_ = 0;
   std::unordered_map<ValueId, int64_t> bound_;
@@ -653,6 +662,47 @@ std::unordered_set<const ir::Op*> interval_race_free(const ir::Kernel& kernel,
       }
     }
     out.insert(&site);
+  });
+  return out;
+}
+
+std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> shared_fills(const ir::Kernel& kernel,
+                                                                          const std::array<int64_t, 3>& block,
+                                                                          unsigned wave_size) {
+  std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> out;
+  if (block[0] <= 0 || block[1] <= 0 || block[2] <= 0 || block[0] * block[1] * block[2] > 4096) return out;
+  bool jumps = false;
+  ir::walk(kernel.body, [&](const ir::Op& o) {
+    jumps = jumps || o.kind == OpKind::break_ || o.kind == OpKind::continue_ || o.kind == OpKind::return_;
+  });
+  if (jumps) return out;  // a work-item could leave before the store
+  std::unordered_map<const ir::Op*, Place> places;
+  index_places(kernel.body, nullptr, places);
+  LocalElements elements(kernel, block, wave_size);
+  ir::walk(kernel.body, [&](const ir::Op& store) {
+    if (store.kind != OpKind::store) return;
+    const ir::Memory& m = kernel.memories.at(store.memory());
+    if (m.space != ir::MemorySpace::shared || m.dynamic) return;
+    // The first barrier after the store, in its region or, past the end of an if's branch, after
+    // the if (not out of a loop: a barrier there may come before some iteration's store).
+    const ir::Op* barrier = nullptr;
+    for (const ir::Op* at = &store; !barrier;) {
+      const Place& p = places.at(at);
+      for (size_t j = p.index + 1; j < p.list->size() && !barrier; ++j)
+        if ((*p.list)[j]->kind == OpKind::barrier) barrier = (*p.list)[j].get();
+      if (barrier || !p.owner || p.owner->kind != OpKind::if_) break;
+      at = p.owner;
+    }
+    if (!barrier) return;
+    // Every work-item's elements, the same in every iteration of the loops around (their
+    // counters unknown), exactly (every if on the way known): together, all of the array.
+    const LocalElements::Touches& t = elements.of(store, false);
+    if (t.unknown || !t.exact) return;
+    std::vector<bool> written(static_cast<size_t>(m.element_count()));
+    for (auto [e, item] : t.items) written[static_cast<size_t>(e)] = true;
+    if (std::find(written.begin(), written.end(), false) != written.end()) return;
+    std::vector<ir::MemoryId>& arrays = out[barrier];
+    if (std::find(arrays.begin(), arrays.end(), store.memory()) == arrays.end()) arrays.push_back(store.memory());
   });
   return out;
 }

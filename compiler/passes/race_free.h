@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -62,6 +63,18 @@ std::vector<RaceFreeArray> race_free_arrays(const ir::Kernel& kernel);
 std::unordered_set<const ir::Op*> interval_race_free(const ir::Kernel& kernel,
                                                      const std::optional<std::array<int64_t, 3>>& block,
                                                      unsigned wave_size);
+
+// For a work-group shape: the barriers at which the group has surely written every element of
+// some static shared arrays, each with those arrays. A store qualifies for the first barrier after
+// it (in its region, or after the ifs around it; not out of a loop) when the kernel has no Break,
+// Continue or Return and the store's elements, computed for every work-item as interval_race_free
+// does but with every For counter unknown (one pass over the store's region) and every if
+// condition on the way known, cover the array: `s(t) = 0` over a 256-item group and a 256-element
+// `s`, `tile(ty, tx)` in a loop's body before its barrier. The CPU device's race checker marks the
+// array filled there (HostRaceFast::initialized) instead of scanning its cells.
+std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> shared_fills(const ir::Kernel& kernel,
+                                                                          const std::array<int64_t, 3>& block,
+                                                                          unsigned wave_size);
 
 // The table a race-checked host kernel carries for its launches: every accessed array parameter
 // with its arguments (kernel ABI), whether it is written, and its rule.

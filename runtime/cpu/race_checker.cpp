@@ -327,11 +327,11 @@ void RaceLaunch::enter_group(HostRaceState& s, int64_t group) {
   s.fast.group_first = s.fast.barrier_floor = s.fast.global_floor = s.fast.context;
   s.fast.initialized = 0;
   s.filled.assign(kernel_.race_shared().size(), 0);
-  s.shared_map.clear();
-  s.group_known.clear();
-  s.item_known.clear();
-  s.item_pending.clear();
-  s.item_fenced.clear();
+  // (Most kernels never fill these: clear() of an empty map still costs a call per group.)
+  for (auto* m : {&s.item_known, &s.item_pending, &s.item_fenced})
+    if (!m->empty()) m->clear();
+  if (!s.shared_map.empty()) s.shared_map.clear();
+  if (!s.group_known.empty()) s.group_known.clear();
 }
 
 // Each entry's cells from where the last scan stopped, while they hold writes of this group (the

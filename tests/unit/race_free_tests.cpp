@@ -462,6 +462,62 @@ TEST_CASE("interval_race_free: tiles, loops, branches and atomics") {
   CHECK(sc.loads == 1);
 }
 
+TEST_CASE("shared_fills: the barriers by which every work-item has written all of a shared array") {
+  auto fills = [](const Kernel& k, std::array<int64_t, 3> block) {
+    std::vector<std::string> out;  // "array@barrier-index"
+    const auto found = passes::shared_fills(k.ir(), block, 64);
+    int index = 0;
+    ir::walk(k.ir().body, [&](const ir::Op& o) {
+      if (o.kind != ir::OpKind::barrier) return;
+      if (auto it = found.find(&o); it != found.end())
+        for (ir::MemoryId m : it->second) out.push_back(k.ir().memories.at(m).name + "@" + std::to_string(index));
+      ++index;
+    });
+    return out;
+  };
+  using V = std::vector<std::string>;
+  // Zeroed by every work-item, then filled from global memory under a condition not known.
+  Kernel staged = kernel("sf_staged", [](Array<float> x) {
+    auto s = shared::array<float>({64}, "s");
+    auto half = shared::array<float>({64}, "half");
+    Int t = local_id(0);
+    s(t) = 0.0f;
+    If(t < 32, [&] { half(t) = 1.0f; });
+    If(global_id(0) < x.shape(0), [&] { half(t) = x(global_id(0)); });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(t < 32, [&] { half(t + 32) = 2.0f; });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x(global_id(0)) = s(63 - t) + half(63 - t);
+  });
+  CHECK(fills(staged, {64, 1, 1}) == V{"s@0"});   // half's lower half only; its second store by some
+  CHECK(fills(staged, {32, 1, 1}).empty());       // 32 work-items write half of s
+  CHECK(fills(staged, {64, 2, 1}) == V{"s@0"});   // two write each element: still all of it
+  // In a loop's body, before its barrier; an index from the loop's counter does not count.
+  Kernel tiled = kernel("sf_tiled", [](Array<float> x) {
+    auto tile = shared::array<float>({16, 16}, "tile");
+    auto row = shared::array<float>({64}, "row");
+    Int tx = local_id(0), ty = local_id(1);
+    For(0, x.shape(0) / 256, [&](Int k) {
+      tile(ty, tx) = x(k * 256 + ty * 16 + tx);
+      For(0, 4, [&](Int j) { If(ty == 0, [&] { row(j * 16 + tx) = 1.0f; }); });
+      barrier(CLK_LOCAL_MEM_FENCE);
+      x(k * 256 + ty * 16 + tx) = tile(tx, ty) + row(tx);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    });
+  });
+  CHECK(fills(tiled, {16, 16, 1}) == V{"tile@0"});
+  // A Return anywhere: none.
+  Kernel returns = kernel("sf_returns", [](Array<float> x) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    s(t) = 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(x(t) < 0.0f, [&] { Return(); });
+    x(t) = s(63 - t);
+  });
+  CHECK(fills(returns, {64, 1, 1}).empty());
+}
+
 TEST_CASE("race_shared: the static shared arrays whose reads go unchecked once the group has written them") {
   // sA and sB are read only in intervals without writes of them; sC is written where it is read.
   Kernel k = kernel("rf_filled", [](Array<float> x, Array<float> out) {

@@ -142,6 +142,7 @@ class HostLowering : public KernelLowering {
       std::optional<std::array<int64_t, 3>> shape;
       if (fixed_block_[0] > 0) shape = std::array<int64_t, 3>{fixed_block_[0], fixed_block_[1], fixed_block_[2]};
       race_interval_free_ = passes::interval_race_free(kernel_, shape, host_wave_size);
+      if (shape) race_fills_ = passes::shared_fills(kernel_, *shape, host_wave_size);
       ir::walk(kernel_.body, [&](const ir::Op& o) {
         if ((o.kind == OpKind::atomic || o.kind == OpKind::fence) && o.order() != ir::MemoryOrder::relaxed)
           race_releases_ = true;
@@ -1625,6 +1626,19 @@ class HostLowering : public KernelLowering {
   // Barriers are the boundaries between work-item loops; nothing to emit, but the race checker
   // is told (once per group, or once per wave for a wavebarrier in wave-level control).
   void barrier(const ir::Op& op) override {
+    if (auto it = race_fills_.find(&op); it != race_fills_.end()) {
+      // Static shared arrays every work-item has now written all of (passes::shared_fills): filled
+      // before the checker's call, which then need not scan their cells.
+      uint64_t bits = 0;
+      for (ir::MemoryId id : it->second)
+        if (auto bit = race_shared_bit_.find(id); bit != race_shared_bit_.end()) bits |= uint64_t{1} << bit->second;
+      if (bits != 0) {
+        llvm::Value* field = builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), race_fast_,
+                                                                 offsetof(HostRaceFast, initialized));
+        llvm::Value* now = builder_.CreateLoad(builder_.getInt64Ty(), field);
+        builder_.CreateStore(builder_.CreateOr(now, builder_.getInt64(bits)), field);
+      }
+    }
     race_sync(op.fences() & ir::fence_global ? HostSync::barrier_global : HostSync::barrier, nullptr, nullptr);
   }
   void wavebarrier(const ir::Op&) override { race_sync(HostSync::wavebarrier, nullptr, nullptr); }
@@ -2028,6 +2042,7 @@ class HostLowering : public KernelLowering {
   llvm::Value* race_unchecked_ = nullptr;
   uint64_t race_may_skip_ = 0;  // bit p: array parameter p has a rule (HostRaceArray)
   std::unordered_set<const ir::Op*> race_interval_free_;  // passes::interval_race_free
+  std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> race_fills_;  // passes::shared_fills
   bool race_releases_ = false;  // some atomic or fence orders more than relaxed
   std::unordered_map<ir::MemoryId, unsigned> race_shared_bit_;  // of HostRaceFast::initialized
   // Variables holding HostRaceFast fields as of the last hook (race_reload).
