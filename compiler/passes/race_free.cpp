@@ -707,4 +707,40 @@ std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> shared_fills(const 
   return out;
 }
 
+std::unordered_set<const ir::Op*> unchecked_stores(
+    const ir::Kernel& kernel, const std::unordered_set<const ir::Op*>& interval_free,
+    const std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>>& fills) {
+  std::unordered_set<const ir::Op*> out;
+  if (fills.empty()) return out;
+  std::unordered_set<ir::MemoryId> filled, all_free;
+  for (const auto& [barrier, arrays] : fills) filled.insert(arrays.begin(), arrays.end());
+  for (ir::MemoryId id : filled) all_free.insert(id);
+  ir::walk(kernel.body, [&](const ir::Op& o) {
+    if (is_access(o) && !interval_free.count(&o)) all_free.erase(o.memory());
+  });
+  if (all_free.empty()) return out;
+  std::unordered_map<const ir::Op*, Place> places;
+  index_places(kernel.body, nullptr, places);
+  Intervals intervals(kernel);
+  ir::walk(kernel.body, [&](const ir::Op& store) {
+    if (store.kind != OpKind::store || !all_free.count(store.memory())) return;
+    // The first barrier after it (as shared_fills looks for one) must fill its array.
+    const ir::Op* barrier = nullptr;
+    for (const ir::Op* at = &store; !barrier;) {
+      const Place& p = places.at(at);
+      for (size_t j = p.index + 1; j < p.list->size() && !barrier; ++j)
+        if ((*p.list)[j]->kind == OpKind::barrier) barrier = (*p.list)[j].get();
+      if (barrier || !p.owner || p.owner->kind != OpKind::if_) break;
+      at = p.owner;
+    }
+    const auto it = barrier ? fills.find(barrier) : fills.end();
+    if (it == fills.end() || std::find(it->second.begin(), it->second.end(), store.memory()) == it->second.end())
+      return;
+    const auto around = intervals.around(store);
+    if (around && std::all_of(around->begin(), around->end(), [](const ir::Op* o) { return o->kind == OpKind::store; }))
+      out.insert(&store);
+  });
+  return out;
+}
+
 }  // namespace rocjit::passes

@@ -76,6 +76,17 @@ std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> shared_fills(const 
                                                                           const std::array<int64_t, 3>& block,
                                                                           unsigned wave_size);
 
+// The stores the CPU device's race checker need not even stamp: of static shared arrays that
+// some barrier fills (shared_fills) and whose every access is interval race-free, each store
+// whose next barrier (found as shared_fills finds it) fills its array and whose interval holds no
+// other access of the array than stores. Nothing reads such a store's stamp: no read shares its
+// interval, the array counts as filled from that barrier on (the group's filled bit), and every
+// later access of the array is then skipped (reduce's and the tree reductions' staging,
+// matmul's tiles).
+std::unordered_set<const ir::Op*> unchecked_stores(
+    const ir::Kernel& kernel, const std::unordered_set<const ir::Op*>& interval_free,
+    const std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>>& fills);
+
 // The table a race-checked host kernel carries for its launches: every accessed array parameter
 // with its arguments (kernel ABI), whether it is written, and its rule.
 std::vector<HostRaceArray> host_race_arrays(const ir::Kernel& kernel);

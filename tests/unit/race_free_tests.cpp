@@ -518,6 +518,51 @@ TEST_CASE("shared_fills: the barriers by which every work-item has written all o
   CHECK(fills(returns, {64, 1, 1}).empty());
 }
 
+TEST_CASE("unchecked_stores: stores nothing reads the stamp of") {
+  auto unstamped = [](const Kernel& k, std::array<int64_t, 3> block) {
+    const auto free = passes::interval_race_free(k.ir(), block, 64);
+    const auto fills = passes::shared_fills(k.ir(), block, 64);
+    return passes::unchecked_stores(k.ir(), free, fills).size();
+  };
+  // reduce's staging: both stores of the first interval, filled at its barrier.
+  Kernel tree = kernel("us_tree", [](Array<float> x) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    s(t) = 0.0f;
+    If(global_id(0) < x.shape(0), [&] { s(t) = x(global_id(0)); });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 32; k > 0; k /= 2) {
+      If(t < k, [&] { s(t) += s(t + k); });
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    If(t == 0, [&] { x(0) = s(0); });
+  });
+  CHECK(unstamped(tree, {64, 1, 1}) == 2);  // the levels' stores share their interval with reads
+  CHECK(unstamped(tree, {32, 1, 1}) == 0);  // 32 work-items do not fill s
+  // A read of the array in the staging interval needs the stamps.
+  Kernel reads = kernel("us_reads", [](Array<float> x) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    s(t) = x(t);
+    x(t) = s(t) * 2.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x(t) = s(63 - t);
+  });
+  CHECK(unstamped(reads, {64, 1, 1}) == 0);
+  // An access not proven anywhere (the missing barrier) keeps every store of the array stamped.
+  Kernel missing = kernel("us_missing", [](Array<float> x) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    s(t) = x(t);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    If(t < 32, [&] { s(t) += s(t + 32); });
+    If(t < 16, [&] { s(t) += s(t + 16); });
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x(t) = s(0);
+  });
+  CHECK(unstamped(missing, {64, 1, 1}) == 0);
+}
+
 TEST_CASE("race_shared: the static shared arrays whose reads go unchecked once the group has written them") {
   // sA and sB are read only in intervals without writes of them; sC is written where it is read.
   Kernel k = kernel("rf_filled", [](Array<float> x, Array<float> out) {

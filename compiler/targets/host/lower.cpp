@@ -143,6 +143,7 @@ class HostLowering : public KernelLowering {
       if (fixed_block_[0] > 0) shape = std::array<int64_t, 3>{fixed_block_[0], fixed_block_[1], fixed_block_[2]};
       race_interval_free_ = passes::interval_race_free(kernel_, shape, host_wave_size);
       if (shape) race_fills_ = passes::shared_fills(kernel_, *shape, host_wave_size);
+      race_unstamped_ = passes::unchecked_stores(kernel_, race_interval_free_, race_fills_);
       ir::walk(kernel_.body, [&](const ir::Op& o) {
         if ((o.kind == OpKind::atomic || o.kind == OpKind::fence) && o.order() != ir::MemoryOrder::relaxed)
           race_releases_ = true;
@@ -1727,7 +1728,7 @@ class HostLowering : public KernelLowering {
       if (info.effect == ir::OpEffect::synchronizes) ok = false;
       if (info.reference != ir::OpReference::indexed) return;  // not `shape`: it reads no element
       const ir::Memory& m = kernel_.memories[o.memory()];
-      if (m.space != ir::MemorySpace::shared && m.space != ir::MemorySpace::global) return;
+      if ((m.space != ir::MemorySpace::shared && m.space != ir::MemorySpace::global) || race_unstamped_.count(&o)) return;
       const auto skip = race_skip_bit(o, m);
       // Atomics only as race-free shared accesses (relaxed, in a kernel without acquire or
       // release: their hooks record nothing the checker needs).
@@ -1947,8 +1948,8 @@ class HostLowering : public KernelLowering {
   bool plain_atomics(ir::MemorySpace space) override { return space != ir::MemorySpace::global; }
 
   llvm::Value* element_address(const ir::Op& op, const ir::Memory& m, llvm::Value* base, llvm::Value* linear) override {
-    const bool race =
-        check_races && !race_skip_ && (m.space == ir::MemorySpace::shared || m.space == ir::MemorySpace::global);
+    const bool race = check_races && !race_skip_ && !race_unstamped_.count(&op) &&
+                      (m.space == ir::MemorySpace::shared || m.space == ir::MemorySpace::global);
     if (!bounds_check_) {
       llvm::Value* address = KernelLowering::element_address(op, m, base, linear);
       if (race) race_access(op, m, access_site(op, m), address);
@@ -2043,6 +2044,7 @@ class HostLowering : public KernelLowering {
   uint64_t race_may_skip_ = 0;  // bit p: array parameter p has a rule (HostRaceArray)
   std::unordered_set<const ir::Op*> race_interval_free_;  // passes::interval_race_free
   std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> race_fills_;  // passes::shared_fills
+  std::unordered_set<const ir::Op*> race_unstamped_;  // passes::unchecked_stores: no hook at all
   bool race_releases_ = false;  // some atomic or fence orders more than relaxed
   std::unordered_map<ir::MemoryId, unsigned> race_shared_bit_;  // of HostRaceFast::initialized
   // Variables holding HostRaceFast fields as of the last hook (race_reload).
