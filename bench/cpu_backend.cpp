@@ -1132,10 +1132,7 @@ int main(int argc, char** argv) {
              {"block-scan", [&] { return bench_block_scan(n, pocl); }},
              {"bitonic-sort", [&] { return bench_bitonic_sort(quick ? n : 1 << 22, pocl); }},
              {"tile-stencil", [&] { return bench_tile_stencil(rows, cols, pocl); }},
-             // Under the race checker a sixteenth of n: every group acquires from every earlier
-             // one, and the checker's vector clocks grow with the groups (docs/debugging.md,
-             // Limits), so 65,536 groups need more than 24 GiB.
-             {"lookback-scan", [&] { return bench_lookback_scan(check_races ? n / 16 : n); }},
+             {"lookback-scan", [&] { return bench_lookback_scan(n); }},
              {"radix-pass", [&] { return bench_radix_pass(n); }}};
     for (const auto& [name, bench] : benches) {
       if (!only.empty() && ("," + only + ",").find("," + std::string(name) + ",") == std::string::npos) continue;

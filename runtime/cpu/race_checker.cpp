@@ -56,27 +56,14 @@ enum Kind { race = 0, uninitialized = 1 };
 
 namespace {
 
-// `into` joined with `from`: per group the later epoch bound, per work-item the later tick.
-void join(RaceClock& into, const RaceClock& from) {
-  for (const auto& [group, theirs] : from) {
-    RaceCoverage& mine = into[group];
-    mine.epoch_bound = std::max(mine.epoch_bound, theirs.epoch_bound);
-    for (const auto& [item, tick] : theirs.items) {
-      auto it = std::lower_bound(mine.items.begin(), mine.items.end(), std::make_pair(item, uint32_t{0}));
-      if (it != mine.items.end() && it->first == item)
-        it->second = std::max(it->second, tick);
-      else
-        mine.items.insert(it, {item, tick});
-    }
-  }
-}
+void join(RaceClock& into, const RaceClock& from) { into.join(from); }
 
 bool covers(const RaceClock& clock, const RaceAccess& a) {
-  auto it = clock.find(a.group);
-  if (it == clock.end()) return false;
-  if (a.global_epoch < it->second.epoch_bound) return true;
-  auto at = std::lower_bound(it->second.items.begin(), it->second.items.end(), std::make_pair(a.item, uint32_t{0}));
-  return at != it->second.items.end() && at->first == a.item && a.tick < at->second;
+  const RaceCoverage* c = clock.find(a.group);
+  if (!c) return false;
+  if (a.global_epoch < c->epoch_bound) return true;
+  auto at = std::lower_bound(c->items.begin(), c->items.end(), std::make_pair(a.item, uint32_t{0}));
+  return at != c->items.end() && at->first == a.item && a.tick < at->second;
 }
 
 // Zeroed memory the system provides on first touch (MAP_NORESERVE: only touched pages count).
@@ -250,6 +237,76 @@ RaceLaunch::~RaceLaunch() {
   }
 }
 
+void RaceCoverage::join(const RaceCoverage& other) {
+  epoch_bound = std::max(epoch_bound, other.epoch_bound);
+  for (const auto& [item, tick] : other.items) {
+    auto it = std::lower_bound(items.begin(), items.end(), std::make_pair(item, uint32_t{0}));
+    if (it != items.end() && it->first == item)
+      it->second = std::max(it->second, tick);
+    else
+      items.insert(it, {item, tick});
+  }
+}
+
+const RaceCoverage* RaceClock::find(int64_t group) const {
+  auto it = std::upper_bound(runs_.begin(), runs_.end(), group, [](int64_t g, const Run& r) { return g < r.first; });
+  if (it == runs_.begin()) return nullptr;
+  --it;
+  return group <= it->last ? &it->coverage : nullptr;
+}
+
+void RaceClock::join(const RaceClock& other) {
+  if (other.runs_.empty()) return;
+  if (runs_.empty()) {
+    runs_ = other.runs_;
+    return;
+  }
+  // Both run lists cut at every run boundary of either: each piece takes the join of the
+  // coverages over it (one side's alone where the other has none), then equal neighbours merge.
+  std::vector<Run> out;
+  auto emit = [&](int64_t first, int64_t last, RaceCoverage coverage) {
+    if (!out.empty() && out.back().last + 1 == first && out.back().coverage == coverage)
+      out.back().last = last;
+    else
+      out.push_back({first, last, std::move(coverage)});
+  };
+  size_t i = 0, j = 0;
+  int64_t at_i = runs_[0].first, at_j = other.runs_[0].first;  // where each side's current run resumes
+  while (i < runs_.size() || j < other.runs_.size()) {
+    const bool has_i = i < runs_.size(), has_j = j < other.runs_.size();
+    if (has_i && (!has_j || runs_[i].last < at_j)) {  // mine alone up to its end
+      emit(at_i, runs_[i].last, runs_[i].coverage);
+      if (++i < runs_.size()) at_i = runs_[i].first;
+      continue;
+    }
+    if (has_j && (!has_i || other.runs_[j].last < at_i)) {  // theirs alone up to its end
+      emit(at_j, other.runs_[j].last, other.runs_[j].coverage);
+      if (++j < other.runs_.size()) at_j = other.runs_[j].first;
+      continue;
+    }
+    // Both runs reach past the other's start: the part before the later start is one side's.
+    if (at_i < at_j) {
+      emit(at_i, at_j - 1, runs_[i].coverage);
+      at_i = at_j;
+      continue;
+    }
+    if (at_j < at_i) {
+      emit(at_j, at_i - 1, other.runs_[j].coverage);
+      at_j = at_i;
+      continue;
+    }
+    // Same start: the common part, up to the nearer end.
+    const int64_t last = std::min(runs_[i].last, other.runs_[j].last);
+    RaceCoverage joined = runs_[i].coverage;
+    joined.join(other.runs_[j].coverage);
+    emit(at_i, last, std::move(joined));
+    at_i = at_j = last + 1;
+    if (runs_[i].last == last && ++i < runs_.size()) at_i = runs_[i].first;
+    if (other.runs_[j].last == last && ++j < other.runs_.size()) at_j = other.runs_[j].first;
+  }
+  runs_ = std::move(out);
+}
+
 HostRaceState::~HostRaceState() {
   if (!contexts) return;
   {
@@ -378,7 +435,7 @@ RaceClock RaceLaunch::published(HostRaceState& s, int32_t item) const {
   RaceCoverage own;
   own.epoch_bound = s.global_epoch;
   own.items.push_back({item, s.tick});
-  join(out, RaceClock{{s.group, own}});
+  join(out, RaceClock(s.group, std::move(own)));
   return out;
 }
 

@@ -48,9 +48,34 @@ struct RaceContext {
 struct RaceCoverage {
   uint32_t epoch_bound = 0;
   std::vector<std::pair<int32_t, uint32_t>> items;  // (work-item, tick), sorted by work-item
+  bool operator==(const RaceCoverage&) const = default;
+  // Per group the later epoch bound, per work-item the later tick.
+  void join(const RaceCoverage& other);
 };
-// By group: a vector clock at the granularity the CPU device runs (a group on one thread).
-using RaceClock = std::unordered_map<int64_t, RaceCoverage>;
+// By group: a vector clock at the granularity the CPU device runs (a group on one thread), as
+// runs of consecutive groups with one coverage. Groups that hand knowledge on one to the next (a
+// decoupled look-back scan: each group acquires what every earlier group published) have equal
+// coverages, so a clock holds a few runs, not one entry per group: joins and copies cost what
+// the runs do, not the groups.
+class RaceClock {
+ public:
+  RaceClock() = default;
+  RaceClock(int64_t group, RaceCoverage coverage) { runs_.push_back({group, group, std::move(coverage)}); }
+  bool empty() const { return runs_.empty(); }
+  void clear() { runs_.clear(); }
+  size_t runs() const { return runs_.size(); }
+  // The coverage of `group`, or null.
+  const RaceCoverage* find(int64_t group) const;
+  // This clock joined with `other` (RaceCoverage::join per group).
+  void join(const RaceClock& other);
+
+ private:
+  struct Run {
+    int64_t first, last;  // groups first..last
+    RaceCoverage coverage;
+  };
+  std::vector<Run> runs_;  // ascending, disjoint; neighbours with equal coverages merged
+};
 
 class RaceLaunch;
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <vector>
 
 #include "compiler/passes/race_free.h"
@@ -591,4 +592,63 @@ TEST_CASE("race_shared: the static shared arrays whose reads go unchecked once t
   CHECK_THAT(metadata_text(hk), Contains("race-free when full:  2 shared arrays"));
   // Without race checks: no table.
   CHECK(compile_host(k.ir()).race_shared().empty());
+}
+
+TEST_CASE("RaceClock: runs of groups with one coverage join as a clock per group would") {
+  // Against a plain map per group, on random clocks of a few runs each.
+  uint64_t seed = 12345;
+  auto next = [&](uint64_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % n;
+  };
+  auto coverage = [&] {
+    RaceCoverage c;
+    c.epoch_bound = static_cast<uint32_t>(next(3));
+    for (int32_t item = 0; item < 3; ++item)
+      if (next(2)) c.items.push_back({item, static_cast<uint32_t>(next(4))});
+    return c;
+  };
+  for (int round = 0; round < 2000; ++round) {
+    std::map<int64_t, RaceCoverage> expected;
+    RaceClock clock;
+    for (int step = 0; step < 4; ++step) {
+      RaceClock other;
+      std::map<int64_t, RaceCoverage> other_expected;
+      for (int64_t g = static_cast<int64_t>(next(4)); g < 24; g += 1 + static_cast<int64_t>(next(5))) {
+        const RaceCoverage c = coverage();
+        const int64_t last = g + static_cast<int64_t>(next(4));
+        for (int64_t h = g; h <= last; ++h) {
+          other.join(RaceClock(h, c));
+          other_expected[h].join(c);
+        }
+        g = last;
+      }
+      clock.join(other);
+      for (const auto& [g, c] : other_expected) expected[g].join(c);
+    }
+    for (int64_t g = -1; g < 30; ++g) {
+      const RaceCoverage* got = clock.find(g);
+      auto it = expected.find(g);
+      REQUIRE((got != nullptr) == (it != expected.end()));
+      if (got) REQUIRE(*got == it->second);
+    }
+    // Equal neighbours are one run: never more runs than groups whose coverage changes.
+    size_t changes = 0;
+    const RaceCoverage* before = nullptr;
+    int64_t previous = -10;
+    for (const auto& [g, c] : expected) {
+      if (!before || g != previous + 1 || !(c == *before)) ++changes;
+      before = &c;
+      previous = g;
+    }
+    REQUIRE(clock.runs() == changes);
+  }
+  // A look-back chain: group g knows groups 0..g-1 with the same coverage; one run however long.
+  RaceClock chain;
+  RaceCoverage same;
+  same.items = {{0, 3}};
+  for (int64_t g = 0; g < 100000; ++g) chain.join(RaceClock(g, same));
+  CHECK(chain.runs() == 1);
+  CHECK(chain.find(99999) != nullptr);
+  CHECK(chain.find(100000) == nullptr);
 }
