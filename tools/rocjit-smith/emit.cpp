@@ -242,7 +242,8 @@ struct Cl {
         // Not OpenCL C 1.2 (no sub-groups): printed for reading only, never built.
         std::string s = std::string("wave_") + wave_op_name(static_cast<WaveOp>(e.op)) + "(";
         for (size_t i = 0; i < e.kids.size(); ++i) s += (i ? ", " : "") + ex(e.kids[i]);
-        if (static_cast<WaveOp>(e.op) == WaveOp::mma) s += ", element " + std::to_string(e.a);
+        if (static_cast<WaveOp>(e.op) == WaveOp::mma)
+          s += e.a >= 4 ? ", xf32 16x16x8, element " + std::to_string(e.a - 4) : ", element " + std::to_string(e.a);
         return s + ")";
       }
     }
@@ -481,9 +482,12 @@ struct Cpp {
         WaveOp w = static_cast<WaveOp>(e.op);
         if (w == WaveOp::mma) {  // as trace.cpp's mma_fn, inline
           const std::string T = e.t == Ty::f64 ? "double" : "float";
-          return "[&] { constexpr mma::Shape S{16, 16, 4}; mma::A<" + T + "> a(S); mma::B<" + T + "> b(S); " +
-                 "mma::Accumulator<" + T + "> c(S, " + ex(e.kids[2]) + "); a.set(0, " + ex(e.kids[0]) + "); b.set(0, " +
-                 ex(e.kids[1]) + "); mma::mma(c, a, b); return Value(c[" + std::to_string(e.a) + "]); }()";
+          const bool xf32 = e.a >= 4;
+          const std::string I = xf32 ? "mma::xf32" : T;
+          return std::string("[&] { constexpr mma::Shape S{16, 16, ") + (xf32 ? "8" : "4") + "}; mma::A<" + I +
+                 "> a(S); mma::B<" + I + "> b(S); mma::Accumulator<" + T + "> c(S, " + ex(e.kids[2]) + "); a.set(0, " +
+                 ex(e.kids[0]) + "); b.set(0, " + ex(e.kids[1]) + "); mma::mma(c, a, b); return Value(c[" +
+                 std::to_string(xf32 ? e.a - 4 : e.a) + "]); }()";
         }
         std::string s = std::string("wave::") + wave_op_name(w) + "(";
         for (size_t i = 0; i < e.kids.size(); ++i) s += (i ? ", " : "") + ex(e.kids[i]);

@@ -373,7 +373,7 @@ class Gen {
     int d = std::max(0, depth - 1);
     if (w == WaveOp::mma) {
       for (int k = 0; k < 3; ++k) e.kids.push_back(expr(t, d));
-      e.a = r.below(4);
+      e.a = r.below(t == Ty::f32 ? 8 : 4);  // f32: 4..7 are xf32
     } else if (w == WaveOp::any || w == WaveOp::all || w == WaveOp::count || w == WaveOp::ballot) {
       e.kids.push_back(expr(Ty::b, d));
     } else {

@@ -57,8 +57,10 @@ enum class AtomOp : uint8_t { add, min, max, and_, or_, xor_ };
 // broadcast's lane are kids[1] (i32). any/all are bool, count i32, ballot i64 (the DSL's u64
 // ballot, cast to i64); the others have their operand's type (reductions and scans: integers).
 // mma (dsl::mma, f32 or f64, shape 16x16x4) takes kids[0..2] as this lane's element of A, of B
-// and of every element of C, and gives element `a` (0..3) of the lane's result; it needs
-// work-groups of whole 64-lane waves (generated only for such geometries).
+// and of every element of C, and gives element `a` (0..3) of the lane's result; for f32, `a` 4..7
+// is an xf32 mma (mma::A<mma::xf32>, shape 16x16x8: kids[0] and kids[1] in the lane's first
+// element of A and of B) giving element a - 4. It needs work-groups of whole 64-lane waves
+// (generated only for such geometries).
 enum class WaveOp : uint8_t { reduce_add, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor, inclusive_scan_add,
                               exclusive_scan_add, shuffle_xor, broadcast, read_first, any, all, count, ballot, mma };
 inline constexpr int kWaveOps = 16;

@@ -3,6 +3,7 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 #include <rocjit/rocjit.hpp>
 
@@ -114,12 +115,13 @@ Value cast_to(Ty t, const Value& v) {
 }
 
 // WaveOp::mma: a 16x16x4 mma whose A and B fragments hold `a` and `b` (one element per lane) and
-// whose accumulator starts with `c` in all four elements; element `e` of the result.
-template <class T>
+// whose accumulator starts with `c` in all four elements; element `e` of the result. I = xf32:
+// 16x16x8 at xf32 precision, `a` and `b` in the lanes' first elements.
+template <class T, class I = T>
 Value mma_fn(const Value& a, const Value& b, const Value& c, int e) {
-  constexpr mma::Shape S{16, 16, 4};
-  mma::A<T> fa(S);
-  mma::B<T> fb(S);
+  constexpr mma::Shape S{16, 16, std::is_same_v<I, mma::xf32> ? 8u : 4u};
+  mma::A<I> fa(S);
+  mma::B<I> fb(S);
   mma::Accumulator<T> fc(S, c);
   fa.set(0, a);
   fb.set(0, b);
@@ -257,6 +259,7 @@ struct Tracer {
       case EK::wave:
         if (static_cast<WaveOp>(e.op) == WaveOp::mma)
           return e.t == Ty::f64 ? mma_fn<double>(ex(e.kids[0]), ex(e.kids[1]), ex(e.kids[2]), e.a)
+                 : e.a >= 4     ? mma_fn<float, mma::xf32>(ex(e.kids[0]), ex(e.kids[1]), ex(e.kids[2]), e.a - 4)
                                 : mma_fn<float>(ex(e.kids[0]), ex(e.kids[1]), ex(e.kids[2]), e.a);
         return wave_fn(static_cast<WaveOp>(e.op), ex(e.kids[0]), e.kids.size() > 1 ? ex(e.kids[1]) : Value());
     }
