@@ -368,9 +368,13 @@ class Intervals {
             for (const auto& o : r.ops) take(*o);
       } else if (owner.kind == OpKind::for_) {
         // The previous iteration's end and the next one's start (the scans above reached this
-        // list's ends in the open directions; the loop may also be entered or left there).
-        if (back_open && p.index + 1 < list.size()) scan(list, list.size() - 1, list.size() - p.index - 1, true);
-        if (forward_open && p.index > 0) scan(list, 0, p.index, false);
+        // list's ends in the open directions; the loop may also be entered or left there). A
+        // scan that meets no barrier reaches the op holding the site in the other iteration:
+        // all of it then (parts of it beyond a barrier nested there are in the interval too).
+        bool whole = false;
+        if (back_open) whole |= scan(list, list.size() - 1, list.size() - p.index - 1, true);
+        if (forward_open) whole |= scan(list, 0, p.index, false);
+        if (whole && at != &site) take(*at);
       } else if (back_open || forward_open) {
         take(owner);  // a While: its condition, body and step whole
       }

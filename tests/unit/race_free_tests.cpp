@@ -394,6 +394,20 @@ TEST_CASE("interval_race_free: tiles, loops, branches and atomics") {
     out(global_id(0)) = acc;
   });
   CHECK(proven(wraps, {64, 1, 1}).total() == 0);
+  // The barrier under an if in the loop's body: the next iteration's store follows the read with
+  // no barrier between.
+  Kernel nested = kernel("irf_nested_barrier", [](Array<float> a, Int u) {
+    auto s = shared::array<float>({64}, "s");
+    Int t = local_id(0);
+    For(0, 4, [&](Int k) {
+      If(u > 0, [&] {
+        s(t) = a(k * 64 + t);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        a(k * 64 + t) = s(63 - t);
+      });
+    });
+  });
+  CHECK(proven(nested, {64, 1, 1}).total() == 0);
   // A For whose counter indexes the array: work-item t touches t, t + 64, ... of 256.
   Kernel strided = kernel("irf_strided", [](Array<uint32_t> data, Array<uint32_t> hist) {
     auto s = shared::array<uint32_t>({256}, "s");

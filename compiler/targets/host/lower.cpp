@@ -162,6 +162,9 @@ class HostLowering : public KernelLowering {
                                    static_cast<uint32_t>(m.element_count() * ir::byte_size(m.element)),
                                    static_cast<uint32_t>(ir::byte_size(m.element))});
       }
+      // A store goes without its stamp only when its array has a filled bit (past 64 arrays none:
+      // their reads keep testing the stamps).
+      std::erase_if(race_unstamped_, [&](const ir::Op* o) { return !race_shared_bit_.count(o->memory()); });
       // The fields that change only in the hooks (contexts, floors, filled arrays): variables
       // reloaded after each call (race_reload), which LLVM keeps in registers between the calls.
       for (auto& [var, offset, n] : std::initializer_list<std::tuple<llvm::Value**, size_t, const char*>>{
