@@ -441,9 +441,10 @@ RaceClock RaceLaunch::published(HostRaceState& s, int32_t item) const {
 
 void RaceLaunch::acquire(HostRaceState& s, int32_t item, uintptr_t location, bool relaxed) {
   if (!released_.load(std::memory_order_acquire)) return;  // nothing published yet (relaxed-only kernels)
-  std::lock_guard<std::mutex> g(clocks_lock_);
-  auto it = clocks_.find(location);
-  if (it == clocks_.end()) return;
+  ClockShard& sh = shard(location);
+  std::lock_guard<std::mutex> g(sh.lock);
+  auto it = sh.clocks.find(location);
+  if (it == sh.clocks.end()) return;
   join(relaxed ? s.item_pending[item] : s.item_known[item], it->second);
 }
 
@@ -456,8 +457,9 @@ void RaceLaunch::release(HostRaceState& s, int32_t item, uintptr_t location, boo
   } else {
     what = published(s, item);
   }
-  std::lock_guard<std::mutex> g(clocks_lock_);
-  join(clocks_[location], what);
+  ClockShard& sh = shard(location);
+  std::lock_guard<std::mutex> g(sh.lock);
+  join(sh.clocks[location], what);
   released_.store(true, std::memory_order_release);
 }
 

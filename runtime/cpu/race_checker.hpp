@@ -196,8 +196,15 @@ class RaceLaunch {
   // Acquire/release: the clock each atomic location holds (what its releases published).
   std::atomic<bool> synchronises_{false};  // an acquire or release ran: consult the clocks
   std::atomic<bool> released_{false};      // a location holds a clock
-  std::mutex clocks_lock_;
-  std::unordered_map<uintptr_t, RaceClock> clocks_;
+  // In shards by location, each under its own lock: a group spinning on one flag (a look-back
+  // scan's acquire loop) does not hold up the release of another.
+  struct ClockShard {
+    std::mutex lock;
+    std::unordered_map<uintptr_t, RaceClock> clocks;
+  };
+  static constexpr size_t clock_shards = 64;
+  std::array<ClockShard, clock_shards> clocks_;
+  ClockShard& shard(uintptr_t location) { return clocks_[(location >> 2) % clock_shards]; }
   struct Finding {
     uint64_t count = 0;
     std::string text;  // the first instance
