@@ -309,6 +309,18 @@ void index_places(const ir::Region& r, const ir::Op* owner, std::unordered_map<c
   }
 }
 
+// The first barrier after `op`, in its region or, past the end of an if's branch, after the if
+// (not out of a loop: a barrier there may come before some iteration's `op`); null if none.
+const ir::Op* next_barrier(const std::unordered_map<const ir::Op*, Place>& places, const ir::Op& op) {
+  for (const ir::Op* at = &op;;) {
+    const Place& p = places.at(at);
+    for (size_t j = p.index + 1; j < p.list->size(); ++j)
+      if ((*p.list)[j]->kind == OpKind::barrier) return (*p.list)[j].get();
+    if (!p.owner || p.owner->kind != OpKind::if_) return nullptr;
+    at = p.owner;
+  }
+}
+
 bool is_access(const ir::Op& o) {
   return o.kind == OpKind::load || o.kind == OpKind::store || o.kind == OpKind::atomic;
 }
@@ -687,16 +699,7 @@ std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> shared_fills(const 
     if (store.kind != OpKind::store) return;
     const ir::Memory& m = kernel.memories.at(store.memory());
     if (m.space != ir::MemorySpace::shared || m.dynamic) return;
-    // The first barrier after the store, in its region or, past the end of an if's branch, after
-    // the if (not out of a loop: a barrier there may come before some iteration's store).
-    const ir::Op* barrier = nullptr;
-    for (const ir::Op* at = &store; !barrier;) {
-      const Place& p = places.at(at);
-      for (size_t j = p.index + 1; j < p.list->size() && !barrier; ++j)
-        if ((*p.list)[j]->kind == OpKind::barrier) barrier = (*p.list)[j].get();
-      if (barrier || !p.owner || p.owner->kind != OpKind::if_) break;
-      at = p.owner;
-    }
+    const ir::Op* barrier = next_barrier(places, store);
     if (!barrier) return;
     // Every work-item's elements, the same in every iteration of the loops around (their
     // counters unknown), exactly (every if on the way known): together, all of the array.
@@ -728,15 +731,8 @@ std::unordered_set<const ir::Op*> unchecked_stores(
   Intervals intervals(kernel);
   ir::walk(kernel.body, [&](const ir::Op& store) {
     if (store.kind != OpKind::store || !all_free.count(store.memory())) return;
-    // The first barrier after it (as shared_fills looks for one) must fill its array.
-    const ir::Op* barrier = nullptr;
-    for (const ir::Op* at = &store; !barrier;) {
-      const Place& p = places.at(at);
-      for (size_t j = p.index + 1; j < p.list->size() && !barrier; ++j)
-        if ((*p.list)[j]->kind == OpKind::barrier) barrier = (*p.list)[j].get();
-      if (barrier || !p.owner || p.owner->kind != OpKind::if_) break;
-      at = p.owner;
-    }
+    // Its next barrier must fill its array.
+    const ir::Op* barrier = next_barrier(places, store);
     const auto it = barrier ? fills.find(barrier) : fills.end();
     if (it == fills.end() || std::find(it->second.begin(), it->second.end(), store.memory()) == it->second.end())
       return;
