@@ -642,6 +642,29 @@ TEST_CASE("race check: tree levels and counting atomics that no other work-item'
   CHECK_THAT(report, Contains(shared_place("s")) && Contains("1 race"));
 }
 
+TEST_CASE("race check: more static shared arrays than filled bits stay checked, and clean") {
+  using namespace rocjit::dsl;
+  if (!checks_races()) return;
+  // 66 arrays, each staged and read back: the CPU device's filled bits cover the first 64
+  // (HostRaceShared); the last two keep their stamps and checks, and report nothing.
+  Kernel k = kernel("many_shared_arrays", [](Array<float> out) {
+    Int t = local_id(0);
+    std::vector<ArrayRef> arrays;
+    for (int a = 0; a < 66; ++a) {
+      arrays.push_back(shared::array<float>({64}, "s" + std::to_string(a)));
+      arrays.back()(t) = cast<float>(t) + static_cast<float>(a);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Var<float> sum = 0.0f;
+    for (ArrayRef& s : arrays) sum += s(63 - t);
+    out(global_id(0)) = sum;
+  });
+  auto out = device_array<float>({2 * 64});
+  CHECK(race_report([&] { k[{{2}, {64}}](out); }).empty());
+  const std::vector<float> got = out.copy_to_host().to_vector();
+  for (int i = 0; i < 2 * 64; ++i) CHECK(got[i] == 66.0f * static_cast<float>(63 - i % 64) + 65.0f * 66.0f / 2.0f);
+}
+
 TEST_CASE("race check: a barrier that work-items reach differently through a broken uniform() promise") {
   using namespace rocjit::dsl;
   if (!checks_races() || test_device().is_simulator()) return;  // the simulator: the next test
