@@ -912,11 +912,14 @@ class HostLowering : public KernelLowering {
         }, outer_loop_vectorizable(2));
       };
       std::vector<Guard> guards = version_guards ? guards_.group_wide_guards(run) : std::vector<Guard>{};
+      // Where the loop's bounds allow (interchange_holds), its iterations run in lock step over
+      // the group's work-items (interchanged_loops), else the work-item loops as written.
+      auto lock_step = [&](const ir::Op& loop) {
+        two_ways(interchange_holds(loop), {"interchange.holds", "interchange.not", "interchange.join"},
+                 [&] { interchanged_loops(run, loop); }, work_item_loops);
+      };
       if (const ir::Op* loop = interchangeable_loop(run)) {
-        // Where the loop's bounds allow (interchange_holds), its iterations run in lock step over
-        // the group's work-items (interchanged_loops), else the work-item loops as written.
-        two_ways(interchange_holds(*loop), {"interchange.holds", "interchange.not", "interchange.join"},
-                 [&] { interchanged_loops(run, *loop); }, work_item_loops);
+        lock_step(*loop);
       } else if (const auto needed = race_skippable(run)) {
         // Race checking, and every access of the region is one a launch or the group's filled
         // shared arrays may leave unchecked: when they all do (tested once at group level), the
@@ -931,8 +934,7 @@ class HostLowering : public KernelLowering {
         two_ways(all, {"race.skipped", "race.checked_region", "race.join"}, [&] {
           race_skip_ = true;
           if (const ir::Op* loop = interchangeable_loop(run))  // as the unchecked kernel runs it
-            two_ways(interchange_holds(*loop), {"interchange.holds", "interchange.not", "interchange.join"},
-                     [&] { interchanged_loops(run, *loop); }, work_item_loops);
+            lock_step(*loop);
           else
             work_item_loops();
           race_skip_ = false;
