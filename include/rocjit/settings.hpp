@@ -127,8 +127,11 @@ struct Settings {
   /// ROCJIT_MALLOC_TUNING=1 (default off): at the next compile, rocjit sets glibc's
   /// M_MMAP_THRESHOLD to 1 MiB and M_TRIM_THRESHOLD to 8 MiB with mallopt, for the whole
   /// process, so each compile reuses the previous one's memory instead of page-faulting it back
-  /// in (up to 3x faster warm compiles). Ignored (with a warning) from the environment when
-  /// GLIBC_TUNABLES or MALLOC_*_ variables already tune malloc. Once applied it stays.
+  /// in (up to 3x faster warm compiles); and each thread's first compile keeps 28 MiB of its
+  /// malloc arena free and advised for transparent huge pages (MADV_HUGEPAGE), which the
+  /// compiles' memory comes from (a fresh process's compile ~20% faster). Ignored (with a
+  /// warning) from the environment when GLIBC_TUNABLES or MALLOC_*_ variables already tune
+  /// malloc. Once applied it stays.
   bool tune_malloc = false;
   /// ROCJIT_DISABLE_WORKAROUNDS (comma-separated names of rocjit/workarounds.def, or `all`): the
   /// workarounds for LLVM bugs that compiles leave out, e.g. to check whether a newer LLVM still
