@@ -218,6 +218,10 @@ int main(int argc, char** argv) {
                           samples::reduce,    samples::transpose, samples::histogram,
                           samples::jacobi,    samples::gemm_mma<half>, samples::attention_mma<32>};
   for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--list-kernels") == 0) {  // one name a line, in INDEX order (scripts/symbol-order.sh)
+      for (auto make : makers) std::printf("%s\n", make().name().c_str());
+      return 0;
+    }
     if (std::strcmp(argv[i], "--phases") == 0) phases_only = true;
     if (std::strcmp(argv[i], "--batch") == 0) batch_only = true;
     if (std::strcmp(argv[i], "--startup") == 0) startup_only = true;

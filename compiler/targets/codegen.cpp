@@ -151,35 +151,47 @@ void keep_compile_memory() {
 #endif
 }
 
-// The second part of Settings::tune_malloc, once per compiling thread: 28 MiB of the thread's
+// The second part of Settings::tune_malloc, once per compiling thread: 26 MiB of the thread's
 // malloc arena, free and advised for transparent huge pages (MADV_HUGEPAGE), which the compile's
 // allocations are then carved from. A fresh process's first compile touches 7-15 MiB of new
 // heap; in 4 KiB pages that was 1,450 page faults of its 3,240 (saxpy for gfx90a), half its time
-// on a VM where each fault costs ~20 us (docs/performance.md, "Compile latency"). The region is
-// one malloc'd block (the mmap threshold raised for that one call), kept off the arena's top by a
-// 256 KiB block allocated after it (which stays), so that freeing it leaves a free chunk that
-// trimming cannot return. Where THP is off, or the pin does not land after the block, nothing
-// is advised and the block is simply freed.
+// on a VM where each fault costs ~20 us (docs/performance.md, "Compile latency"). Steps, with
+// the mmap threshold raised so that the blocks come from the arena:
+// 1. a 28 MiB block, and a 256 KiB pin after it, which stays allocated: freeing the block then
+//    leaves a free chunk that trimming (which only returns the arena's top) cannot give back;
+// 2. the block's 2 MiB-aligned part advised, while still untouched;
+// 3. the block freed, and its unaligned head taken by a spacer that stays allocated (malloc
+//    splits the free chunk), so that the next allocations start at the advised part instead of
+//    page-faulting the head in 4 KiB pages (350 faults).
+// Where THP is off, or a block does not land where it should, nothing is kept: the block, and
+// any pin or spacer, are freed.
 void reserve_huge_page_heap() {
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
   thread_local bool done = false;
   if (done) return;
   done = true;
   constexpr size_t region = size_t{28} << 20, huge = size_t{2} << 20, pin_size = size_t{256} << 10;
+  constexpr size_t chunk_header = 2 * sizeof(size_t);  // glibc: a chunk's size fields before its memory
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   char* volatile block = static_cast<char*>(std::malloc(region));
   char* volatile pin = block ? static_cast<char*>(std::malloc(pin_size)) : nullptr;
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
-  if (!block) return;
-  const uintptr_t start = (reinterpret_cast<uintptr_t>(block) + huge - 1) & ~uintptr_t{huge - 1};
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(block) + region) & ~uintptr_t{huge - 1};
-  if (pin && reinterpret_cast<uintptr_t>(pin) >= reinterpret_cast<uintptr_t>(block) + region && end > start &&
-      madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE) == 0) {
-    support::log(LogLevel::debug, "malloc: {} MiB of this thread's heap advised for huge pages", (end - start) >> 20);
-  } else {
-    std::free(pin);  // nothing to keep apart from the top
-  }
+  const uintptr_t at = reinterpret_cast<uintptr_t>(block);
+  const uintptr_t start = (at + chunk_header + huge - 1) & ~uintptr_t{huge - 1};
+  const uintptr_t end = (at + region) & ~uintptr_t{huge - 1};
+  const bool advised = block && pin && reinterpret_cast<uintptr_t>(pin) >= at + region && end > start &&
+                       madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE) == 0;
+  if (!advised) std::free(pin);  // nothing to keep apart from the top
   std::free(block);
+  if (advised) {
+    // The spacer's chunk ends where the advised part begins, less the next chunk's header:
+    // a request of n bytes is a chunk of n + sizeof(size_t) rounded up to 16.
+    char* volatile spacer = static_cast<char*>(std::malloc(start - chunk_header - at - sizeof(size_t)));
+    const bool split = spacer == block;
+    if (!split) std::free(spacer);
+    support::log(LogLevel::debug, "malloc: {} MiB of this thread's heap advised for huge pages{}",
+                 (end - start) >> 20, split ? "" : " (its head not set aside)");
+  }
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
 }
 
