@@ -217,16 +217,22 @@ class LiteralMoveGuard : public llvm::MachineFunctionPass {
   }
   bool runOnMachineFunction(llvm::MachineFunction& function) override {
     const llvm::TargetInstrInfo& tii = *function.getSubtarget().getInstrInfo();
-    const MoveOpcodes& op = move_opcodes(tii);
-    if (op.mov == 0 || op.pseudo == 0) return false;
+    // The opcodes are looked up by name (20,000 of them) only when an instruction of the right
+    // form turns up: most kernels have none, and a fresh process saves the scan (~1 ms).
+    const MoveOpcodes* op = nullptr;
     bool changed = false;
     for (llvm::MachineBasicBlock& block : function)
-      for (llvm::MachineInstr& inst : block)
-        if (inst.getOpcode() == op.mov && inst.getNumExplicitOperands() == 2 && inst.getOperand(1).isImm() &&
-            !llvm::isInt<32>(inst.getOperand(1).getImm())) {
-          inst.setDesc(tii.get(op.pseudo));
+      for (llvm::MachineInstr& inst : block) {
+        if (inst.getNumExplicitOperands() != 2 || !inst.getOperand(1).isImm() ||
+            llvm::isInt<32>(inst.getOperand(1).getImm()))
+          continue;
+        if (!op) op = &move_opcodes(tii);
+        if (op->mov == 0 || op->pseudo == 0) return changed;
+        if (inst.getOpcode() == op->mov) {
+          inst.setDesc(tii.get(op->pseudo));
           changed = true;
         }
+      }
     return changed;
   }
 };
