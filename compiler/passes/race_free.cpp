@@ -302,7 +302,9 @@ struct Place {
   const ir::Op* owner = nullptr;
 };
 
-void index_places(const ir::Region& r, const ir::Op* owner, std::unordered_map<const ir::Op*, Place>& places) {
+using Places = std::unordered_map<const ir::Op*, Place>;
+
+void index_places(const ir::Region& r, const ir::Op* owner, Places& places) {
   for (size_t i = 0; i < r.ops.size(); ++i) {
     places[r.ops[i].get()] = Place{&r.ops, i, owner};
     for (const ir::Region& sub : r.ops[i]->regions) index_places(sub, r.ops[i].get(), places);
@@ -311,7 +313,7 @@ void index_places(const ir::Region& r, const ir::Op* owner, std::unordered_map<c
 
 // The first barrier after `op`, in its region or, past the end of an if's branch, after the if
 // (not out of a loop: a barrier there may come before some iteration's `op`); null if none.
-const ir::Op* next_barrier(const std::unordered_map<const ir::Op*, Place>& places, const ir::Op& op) {
+const ir::Op* next_barrier(const Places& places, const ir::Op& op) {
   for (const ir::Op* at = &op;;) {
     const Place& p = places.at(at);
     for (size_t j = p.index + 1; j < p.list->size(); ++j)
@@ -338,7 +340,7 @@ bool writes(const ir::Op& o) {
 // (under an if, in a loop the scan takes whole) do not divide.
 class Intervals {
  public:
-  explicit Intervals(const ir::Kernel& k) : kernel_(k) { index_places(k.body, nullptr, places_); }
+  Intervals(const ir::Kernel& k, const Places& places) : kernel_(k), places_(places) {}
 
   std::optional<std::vector<const ir::Op*>> around(const ir::Op& site) {
     const ir::MemoryId memory = site.memory();
@@ -398,7 +400,7 @@ class Intervals {
 
  private:
   const ir::Kernel& kernel_;
-  std::unordered_map<const ir::Op*, Place> places_;
+  const Places& places_;
 };
 
 // Which elements of its array an access touches, per work-item of a group of a known shape: the
@@ -407,10 +409,8 @@ class Intervals {
 // if conditions that are known. `unknown` when any index is not (or is outside the array).
 class LocalElements {
  public:
-  LocalElements(const ir::Kernel& k, std::array<int64_t, 3> block, unsigned wave)
-      : kernel_(k), block_(block), wave_(wave) {
-    index_places(k.body, nullptr, places_);
-  }
+  LocalElements(const ir::Kernel& k, const Places& places, std::array<int64_t, 3> block, unsigned wave)
+      : kernel_(k), places_(places), block_(block), wave_(wave) {}
 
   struct Touches {
     bool unknown = false;
@@ -612,9 +612,9 @@ class LocalElements {
   }
 
   const ir::Kernel& kernel_;
+  const Places& places_;
   std::array<int64_t, 3> block_;
   int64_t wave_;
-  std::unordered_map<const ir::Op*, Place> places_;
   std::unordered_map<const ir::Op*, Touches> cache_, single_cache_;
   bool enumerate_loops_ = true;
   std::array<int64_t, 3> id_{};
@@ -628,11 +628,24 @@ bool conflicting(const ir::Op& a, const ir::Op& b) {
   return (writes(a) || writes(b)) && !(a.kind == OpKind::atomic && b.kind == OpKind::atomic);
 }
 
-}  // namespace
+// What the three proofs share for one kernel: its op index, the intervals, and (for a work-group
+// shape of at most 4,096 work-items) the per-work-item elements with their memo of each access.
+struct Analysis {
+  Analysis(const ir::Kernel& k, const std::optional<std::array<int64_t, 3>>& block, unsigned wave_size)
+      : kernel(k), intervals(k, places) {
+    index_places(k.body, nullptr, places);
+    if (block && block->at(0) > 0 && block->at(1) > 0 && block->at(2) > 0 &&
+        block->at(0) * block->at(1) * block->at(2) <= 4096)
+      elements.emplace(k, places, *block, wave_size);
+  }
+  const ir::Kernel& kernel;
+  Places places;
+  Intervals intervals;
+  std::optional<LocalElements> elements;
+};
 
-std::unordered_set<const ir::Op*> interval_race_free(const ir::Kernel& kernel,
-                                                     const std::optional<std::array<int64_t, 3>>& block,
-                                                     unsigned wave_size) {
+std::unordered_set<const ir::Op*> interval_free_of(Analysis& a) {
+  const ir::Kernel& kernel = a.kernel;
   // Relaxed atomics qualify only in kernels without acquire or release: the checker's clocks then
   // never need what an atomic's hook records.
   bool synchronises = false;
@@ -640,31 +653,26 @@ std::unordered_set<const ir::Op*> interval_race_free(const ir::Kernel& kernel,
     if ((o.kind == OpKind::atomic || o.kind == OpKind::fence) && o.order() != ir::MemoryOrder::relaxed)
       synchronises = true;
   });
-  std::optional<LocalElements> elements;
-  if (block && block->at(0) > 0 && block->at(1) > 0 && block->at(2) > 0 &&
-      block->at(0) * block->at(1) * block->at(2) <= 4096)
-    elements.emplace(kernel, *block, wave_size);
-  Intervals intervals(kernel);
   std::unordered_set<const ir::Op*> out;
   ir::walk(kernel.body, [&](const ir::Op& site) {
     if (!is_access(site)) return;
     const ir::Memory& m = kernel.memories.at(site.memory());
     if (m.space != ir::MemorySpace::shared) return;
     if (site.kind == OpKind::atomic && (synchronises || site.order() != ir::MemoryOrder::relaxed)) return;
-    const auto around = intervals.around(site);
+    const auto around = a.intervals.around(site);
     if (!around) return;
     std::vector<const ir::Op*> others;
     if (conflicting(site, site)) others.push_back(&site);  // the site itself, by other work-items
     for (const ir::Op* o : *around)
       if (conflicting(site, *o)) others.push_back(o);
     if (!others.empty()) {
-      if (!elements) return;
-      const LocalElements::Touches& mine = elements->of(site);
+      if (!a.elements) return;
+      const LocalElements::Touches& mine = a.elements->of(site);
       if (mine.unknown) return;
       // Per element: the one work-item the other access touches it from, or -1 for several.
       std::vector<int32_t> owner;
       for (const ir::Op* o : others) {
-        const LocalElements::Touches& theirs = elements->of(*o);
+        const LocalElements::Touches& theirs = a.elements->of(*o);
         if (theirs.unknown) return;
         owner.assign(static_cast<size_t>(m.element_count()), -2);
         for (auto [e, item] : theirs.items) {
@@ -682,28 +690,24 @@ std::unordered_set<const ir::Op*> interval_race_free(const ir::Kernel& kernel,
   return out;
 }
 
-std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> shared_fills(const ir::Kernel& kernel,
-                                                                          const std::array<int64_t, 3>& block,
-                                                                          unsigned wave_size) {
+std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> fills_of(Analysis& a) {
+  const ir::Kernel& kernel = a.kernel;
   std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> out;
-  if (block[0] <= 0 || block[1] <= 0 || block[2] <= 0 || block[0] * block[1] * block[2] > 4096) return out;
+  if (!a.elements) return out;
   bool jumps = false;
   ir::walk(kernel.body, [&](const ir::Op& o) {
     jumps = jumps || o.kind == OpKind::break_ || o.kind == OpKind::continue_ || o.kind == OpKind::return_;
   });
   if (jumps) return out;  // a work-item could leave before the store
-  std::unordered_map<const ir::Op*, Place> places;
-  index_places(kernel.body, nullptr, places);
-  LocalElements elements(kernel, block, wave_size);
   ir::walk(kernel.body, [&](const ir::Op& store) {
     if (store.kind != OpKind::store) return;
     const ir::Memory& m = kernel.memories.at(store.memory());
     if (m.space != ir::MemorySpace::shared || m.dynamic) return;
-    const ir::Op* barrier = next_barrier(places, store);
+    const ir::Op* barrier = next_barrier(a.places, store);
     if (!barrier) return;
     // Every work-item's elements, the same in every iteration of the loops around (their
     // counters unknown), exactly (every if on the way known): together, all of the array.
-    const LocalElements::Touches& t = elements.of(store, false);
+    const LocalElements::Touches& t = a.elements->of(store, false);
     if (t.unknown || !t.exact) return;
     std::vector<bool> written(static_cast<size_t>(m.element_count()));
     for (auto [e, item] : t.items) written[static_cast<size_t>(e)] = true;
@@ -714,9 +718,9 @@ std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> shared_fills(const 
   return out;
 }
 
-std::unordered_set<const ir::Op*> unchecked_stores(
-    const ir::Kernel& kernel, const std::unordered_set<const ir::Op*>& interval_free,
-    const std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>>& fills) {
+std::unordered_set<const ir::Op*> unstamped_of(Analysis& a, const std::unordered_set<const ir::Op*>& interval_free,
+                                               const std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>>& fills) {
+  const ir::Kernel& kernel = a.kernel;
   std::unordered_set<const ir::Op*> out;
   if (fills.empty()) return out;
   std::unordered_set<ir::MemoryId> filled, all_free;
@@ -726,20 +730,50 @@ std::unordered_set<const ir::Op*> unchecked_stores(
     if (is_access(o) && !interval_free.count(&o)) all_free.erase(o.memory());
   });
   if (all_free.empty()) return out;
-  std::unordered_map<const ir::Op*, Place> places;
-  index_places(kernel.body, nullptr, places);
-  Intervals intervals(kernel);
   ir::walk(kernel.body, [&](const ir::Op& store) {
     if (store.kind != OpKind::store || !all_free.count(store.memory())) return;
     // Its next barrier must fill its array.
-    const ir::Op* barrier = next_barrier(places, store);
+    const ir::Op* barrier = next_barrier(a.places, store);
     const auto it = barrier ? fills.find(barrier) : fills.end();
     if (it == fills.end() || std::find(it->second.begin(), it->second.end(), store.memory()) == it->second.end())
       return;
-    const auto around = intervals.around(store);
+    const auto around = a.intervals.around(store);
     if (around && std::all_of(around->begin(), around->end(), [](const ir::Op* o) { return o->kind == OpKind::store; }))
       out.insert(&store);
   });
+  return out;
+}
+
+}  // namespace
+
+std::unordered_set<const ir::Op*> interval_race_free(const ir::Kernel& kernel,
+                                                     const std::optional<std::array<int64_t, 3>>& block,
+                                                     unsigned wave_size) {
+  Analysis a(kernel, block, wave_size);
+  return interval_free_of(a);
+}
+
+std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> shared_fills(const ir::Kernel& kernel,
+                                                                          const std::array<int64_t, 3>& block,
+                                                                          unsigned wave_size) {
+  Analysis a(kernel, block, wave_size);
+  return fills_of(a);
+}
+
+std::unordered_set<const ir::Op*> unchecked_stores(
+    const ir::Kernel& kernel, const std::unordered_set<const ir::Op*>& interval_free,
+    const std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>>& fills) {
+  Analysis a(kernel, std::nullopt, 0);
+  return unstamped_of(a, interval_free, fills);
+}
+
+RaceProofs race_proofs(const ir::Kernel& kernel, const std::optional<std::array<int64_t, 3>>& block,
+                       unsigned wave_size) {
+  Analysis a(kernel, block, wave_size);
+  RaceProofs out;
+  out.interval_free = interval_free_of(a);
+  out.fills = fills_of(a);
+  out.unstamped = unstamped_of(a, out.interval_free, out.fills);
   return out;
 }
 

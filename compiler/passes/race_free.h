@@ -87,6 +87,18 @@ std::unordered_set<const ir::Op*> unchecked_stores(
     const ir::Kernel& kernel, const std::unordered_set<const ir::Op*>& interval_free,
     const std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>>& fills);
 
+// The three proofs above for one kernel and work-group shape as one analysis: the op index, the
+// intervals and the per-work-item elements (with each access's evaluation) are built once and
+// shared, and the stores are those of unchecked_stores on the other two results. Without a shape
+// (or for more than 4,096 work-items) fills is empty. The host lowering's race checker uses it.
+struct RaceProofs {
+  std::unordered_set<const ir::Op*> interval_free;                      ///< interval_race_free
+  std::unordered_map<const ir::Op*, std::vector<ir::MemoryId>> fills;  ///< shared_fills
+  std::unordered_set<const ir::Op*> unstamped;                          ///< unchecked_stores
+};
+RaceProofs race_proofs(const ir::Kernel& kernel, const std::optional<std::array<int64_t, 3>>& block,
+                       unsigned wave_size);
+
 // The table a race-checked host kernel carries for its launches: every accessed array parameter
 // with its arguments (kernel ABI), whether it is written, and its rule.
 std::vector<HostRaceArray> host_race_arrays(const ir::Kernel& kernel);

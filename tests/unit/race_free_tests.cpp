@@ -465,6 +465,7 @@ TEST_CASE("shared_fills: the barriers by which every work-item has written all o
   auto fills = [](const Kernel& k, std::array<int64_t, 3> block) {
     std::vector<std::string> out;  // "array@barrier-index"
     const auto found = passes::shared_fills(k.ir(), block, 64);
+    CHECK(passes::race_proofs(k.ir(), block, 64).fills == found);
     int index = 0;
     ir::walk(k.ir().body, [&](const ir::Op& o) {
       if (o.kind != ir::OpKind::barrier) return;
@@ -521,7 +522,13 @@ TEST_CASE("unchecked_stores: stores nothing reads the stamp of") {
   auto unstamped = [](const Kernel& k, std::array<int64_t, 3> block) {
     const auto free = passes::interval_race_free(k.ir(), block, 64);
     const auto fills = passes::shared_fills(k.ir(), block, 64);
-    return passes::unchecked_stores(k.ir(), free, fills).size();
+    const auto stores = passes::unchecked_stores(k.ir(), free, fills);
+    // race_proofs (one analysis, what the host lowering calls) gives the three passes' results.
+    const passes::RaceProofs proofs = passes::race_proofs(k.ir(), block, 64);
+    CHECK(proofs.interval_free == free);
+    CHECK(proofs.fills == fills);
+    CHECK(proofs.unstamped == stores);
+    return stores.size();
   };
   // reduce's staging: both stores of the first interval, filled at its barrier.
   Kernel tree = kernel("us_tree", [](Array<float> x) {

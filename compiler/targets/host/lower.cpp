@@ -141,9 +141,10 @@ class HostLowering : public KernelLowering {
       // for the work-group shape compiled for when there is one.
       std::optional<std::array<int64_t, 3>> shape;
       if (fixed_block_[0] > 0) shape = std::array<int64_t, 3>{fixed_block_[0], fixed_block_[1], fixed_block_[2]};
-      race_interval_free_ = passes::interval_race_free(kernel_, shape, host_wave_size);
-      if (shape) race_fills_ = passes::shared_fills(kernel_, *shape, host_wave_size);
-      race_unstamped_ = passes::unchecked_stores(kernel_, race_interval_free_, race_fills_);
+      passes::RaceProofs proofs = passes::race_proofs(kernel_, shape, host_wave_size);
+      race_interval_free_ = std::move(proofs.interval_free);
+      race_fills_ = std::move(proofs.fills);
+      race_unstamped_ = std::move(proofs.unstamped);
       ir::walk(kernel_.body, [&](const ir::Op& o) {
         if ((o.kind == OpKind::atomic || o.kind == OpKind::fence) && o.order() != ir::MemoryOrder::relaxed)
           race_releases_ = true;
