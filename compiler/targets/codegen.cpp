@@ -134,6 +134,9 @@ llvm::SmallVector<char, 0> emit(llvm::Module& module, llvm::TargetMachine& tm, b
 
 namespace {
 
+// Settings::tune_malloc's mmap threshold (keep_compile_memory, reserve_huge_page_heap).
+constexpr int tuned_mmap_threshold = 1 << 20;
+
 // Every compile builds and frees a few MiB of LLVM data structures, many blocks above glibc's
 // 128 KiB mmap threshold. By default glibc returns such memory to the kernel (munmap, and trimming
 // the heap top beyond 128 KiB), so the next compile page-faults it all back in: ~850 faults per
@@ -145,7 +148,7 @@ void keep_compile_memory() {
 #if defined(__GLIBC__)
   static std::atomic<bool> done{false};
   if (done.exchange(true)) return;
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  mallopt(M_MMAP_THRESHOLD, tuned_mmap_threshold);
   mallopt(M_TRIM_THRESHOLD, 8 << 20);
   support::log(LogLevel::debug, "malloc tuned for compiles (M_MMAP_THRESHOLD 1 MiB, M_TRIM_THRESHOLD 8 MiB)");
 #endif
@@ -183,15 +186,17 @@ void reserve_huge_page_heap() {
   if (!advised) std::free(pin);  // nothing to keep apart from the top
   std::free(block);
   if (advised) {
-    // The spacer's chunk ends where the advised part begins, less the next chunk's header:
-    // a request of n bytes is a chunk of n + sizeof(size_t) rounded up to 16.
-    char* volatile spacer = static_cast<char*>(std::malloc(start - chunk_header - at - sizeof(size_t)));
+    // A request of n bytes is a chunk of n + sizeof(size_t) rounded up to 16, starting a header
+    // before its memory: the spacer's chunk (from at - chunk_header) then ends at
+    // start - chunk_header, where the next chunk's header goes, and that chunk's memory at start.
+    char* volatile spacer =
+        start - at >= 4 * chunk_header ? static_cast<char*>(std::malloc(start - at - sizeof(size_t))) : nullptr;
     const bool split = spacer == block;
     if (!split) std::free(spacer);
     support::log(LogLevel::debug, "malloc: {} MiB of this thread's heap advised for huge pages{}",
                  (end - start) >> 20, split ? "" : " (its head not set aside)");
   }
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  mallopt(M_MMAP_THRESHOLD, tuned_mmap_threshold);
 #endif
 }
 
