@@ -91,6 +91,11 @@ bool mapped_read_write(uintptr_t start, size_t length) {
 // reuse it), at least 2 MiB, and still mapped after the compile (the pin kept it from the trim).
 bool heap_advised(const char* when) {
   std::lock_guard<std::mutex> g(calls_lock);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // The sanitizer's allocator replaces glibc's: where its blocks land is its own.
+  std::fprintf(stderr, "%s: a sanitizer's malloc: the heap region is not checked\n", when);
+  return true;
+#endif
   if (advised.empty() && access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0) {
     std::fprintf(stderr, "%s: this kernel has no transparent huge pages: the heap region is not checked\n", when);
     return true;
