@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <vector>
 #include <shared_mutex>
 #include <string_view>
 #include <optional>
@@ -168,6 +169,17 @@ void keep_compile_memory() {
 //    page-faulting the head in 4 KiB pages (350 faults).
 // Where THP is off, or a block does not land where it should, nothing is kept: the block, and
 // any pin or spacer, are freed.
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+// The pins and spacers stay allocated for the process's life: listed here so that they stay
+// reachable (a leak checker would report them otherwise).
+void keep_for_good(void* block) {
+  static std::mutex lock;
+  static auto* kept = new std::vector<void*>;  // never destroyed: reachable at exit
+  std::lock_guard<std::mutex> guard(lock);
+  kept->push_back(block);
+}
+#endif
+
 void reserve_huge_page_heap() {
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
   thread_local bool done = false;
@@ -183,7 +195,8 @@ void reserve_huge_page_heap() {
   const uintptr_t end = (at + region) & ~uintptr_t{huge - 1};
   const bool advised = block && pin && reinterpret_cast<uintptr_t>(pin) >= at + region && end > start &&
                        madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE) == 0;
-  if (!advised) std::free(pin);  // nothing to keep apart from the top
+  if (advised) keep_for_good(pin);
+  else std::free(pin);  // nothing to keep apart from the top
   std::free(block);
   if (advised) {
     // A request of n bytes is a chunk of n + sizeof(size_t) rounded up to 16, starting a header
@@ -192,7 +205,8 @@ void reserve_huge_page_heap() {
     char* volatile spacer =
         start - at >= 4 * chunk_header ? static_cast<char*>(std::malloc(start - at - sizeof(size_t))) : nullptr;
     const bool split = spacer == block;
-    if (!split) std::free(spacer);
+    if (split) keep_for_good(spacer);
+    else std::free(spacer);
     support::log(LogLevel::debug, "malloc: {} MiB of this thread's heap advised for huge pages{}",
                  (end - start) >> 20, split ? "" : " (its head not set aside)");
   }
