@@ -17,6 +17,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "../support/op_tables.hpp"
@@ -548,6 +549,30 @@ TEST_CASE("every fuzz-corpus kernel that fits generic arguments matches the refe
             a == ir::AtomicOp::compare_exchange || op.result)
           order_dependent = true;
       });
+      // Two work-groups run (below): a global store whose indices do not depend on the group
+      // (on group_id or global_id, through any chain of ops) writes the same elements from both,
+      // and when the array is also read, or the value depends on the group, the result depends on
+      // which group ran first. The interpreter runs them in order, the CPU device at once on two
+      // threads (big_lds: arg0(t) = first(t) + second(0, t) after loading arg0(t) into both).
+      {
+        std::set<ir::ValueId> by_group;
+        std::set<ir::MemoryId> read;
+        ir::walk(k->body, [&](const ir::Op& op) {
+          bool varies = op.kind == ir::OpKind::workitem &&
+                        (op.workitem() == ir::WorkItem::group_id || op.workitem() == ir::WorkItem::global_id);
+          for (ir::ValueId v : op.operands) varies = varies || by_group.count(v);
+          if (varies && op.result) by_group.insert(op.result);
+          if (op.kind == ir::OpKind::load || op.kind == ir::OpKind::atomic) read.insert(op.memory());
+        });
+        ir::walk(k->body, [&](const ir::Op& op) {
+          if (op.kind != ir::OpKind::store || k->memories[op.memory()].space != ir::MemorySpace::global) return;
+          const size_t indices = std::min<size_t>(k->memories[op.memory()].rank, op.operands.size());
+          bool index_varies = false, value_varies = false;
+          for (size_t i = 0; i < op.operands.size(); ++i)
+            (i < indices ? index_varies : value_varies) |= by_group.count(op.operands[i]) > 0;
+          if (!index_varies && (read.count(op.memory()) || value_varies)) order_dependent = true;
+        });
+      }
       bool f_layout = false;
       for (const ir::Memory& m : k->memories) f_layout |= m.space == ir::MemorySpace::global && m.layout == ir::Layout::F;
       if (order_dependent || f_layout) continue;
